@@ -1,0 +1,3 @@
+from deid_desktop.cli import main
+
+raise SystemExit(main())

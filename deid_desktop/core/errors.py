@@ -1,0 +1,92 @@
+"""Errors the user sees. Each says what is wrong in plain words and what to do.
+
+No message may carry a value from the data: name files, columns, row numbers and
+counts, never cell contents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class DeidError(Exception):
+    """Base of every error meant for a person. ``exit_code`` is the CLI's exit status."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message}\n{self.hint}" if self.hint else self.message
+
+
+class UsageError(DeidError):
+    """The command or request itself is wrong (CLI exit 2)."""
+
+    exit_code = 2
+
+
+class CheckFailed(DeidError):
+    """A blocking release check failed; nothing was written (CLI exit 3)."""
+
+    exit_code = 3
+
+
+class InputError(DeidError):
+    """An input file (extract, census table, project) cannot be used as it is (CLI exit 4).
+
+    ``file``, ``column`` and ``row`` locate the problem; ``row`` is the 1-based line
+    number in the file as a spreadsheet or text editor shows it (header = line 1).
+    """
+
+    exit_code = 4
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        column: str | None = None,
+        row: int | None = None,
+        hint: str = "",
+    ) -> None:
+        where = []
+        if file:
+            where.append(f"file {file}")
+        if column:
+            where.append(f"column '{column}'")
+        if row is not None:
+            where.append(f"line {row}")
+        full = f"{message} ({', '.join(where)})" if where else message
+        super().__init__(full, hint=hint)
+        self.file = file
+        self.column = column
+        self.row = row
+
+
+class ProjectError(InputError):
+    """A project file is malformed, tampered with, or does not match its inputs (exit 4)."""
+
+
+class KeyringUnavailable(DeidError):
+    """No usable OS keyring; the linkable pathway stops (never a plaintext fallback)."""
+
+    exit_code = 4
+
+
+class Cancelled(Exception):  # noqa: N818 - reads better at call sites than CancelledError
+    """The user cancelled a long operation. Nothing half-written is left behind."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A non-fatal finding (a warning) or one of several collected errors. No data values."""
+
+    message: str
+    file: str | None = None
+    column: str | None = None
+    rows: tuple[int, ...] = ()
+    severity: str = "warning"  # "warning" | "error"
