@@ -8,8 +8,9 @@ Link key
     ``HMAC-SHA256(salt, normalise(identifier)).hexdigest()[:length]``. The identifier is
     the MRN (or the person key when no MRN column exists). Normalisation, so that later
     extracts written by another system still link: Unicode NFKC, surrounding white space
-    removed, upper case. Nothing else is touched: leading zeros, inner spaces, dashes stay
-    significant ("00123" and "123" are different people).
+    removed, upper case (per character, as pyarrow's ``utf8_upper``). Nothing else is
+    touched: leading zeros, inner spaces, dashes stay significant ("00123" and "123" are
+    different people).
 
 Date offsets
     One whole number of days per person, in ``[-N, -1] U [1, N]``. Zero is excluded: a
