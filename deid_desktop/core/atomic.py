@@ -1,0 +1,298 @@
+"""Atomic writes: the one place the product writes files that must never be half-written.
+
+- ``atomic_write_bytes`` / ``atomic_write_text``: one file. The bytes go to a hidden
+  temporary file in the target's own folder, are flushed and fsynced, then renamed over
+  the target (``os.replace``), and the folder is fsynced. A crash or an error leaves the
+  old file (or nothing), never a torn one.
+- ``StagedDirectory``: a whole folder. Every file is written into a hidden staging folder
+  beside the target (same parent, so the final rename never crosses file systems); only
+  when the ``with`` block ends cleanly is the staging folder fsynced and renamed into
+  place. An exception (including ``Cancelled``) inside the block removes the staging
+  folder: nothing new remains.
+- ``staged_directories``: several folders that appear together or not at all (a release
+  and its crosswalk): all are staged; on success all are swapped in, and if one swap or
+  the ``on_commit`` hook fails, the ones already swapped are put back.
+
+Temporary names never carry a data value: they are built from the target's own name and
+a random token.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from deid_desktop.core.errors import UsageError
+
+_STAGING_PREFIX = ".deid-staging-"
+_OLD_PREFIX = ".deid-replaced-"
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename inside ``path`` durable. A no-op where folders cannot be opened (Windows)."""
+    if os.name == "nt":  # pragma: no cover - Windows has no directory fsync
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_file(path: Path) -> None:
+    with open(path, "rb+") as fh:
+        os.fsync(fh.fileno())
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, rename)."""
+    path = Path(path)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None:
+    """Write ``text`` atomically. No newline translation: "\\n" stays "\\n" on every platform."""
+    atomic_write_bytes(path, text.encode(encoding))
+
+
+def _is_empty_dir(path: Path) -> bool:
+    return path.is_dir() and not any(path.iterdir())
+
+
+def _token() -> str:
+    return secrets.token_hex(6)
+
+
+class StagedDirectory:
+    """Build a folder's content out of sight, then make it appear in one rename.
+
+    ``target`` may not exist yet, or be empty. An existing non-empty ``target`` is refused
+    (``UsageError``) unless ``overwrite`` is set *and* it holds ``marker`` (a file only the
+    product writes, e.g. ``export_record.json``) - so an accidental ``--overwrite`` on a
+    home or documents folder can never wipe it. A replaced folder is swapped out whole and
+    deleted only after the new one is in place.
+
+    Use as a context manager: ``with StagedDirectory(p) as st: st.write_bytes("a.csv", b)``,
+    or write into ``st.file("a.csv")`` directly (streaming). Names are plain file names.
+    """
+
+    def __init__(self, target: Path, *, overwrite: bool = False, marker: str | None = None) -> None:
+        self.target = Path(target).absolute()
+        self.overwrite = overwrite
+        self.marker = marker
+        self._staging: Path | None = None
+        self._old: Path | None = None
+        self._created_parents: list[Path] = []
+        self._swapped = False
+        self.check_target()
+
+    # -- checks -----------------------------------------------------------------------
+    def check_target(self) -> None:
+        """Raise ``UsageError`` if the target cannot be (re)placed. Writes nothing."""
+        t = self.target
+        if t.exists() and not t.is_dir():
+            raise UsageError(
+                f"{t} exists and is a file, not a folder.",
+                hint="Choose a new folder name for the output.",
+            )
+        if t.is_dir() and not _is_empty_dir(t):
+            if not self.overwrite:
+                raise UsageError(
+                    f"The folder {t} is not empty; nothing was written.",
+                    hint="Choose a new or empty folder, or allow overwriting an earlier "
+                    "output of deid-desktop.",
+                )
+            if self.marker is not None and not (t / self.marker).is_file():
+                raise UsageError(
+                    f"The folder {t} is not empty and was not written by deid-desktop "
+                    f"(it has no {self.marker}); it will not be overwritten.",
+                    hint="Choose a new or empty folder.",
+                )
+
+    # -- staging ----------------------------------------------------------------------
+    @property
+    def path(self) -> Path:
+        """The hidden staging folder files are written into."""
+        if self._staging is None:
+            raise RuntimeError("StagedDirectory is not open")
+        return self._staging
+
+    def open(self) -> StagedDirectory:
+        parent = self.target.parent
+        missing: list[Path] = []
+        p = parent
+        while not p.exists():
+            missing.append(p)
+            p = p.parent
+        for d in reversed(missing):
+            d.mkdir()
+            self._created_parents.append(d)
+        staging = parent / f"{_STAGING_PREFIX}{self.target.name}-{_token()}"
+        staging.mkdir(mode=0o700)
+        self._staging = staging
+        return self
+
+    def file(self, name: str) -> Path:
+        """Path of ``name`` inside the staging folder (a plain file name, no folders)."""
+        if not name or Path(name).name != name or name in {".", ".."}:
+            raise ValueError(f"not a plain file name: {name!r}")
+        return self.path / name
+
+    def write_bytes(self, name: str, data: bytes) -> Path:
+        p = self.file(name)
+        with open(p, "wb") as fh:
+            fh.write(data)
+        return p
+
+    def write_text(self, name: str, text: str, *, encoding: str = "utf-8") -> Path:
+        return self.write_bytes(name, text.encode(encoding))
+
+    def staged_files(self) -> list[Path]:
+        return sorted(p for p in self.path.iterdir() if p.is_file())
+
+    # -- commit -----------------------------------------------------------------------
+    def swap(self) -> None:
+        """fsync every staged file and the folder, then rename staging -> target."""
+        staging = self.path
+        for f in self.staged_files():
+            fsync_file(f)
+        fsync_dir(staging)
+        self.check_target()  # the world may have changed since we started
+        t = self.target
+        if t.is_dir():
+            if _is_empty_dir(t):
+                t.rmdir()
+            else:
+                old = t.parent / f"{_OLD_PREFIX}{t.name}-{_token()}"
+                os.rename(t, old)
+                self._old = old
+        try:
+            os.rename(staging, t)
+        except BaseException:
+            if self._old is not None:
+                os.rename(self._old, t)
+                self._old = None
+            raise
+        self._staging = None
+        self._swapped = True
+        fsync_dir(t.parent)
+
+    def undo(self) -> None:
+        """Reverse a ``swap``: the new folder goes away, the replaced one (if any) returns."""
+        if not self._swapped:
+            return
+        t = self.target
+        shutil.rmtree(t, ignore_errors=True)
+        if self._old is not None:
+            os.rename(self._old, t)
+            self._old = None
+        self._swapped = False
+        if t.parent.exists():
+            fsync_dir(t.parent)
+        self._remove_created_parents()
+
+    def finalize(self) -> None:
+        """Delete the replaced folder, once the new one is in place for good."""
+        if self._old is not None:
+            shutil.rmtree(self._old, ignore_errors=True)
+            self._old = None
+
+    def discard(self) -> None:
+        """Remove everything staged; leave the target as it was."""
+        if self._staging is not None:
+            shutil.rmtree(self._staging, ignore_errors=True)
+            self._staging = None
+        if not self._swapped:
+            self._remove_created_parents()
+
+    def _remove_created_parents(self) -> None:
+        for d in reversed(self._created_parents):
+            with contextlib.suppress(OSError):
+                d.rmdir()  # only if still empty
+        self._created_parents.clear()
+
+    def commit(self) -> None:
+        self.swap()
+        self.finalize()
+
+    def __enter__(self) -> StagedDirectory:
+        return self.open()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is not None:
+            self.discard()
+            return
+        try:
+            self.commit()
+        except BaseException:
+            self.undo()
+            self.discard()
+            raise
+
+
+@contextlib.contextmanager
+def staged_directories(
+    targets: Sequence[Path],
+    *,
+    overwrite: bool = False,
+    markers: Sequence[str | None] | None = None,
+    on_commit: Callable[[], None] | None = None,
+) -> Iterator[list[StagedDirectory]]:
+    """Stage several folders that must appear together or not at all.
+
+    Every target is checked before anything is created. After the block: all are swapped
+    in, then ``on_commit`` runs (e.g. appending to the register); if any of that fails the
+    swapped folders are put back as they were and the error propagates.
+    """
+    marks = list(markers) if markers is not None else [None] * len(targets)
+    staged = [
+        StagedDirectory(t, overwrite=overwrite, marker=m)
+        for t, m in zip(targets, marks, strict=True)
+    ]
+    opened: list[StagedDirectory] = []
+    try:
+        for s in staged:
+            opened.append(s.open())
+        yield staged
+    except BaseException:
+        for s in reversed(opened):
+            s.discard()
+        raise
+    swapped: list[StagedDirectory] = []
+    try:
+        for s in staged:
+            s.swap()
+            swapped.append(s)
+        if on_commit is not None:
+            on_commit()
+    except BaseException:
+        for s in reversed(swapped):
+            s.undo()
+        for s in reversed(staged):
+            s.discard()
+        raise
+    for s in staged:
+        s.finalize()

@@ -1,0 +1,300 @@
+"""The human documents of a release: data dictionary, README, crosswalk warning.
+
+Wording rule: a release is "de-identified under ..." (the pathway's label) - never
+described with the word the product forbids (see ``FORBIDDEN_WORD`` in the tests).
+No document carries a cell value; they name tables, columns and counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from deid_desktop.core.export.summaries import SCAN_DISCLAIMER
+from deid_desktop.core.model import (
+    ColumnClass,
+    ColumnTag,
+    FreeTextAction,
+    Pathway,
+    Project,
+    Release,
+    Role,
+    TableSpec,
+)
+
+DICTIONARY_COLUMNS = ("table", "column", "class", "transformation", "description")
+
+_DATE_TREATMENT = {
+    Pathway.SAFE_HARBOR: "reduced to the year",
+    Pathway.LINKABLE: "shifted by the person's own offset (intervals within a person kept)",
+    Pathway.LIMITED_DATA_SET: "kept (limited data set)",
+}
+_ID_TREATMENT = {
+    Pathway.SAFE_HARBOR: "random subject ID replacing the person key (not derived from any "
+    "identifier); the crosswalk is held back by the sender",
+    Pathway.LINKABLE: "link key: keyed hash of the person key; the key is held by the sender",
+    Pathway.LIMITED_DATA_SET: "random subject ID replacing the person key; the crosswalk is "
+    "held back by the sender",
+}
+# Suffixes a pathway may add when it derives a column from a source column.
+_DERIVED_SUFFIXES = ("_year", "_zip3", "3", "_band", "_shifted")
+
+
+def _source_tag(spec: TableSpec | None, column: str) -> tuple[ColumnTag | None, bool]:
+    """(tag of the source column, whether the released column is derived under a new name)."""
+    if spec is None:
+        return None, False
+    names = {c.name: c for c in spec.columns}
+    if column in names:
+        return names[column], False
+    for suffix in _DERIVED_SUFFIXES:
+        if column.endswith(suffix) and column[: -len(suffix)] in names:
+            return names[column[: -len(suffix)]], True
+    return None, False
+
+
+def _treatment(tag: ColumnTag, pathway: Pathway, project: Project, table: str) -> str:
+    if tag.cls == ColumnClass.DATE or tag.role == Role.BIRTH_DATE:
+        base = _DATE_TREATMENT[pathway]
+        if pathway == Pathway.SAFE_HARBOR and tag.role == Role.BIRTH_DATE:
+            base += "; removed for persons aged 90 or over"
+        return base
+    if tag.role == Role.ZIP:
+        if pathway == Pathway.LIMITED_DATA_SET:
+            return "kept (limited data set)"
+        return (
+            "first three digits; prefixes whose area holds 20,000 people or fewer (and "
+            "unknown, malformed or missing ZIPs) become 000"
+        )
+    if tag.role == Role.AGE and pathway != Pathway.LIMITED_DATA_SET:
+        return "ages over 89 shown as 90+"
+    if tag.cls == ColumnClass.FREE_TEXT:
+        action = project.safe_harbor.free_text.get(f"{table}.{tag.name}")
+        if action == FreeTextAction.REDACT:
+            return "free-text scan hits replaced by [KIND] (redaction cannot prove a note clean)"
+        return "kept"
+    if tag.cls == ColumnClass.QUASI:
+        return "kept (quasi-identifier, counted in the residual risk)"
+    if tag.cls == ColumnClass.DIRECT:
+        return "kept (limited data set)"
+    return "kept as it is"
+
+
+def _description(tag: ColumnTag) -> str:
+    parts = [tag.cls.label]
+    if tag.role is not None:
+        parts.append(f"role: {tag.role.value.replace('_', ' ')}")
+    if tag.category is not None:
+        parts.append(f"Safe Harbor category {tag.category.value} ({tag.category.title})")
+    return "; ".join(parts)
+
+
+def data_dictionary(release: Release, project: Project) -> pd.DataFrame:
+    """One row per released column: table, column, class, transformation, description."""
+    rows: list[dict[str, str]] = []
+    for table, frame in release.tables.items():
+        try:
+            spec: TableSpec | None = project.table(table)
+        except KeyError:
+            spec = None
+        for column in frame.columns:
+            column = str(column)
+            if column == release.id_column:
+                rows.append(
+                    {
+                        "table": table,
+                        "column": column,
+                        "class": "code",
+                        "transformation": _ID_TREATMENT[release.pathway],
+                        "description": "Identifies a person within this release only",
+                    }
+                )
+                continue
+            tag, derived = _source_tag(spec, column)
+            if tag is None:
+                rows.append(
+                    {
+                        "table": table,
+                        "column": column,
+                        "class": "derived",
+                        "transformation": "added by the release pathway (see README.txt)",
+                        "description": "",
+                    }
+                )
+                continue
+            treatment = _treatment(tag, release.pathway, project, table)
+            if derived:
+                treatment = f"derived from {tag.name}: {treatment}"
+            rows.append(
+                {
+                    "table": table,
+                    "column": column,
+                    "class": tag.cls.value,
+                    "transformation": treatment,
+                    "description": _description(tag),
+                }
+            )
+    return pd.DataFrame(rows, columns=list(DICTIONARY_COLUMNS), dtype="string")
+
+
+def _fmt_ratio(x: float) -> str:
+    return f"{x:.4f}"
+
+
+def _section(title: str, lines: Sequence[str]) -> list[str]:
+    return [title, "-" * len(title), *lines, ""]
+
+
+def render_readme(
+    *,
+    release: Release,
+    project: Project,
+    files: Sequence[tuple[str, str]],
+    table_shapes: Mapping[str, tuple[int, int]],
+    checks: Sequence[Mapping[str, Any]],
+    risk: Mapping[str, Any] | None,
+    scan: Mapping[str, Any] | None,
+    neutralised: Mapping[str, int],
+    meta: Mapping[str, str],
+    app_version: str,
+    has_crosswalk: bool,
+) -> str:
+    """README.txt of the release. Deterministic: no clock, no paths, no values."""
+    label = release.label
+    title = f"Release: {project.name}" if project.name else "Release"
+    out: list[str] = [title, "=" * len(title), "", f"This release is {label}.", ""]
+
+    provided = [
+        f"{name}: {meta[key]}"
+        for key, name in (
+            ("recipient", "Recipient"),
+            ("purpose", "Purpose"),
+            ("retention", "Retention period"),
+            ("dua", "Data use agreement"),
+        )
+        if meta.get(key)
+    ]
+    if provided:
+        out += _section("Provided for", provided)
+
+    file_lines = []
+    for name, what in files:
+        file_lines.append(f"{name}  -  {what}")
+    out += _section("Files", file_lines)
+
+    table_lines = [
+        f"{t}: {rows:,} rows, {cols} columns"
+        + (
+            f" ({release.suppressed_rows[t]:,} rows suppressed)"
+            if release.suppressed_rows.get(t)
+            else ""
+        )
+        for t, (rows, cols) in table_shapes.items()
+    ]
+    out += _section("Tables", table_lines)
+
+    done = [f"- {t}" for t in release.transformations] or ["- (no transformation reported)"]
+    out += _section("What was done", done)
+
+    passed = sum(1 for c in checks if c["passed"])
+    check_lines = [f"{passed} of {len(checks)} release checks passed before export:"]
+    check_lines += [
+        f"- [{'pass' if c['passed'] else 'FAIL'}] {c['name']}"
+        + (f" ({c['rule']})" if c.get("rule") else "")
+        + ("" if c["passed"] else f": {c['count']:,}")
+        for c in checks
+    ]
+    out += _section("Checks", check_lines)
+
+    if risk is not None:
+        qis = ", ".join(risk.get("quasi_identifiers", [])) or "(none)"
+        k = risk.get("k")
+        risk_lines = [
+            f"Measured on the person table, on the quasi-identifiers: {qis}.",
+            f"k (smallest group of records sharing the same values): {k if k is not None else '-'}",
+            f"Equivalence classes: {risk['classes']:,}",
+            f"Lone records (a group of one): {risk['lone']:,}",
+            f"Records in groups smaller than {risk['k_target']}: {risk['below_k']:,}",
+            f"Prosecutor risk: maximum {_fmt_ratio(risk['prosecutor_max'])} (= 1 / k), "
+            f"record-weighted mean {_fmt_ratio(risk['prosecutor_mean'])} (= classes / rows)",
+        ]
+        for col, lval in (risk.get("l_diversity") or {}).items():
+            risk_lines.append(f"l-diversity of {col}: {lval if lval is not None else '-'}")
+        risk_lines.append("A missing value counts as a value of its own when forming groups.")
+        out += _section("Residual risk", risk_lines)
+
+    text_lines: list[str] = []
+    free_text_cols = [
+        f"{t.name}.{c.name}" for t in project.tables for c in t.by_class(ColumnClass.FREE_TEXT)
+    ]
+    if free_text_cols:
+        redacted = [
+            c
+            for c in free_text_cols
+            if project.safe_harbor.free_text.get(c) == FreeTextAction.REDACT
+        ]
+        removed = [c for c in free_text_cols if c not in redacted]
+        if removed:
+            text_lines.append("Free-text columns removed: " + ", ".join(removed) + ".")
+        if redacted:
+            text_lines.append(
+                "Free-text columns kept with scan hits replaced by [KIND]: "
+                + ", ".join(redacted)
+                + "."
+            )
+    else:
+        text_lines.append("The extract had no column tagged as free text.")
+    if scan is not None:
+        text_lines.append(
+            f"Scan of the extract's free text: {scan.get('hits', 0):,} possible identifiers "
+            f"found in {scan.get('rows_with_hits', 0):,} rows."
+        )
+    text_lines.append(SCAN_DISCLAIMER)
+    out += _section("Free text", text_lines)
+
+    if has_crosswalk:
+        out += _section(
+            "Re-identification code",
+            [
+                "The table linking the IDs in this release back to persons was kept apart "
+                "by the sender and is not part of this release (45 CFR 164.514(c)).",
+                "Do not attempt to identify any person in this release.",
+            ],
+        )
+    total_neutralised = sum(neutralised.values())
+    if total_neutralised:
+        out += _section(
+            "Spreadsheet safety",
+            [
+                f"{total_neutralised:,} cells beginning with =, +, -, @, a tab or a carriage "
+                "return were prefixed with an apostrophe (') so spreadsheet programs show "
+                "them as text instead of running them as formulas. Plain numbers such as "
+                "-1.5 are unchanged."
+            ],
+        )
+    if release.warnings:
+        out += _section("Warnings", [f"- {w}" for w in release.warnings])
+    out.append(f"Prepared with deid-desktop {app_version}.")
+    return "\n".join(out) + "\n"
+
+
+def render_crosswalk_readme(*, crosswalk_file: str, release_folder: str, rows: int) -> str:
+    lines = [
+        "CROSSWALK - KEEP APART - DO NOT DISCLOSE",
+        "=======================================",
+        "",
+        f"{crosswalk_file} links each ID of the release in {release_folder} back to the "
+        f"person key of the source extract ({rows:,} rows).",
+        "",
+        "- Keep this folder apart from the release, with access limited to the people who "
+        "hold the source data.",
+        "- Never send it, copy it beside the release, or describe how it was made to the "
+        "recipient: 45 CFR 164.514(c) allows a re-identification code only if it is not "
+        "disclosed.",
+        "- Delete it when the retention period of the release ends, unless re-identification "
+        "is still needed and allowed.",
+        "",
+    ]
+    return "\n".join(lines)

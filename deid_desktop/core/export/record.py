@@ -1,0 +1,237 @@
+"""The export record: what went out, when, to whom, why, under which rules.
+
+``export_record.json`` (machine-readable, also appended to the register) and
+``export_record.txt`` (the same facts for a person) sit in the release folder. The
+record holds hashes, names, counts, parameters and check outcomes - never a data value
+and never the salt (any parameter named like a salt, and any raw bytes, are dropped).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePath
+from typing import Any
+
+from deid_desktop.core.model import Pathway, Project, Release
+
+RECORD_VERSION = 1
+RECORD_JSON = "export_record.json"
+RECORD_TXT = "export_record.txt"
+RECORD_FILES = (RECORD_JSON, RECORD_TXT)
+
+
+def _is_secret_key(key: str) -> bool:
+    k = key.lower()
+    return "salt" in k or "secret" in k or k in {"key_bytes", "hmac_key"}
+
+
+def jsonable(obj: Any) -> Any:
+    """A JSON-safe copy: dataclasses, enums, paths, tuples, numpy scalars. Bytes dropped."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return jsonable({f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)})
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, Mapping):
+        return {
+            str(k): jsonable(v)
+            for k, v in obj.items()
+            if not _is_secret_key(str(k)) and not isinstance(v, bytes | bytearray)
+        }
+    if isinstance(obj, PurePath):
+        return str(obj)
+    if isinstance(obj, list | tuple | set | frozenset):
+        items = [jsonable(v) for v in obj if not isinstance(v, bytes | bytearray)]
+        return sorted(items, key=str) if isinstance(obj, set | frozenset) else items
+    if isinstance(obj, dt.datetime | dt.date):
+        return obj.isoformat()
+    if isinstance(obj, bool | int | float | str) or obj is None:
+        return obj
+    item = getattr(obj, "item", None)  # numpy scalar
+    if callable(item):
+        return jsonable(item())
+    return str(obj)
+
+
+def zip3_vintage(parameters: Mapping[str, Any]) -> Any:
+    """The ZIP3 table the pathway used, as it reported it (keys starting with 'zip3')."""
+    found = {k: v for k, v in parameters.items() if str(k).lower().startswith("zip3")}
+    if not found:
+        return None
+    return jsonable(found)
+
+
+def column_tags(project: Project) -> dict[str, dict[str, dict[str, str | None]]]:
+    return {
+        t.name: {
+            c.name: {
+                "class": c.cls.value,
+                "role": c.role.value if c.role else None,
+                "category": c.category.value if c.category else None,
+            }
+            for c in t.columns
+        }
+        for t in project.tables
+    }
+
+
+def build_record(
+    *,
+    now: dt.datetime,
+    app_version: str,
+    project: Project,
+    release: Release,
+    checks: Sequence[Mapping[str, Any]],
+    risk: Mapping[str, Any] | None,
+    scan: Mapping[str, Any] | None,
+    inputs: Mapping[str, tuple[Path, str]],
+    input_rows: Mapping[str, int],
+    outputs: Sequence[Mapping[str, Any]],
+    out_dir: Path,
+    crosswalk: Mapping[str, Any] | None,
+    meta: Mapping[str, Any],
+    neutralised: Mapping[str, int],
+) -> dict[str, Any]:
+    pathway_options: dict[str, Any] = {}
+    if release.pathway == Pathway.SAFE_HARBOR:
+        pathway_options = {"safe_harbor": jsonable(project.safe_harbor)}
+    elif release.pathway == Pathway.LINKABLE:
+        pathway_options = {"linkable": jsonable(project.linkable)}
+    rows = {
+        name: {
+            "input": input_rows.get(name),
+            "released": len(frame),
+            "suppressed": int(release.suppressed_rows.get(name, 0)),
+        }
+        for name, frame in release.tables.items()
+    }
+    when = now.astimezone(dt.UTC) if now.tzinfo else now.replace(tzinfo=dt.UTC)
+    return {
+        "record_version": RECORD_VERSION,
+        "time_utc": when.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "app": {"name": "deid-desktop", "version": app_version},
+        "project": {
+            "id": project.project_id,
+            "name": project.name,
+            "schema_version": project.schema_version,
+        },
+        "pathway": release.pathway.value,
+        "label": release.label,
+        "seed": project.seed,
+        "parameters": {
+            "release": jsonable(release.parameters),
+            **pathway_options,
+            "risk": jsonable(project.risk),
+        },
+        "zip3_table": zip3_vintage(release.parameters),
+        "column_tags": column_tags(project),
+        "transformations": list(release.transformations),
+        "checks": [dict(c) for c in checks],
+        "checks_passed": all(c["passed"] for c in checks if c.get("severity") == "blocking"),
+        "risk": jsonable(risk),
+        "scan": jsonable(scan),
+        "rows": rows,
+        "rows_suppressed": int(sum(release.suppressed_rows.values())),
+        "inputs": [
+            {"table": name, "file": Path(p).name, "path": str(p), "sha256": h}
+            for name, (p, h) in sorted(inputs.items())
+        ],
+        "outputs": {"folder": str(out_dir), "files": [dict(f) for f in outputs]},
+        "crosswalk": None if crosswalk is None else dict(crosswalk),
+        "meta": jsonable(meta),
+        "cells_neutralised": {k: int(v) for k, v in sorted(neutralised.items())},
+        "warnings": list(release.warnings),
+    }
+
+
+def record_json(record: Mapping[str, Any]) -> str:
+    return json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _kv(lines: list[str], key: str, value: Any, indent: int = 2) -> None:
+    lines.append(f"{' ' * indent}{key}: {'-' if value in (None, '') else value}")
+
+
+def render_record_text(record: Mapping[str, Any]) -> str:
+    """The record for a person to read; the JSON beside it is authoritative."""
+    lines: list[str] = ["EXPORT RECORD", "=============", ""]
+    _kv(lines, "Time (UTC)", record["time_utc"], 0)
+    _kv(lines, "Application", f"{record['app']['name']} {record['app']['version']}", 0)
+    _kv(lines, "Project", f"{record['project']['name']} ({record['project']['id']})", 0)
+    _kv(lines, "Pathway", f"{record['pathway']} - {record['label']}", 0)
+    _kv(lines, "Seed", record["seed"], 0)
+    lines.append("")
+    lines.append("Release metadata")
+    for key in ("purpose", "recipient", "retention", "dua", "formats"):
+        value = record["meta"].get(key)
+        _kv(lines, key, ", ".join(value) if isinstance(value, list) else value)
+    lines += ["", "Inputs (SHA-256)"]
+    for i in record["inputs"]:
+        lines.append(f"  {i['sha256']}  {i['path']}  [{i['table']}]")
+    lines += ["", f"Outputs in {record['outputs']['folder']} (SHA-256)"]
+    for f in record["outputs"]["files"]:
+        lines.append(f"  {f['sha256']}  {f['name']}  ({f['bytes']:,} bytes)")
+    cw = record.get("crosswalk")
+    lines += ["", "Crosswalk (held back, not part of the release)"]
+    if cw is None:
+        lines.append("  none")
+    else:
+        lines.append(f"  {cw['sha256']}  {cw['folder']}/{cw['file']}  ({cw['rows']:,} rows)")
+    lines += ["", "Rows"]
+    for table, r in record["rows"].items():
+        inp = "-" if r["input"] is None else f"{r['input']:,}"
+        lines.append(
+            f"  {table}: input {inp}, released {r['released']:,}, suppressed {r['suppressed']:,}"
+        )
+    lines += ["", "What was done"]
+    lines += [f"  - {t}" for t in record["transformations"]]
+    lines += ["", "Checks"]
+    for c in record["checks"]:
+        mark = "pass" if c["passed"] else "FAIL"
+        lines.append(f"  [{mark}] {c['name']} ({c['rule']}; {c['severity']}; count {c['count']:,})")
+    risk = record.get("risk")
+    lines += ["", "Residual risk"]
+    if risk is None:
+        lines.append("  not measured")
+    else:
+        for key in (
+            "quasi_identifiers",
+            "rows",
+            "classes",
+            "k",
+            "k_target",
+            "lone",
+            "below_k",
+            "prosecutor_max",
+            "prosecutor_mean",
+        ):
+            v = risk.get(key)
+            _kv(lines, key, ", ".join(v) if isinstance(v, list) else v)
+    scan = record.get("scan")
+    lines += ["", "Free-text scan"]
+    if scan is None:
+        lines.append("  not run")
+    else:
+        _kv(lines, "columns scanned", ", ".join(scan.get("columns_scanned", [])))
+        _kv(lines, "hits", scan.get("hits"))
+        for kind, n in (scan.get("hits_by_kind") or {}).items():
+            _kv(lines, f"  {kind}", n)
+    lines += [
+        "",
+        "Parameters",
+        *(
+            "  " + line
+            for line in json.dumps(record["parameters"], indent=2, sort_keys=True).splitlines()
+        ),
+    ]
+    lines += ["", f"ZIP3 table: {json.dumps(record['zip3_table'], sort_keys=True)}"]
+    neutral = record.get("cells_neutralised") or {}
+    if any(neutral.values()):
+        lines += ["", "Cells prefixed with ' against formula injection"]
+        lines += [f"  {t}: {n:,}" for t, n in neutral.items()]
+    if record.get("warnings"):
+        lines += ["", "Warnings", *(f"  - {w}" for w in record["warnings"])]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,310 @@
+"""``export_release``: the only code that writes a release to disk.
+
+Order of work, so that a refusal or a failure leaves nothing behind:
+
+1. Refuse before touching the disk: a failed blocking check (``CheckFailed`` listing
+   each failed check and its count), a crosswalk folder that is the release folder or
+   inside it (or the other way round), a register inside either folder, a table too
+   large for XLSX, an existing non-empty output folder without ``overwrite``.
+2. Stage: every file of the release and of the crosswalk folder is written into hidden
+   staging folders beside the targets, fsynced.
+3. Commit: both folders are renamed into place, then the record is appended to the
+   register; if any of that fails, both folders are put back as they were.
+
+A cancel (``CancelToken``) is honoured between tables and chunks until the commit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deid_desktop import __version__
+from deid_desktop.core.atomic import staged_directories
+from deid_desktop.core.errors import CheckFailed, UsageError
+from deid_desktop.core.export.cells import neutralise_frame
+from deid_desktop.core.export.documents import (
+    data_dictionary,
+    render_crosswalk_readme,
+    render_readme,
+)
+from deid_desktop.core.export.record import (
+    RECORD_FILES,
+    RECORD_JSON,
+    RECORD_TXT,
+    build_record,
+    record_json,
+    render_record_text,
+)
+from deid_desktop.core.export.summaries import check_rows, risk_summary, scan_summary
+from deid_desktop.core.export.tables import check_xlsx_fits, write_csv, write_xlsx
+from deid_desktop.core.model import ExportMeta, Project, Release
+from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
+from deid_desktop.core.register import append_register, resolve_register_path
+
+if TYPE_CHECKING:
+    from deid_desktop.core.verify import Verification
+
+README = "README.txt"
+DICTIONARY = "data_dictionary.csv"
+CROSSWALK_FILE = "crosswalk-DO-NOT-DISCLOSE.csv"
+CROSSWALK_README = "README_CROSSWALK.txt"
+FORMATS = ("csv", "xlsx")
+_RESERVED = {README, DICTIONARY, *RECORD_FILES}
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class ExportRecord:
+    """What an export wrote. ``record`` is the content of export_record.json."""
+
+    record: dict[str, Any]
+    out_dir: Path
+    record_path: Path
+    files: tuple[Path, ...]  # every file in the release folder, record included
+    crosswalk_dir: Path | None
+    crosswalk_files: tuple[Path, ...]
+    register_path: Path
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    return child == parent or child.is_relative_to(parent)
+
+
+def check_placement(out_dir: Path, crosswalk_dir: Path | None) -> None:
+    """The crosswalk folder must be apart from the release folder (45 CFR 164.514(c))."""
+    if crosswalk_dir is None:
+        return
+    rel = Path(out_dir).expanduser().resolve()
+    xw = Path(crosswalk_dir).expanduser().resolve()
+    if _inside(xw, rel) or _inside(rel, xw):
+        where = (
+            "is the release folder"
+            if xw == rel
+            else "is inside the release folder"
+            if _inside(xw, rel)
+            else "contains the release folder"
+        )
+        raise CheckFailed(
+            f"The crosswalk folder {where}; nothing was written. The crosswalk links "
+            "every subject ID back to a person: 45 CFR 164.514(c) allows such a code only "
+            "if it is never disclosed, so it must not travel with the release.",
+            hint="Choose a crosswalk folder outside the release folder (and not containing "
+            "it), ideally on storage the recipient never sees.",
+        )
+
+
+def _refuse_failed_checks(verification: Verification) -> None:
+    failures = list(verification.blocking_failures)
+    if not failures:
+        return
+    listed = "; ".join(f"{o.check.name} ({int(o.count or 0):,})" for o in failures)
+    n = len(failures)
+    raise CheckFailed(
+        f"{n} blocking release check{'s' if n != 1 else ''} failed: {listed}. Nothing was written.",
+        hint="Run `deid check PROJECT` (or open the Review page) to see every check, then "
+        "fix the column tags or settings and try again.",
+    )
+
+
+def _table_files(names: list[str]) -> dict[str, str]:
+    stems: dict[str, str] = {}
+    used: set[str] = set()
+    for name in names:
+        stem = _SAFE_NAME.sub("_", name).strip("._") or "table"
+        file = f"{stem}.csv"
+        if file in _RESERVED or file.lower() in used:
+            raise UsageError(
+                f"The table name '{name}' clashes with another output file ({file}).",
+                hint="Rename the table in the project.",
+            )
+        used.add(file.lower())
+        stems[name] = stem
+    return stems
+
+
+def export_release(
+    release: Release,
+    verification: Verification,
+    *,
+    project: Project,
+    extract_inputs: Mapping[str, tuple[Path, str]],
+    out_dir: Path,
+    crosswalk_dir: Path | None,
+    risk: Any | None = None,
+    scan: Any | None = None,
+    meta: ExportMeta | None = None,
+    register_path: Path | None = None,
+    app_version: str = __version__,
+    now: dt.datetime | None = None,
+    input_rows: Mapping[str, int] | None = None,
+    overwrite: bool = False,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> ExportRecord:
+    """Write the release, its crosswalk and its record atomically; see the module doc."""
+    reporter = Reporter(progress, cancel)
+    out_dir = Path(out_dir).expanduser().absolute()
+    crosswalk_dir = None if crosswalk_dir is None else Path(crosswalk_dir).expanduser().absolute()
+    meta = meta if meta is not None else project.export
+
+    # 1. Refusals - nothing is touched on disk before these pass.
+    _refuse_failed_checks(verification)
+    check_placement(out_dir, crosswalk_dir)
+    if release.crosswalk is not None and crosswalk_dir is None:
+        raise UsageError(
+            "This release has a crosswalk; a crosswalk folder is needed. Nothing was written.",
+            hint="Choose a folder apart from the release for the crosswalk.",
+        )
+    formats = tuple(dict.fromkeys(f.lower() for f in ("csv", *meta.formats)))
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise UsageError(f"Unknown export format: {', '.join(unknown)}.", hint="Use csv or xlsx.")
+    if "xlsx" in formats:
+        check_xlsx_fits(release.tables)
+    register = resolve_register_path(register_path).expanduser().absolute()
+    for folder in (out_dir, crosswalk_dir):
+        if folder is not None and _inside(register.resolve(), folder.resolve()):
+            raise UsageError(
+                "The register file is inside an output folder; nothing was written.",
+                hint="Keep the register (DEID_REGISTER) outside the release and crosswalk folders.",
+            )
+    stems = _table_files(list(release.tables))
+    checks = check_rows(verification)
+    risk_d = risk_summary(risk)
+    scan_d = scan_summary(scan)
+    when = now if now is not None else dt.datetime.now(dt.UTC)
+    reporter.step(0.0, "Preparing the export")
+
+    targets = [out_dir] + ([crosswalk_dir] if crosswalk_dir is not None else [])
+    markers: list[str | None] = [RECORD_JSON, CROSSWALK_README][: len(targets)]
+    record: dict[str, Any] = {}
+
+    def _append_register() -> None:
+        append_register(register, {**record, "record_path": str(out_dir / RECORD_JSON)})
+
+    with staged_directories(
+        targets, overwrite=overwrite, markers=markers, on_commit=_append_register
+    ) as staged:
+        rel = staged[0]
+        n_tables = max(len(release.tables), 1)
+        neutralised: dict[str, int] = {}
+        shapes: dict[str, tuple[int, int]] = {}
+        file_notes: list[tuple[str, str]] = []
+        for i, (name, frame) in enumerate(release.tables.items()):
+            part = reporter.sub(0.85 * i / n_tables, 0.85 * (i + 1) / n_tables)
+            safe, count = neutralise_frame(frame)
+            neutralised[name] = count
+            shapes[name] = (len(frame), frame.shape[1])
+            csv_part = part.sub(0.0, 0.5 if "xlsx" in formats else 1.0)
+            write_csv(safe, rel.file(f"{stems[name]}.csv"), csv_part)
+            file_notes.append((f"{stems[name]}.csv", f"table {name}"))
+            if "xlsx" in formats:
+                write_xlsx(
+                    safe, rel.file(f"{stems[name]}.xlsx"), sheet=name, reporter=part.sub(0.5, 1.0)
+                )
+                file_notes.append((f"{stems[name]}.xlsx", f"table {name} (spreadsheet)"))
+
+        reporter.step(0.86, "Writing the data dictionary")
+        write_csv(data_dictionary(release, project), rel.file(DICTIONARY))
+        file_notes.append((DICTIONARY, "each released column: class, what was done to it"))
+        file_notes.append((README, "this file"))
+        file_notes.append(
+            (f"{RECORD_JSON}, {RECORD_TXT}", "the export record: hashes, checks, parameters")
+        )
+
+        crosswalk_info: dict[str, Any] | None = None
+        crosswalk_files: list[Path] = []
+        if release.crosswalk is not None and crosswalk_dir is not None:
+            reporter.step(0.88, "Writing the crosswalk")
+            xw = staged[1]
+            xw_safe, _ = neutralise_frame(release.crosswalk)
+            write_csv(xw_safe, xw.file(CROSSWALK_FILE))
+            xw.write_text(
+                CROSSWALK_README,
+                render_crosswalk_readme(
+                    crosswalk_file=CROSSWALK_FILE,
+                    release_folder=str(out_dir),
+                    rows=len(release.crosswalk),
+                ),
+            )
+            crosswalk_info = {
+                "folder": str(crosswalk_dir),
+                "file": CROSSWALK_FILE,
+                "sha256": sha256_of(xw.file(CROSSWALK_FILE)),
+                "rows": len(release.crosswalk),
+                "readme": CROSSWALK_README,
+            }
+            crosswalk_files = [crosswalk_dir / CROSSWALK_FILE, crosswalk_dir / CROSSWALK_README]
+
+        reporter.step(0.9, "Writing the README")
+        meta_d: dict[str, Any] = dict(asdict(meta))
+        meta_d["formats"] = list(formats)
+        rel.write_text(
+            README,
+            render_readme(
+                release=release,
+                project=project,
+                files=file_notes,
+                table_shapes=shapes,
+                checks=checks,
+                risk=risk_d,
+                scan=scan_d,
+                neutralised=neutralised,
+                meta=meta_d,
+                app_version=app_version,
+                has_crosswalk=release.crosswalk is not None,
+            ),
+        )
+
+        reporter.step(0.93, "Hashing the files")
+        outputs = [
+            {"name": p.name, "sha256": sha256_of(p), "bytes": p.stat().st_size}
+            for p in rel.staged_files()
+            if p.name not in RECORD_FILES
+        ]
+        record.update(
+            build_record(
+                now=when,
+                app_version=app_version,
+                project=project,
+                release=release,
+                checks=checks,
+                risk=risk_d,
+                scan=scan_d,
+                inputs=extract_inputs,
+                input_rows=input_rows or {},
+                outputs=outputs,
+                out_dir=out_dir,
+                crosswalk=crosswalk_info,
+                meta=meta_d,
+                neutralised=neutralised,
+            )
+        )
+        rel.write_text(RECORD_JSON, record_json(record))
+        rel.write_text(RECORD_TXT, render_record_text(record))
+        files = tuple(out_dir / p.name for p in rel.staged_files())
+        reporter.step(0.97, "Moving the release into place")
+    reporter.progress(1.0, "Export finished")
+    return ExportRecord(
+        record=record,
+        out_dir=out_dir,
+        record_path=out_dir / RECORD_JSON,
+        files=files,
+        crosswalk_dir=crosswalk_dir,
+        crosswalk_files=tuple(crosswalk_files),
+        register_path=register,
+    )

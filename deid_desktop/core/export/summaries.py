@@ -1,0 +1,110 @@
+"""Plain, value-free summaries of a verification, a risk report and a scan report.
+
+The same dictionaries feed the export record, the register, the release README and
+``deid check --json``, so every front end reports identical figures. They hold names,
+counts, rule references and ratios only - never a cell value (the risk report's lone
+record combinations and the scan's matched text stay out).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+SCAN_DISCLAIMER = (
+    "The free-text scan looks for names and record numbers taken from the extract's own "
+    "identifier columns and for common patterns (phone numbers, e-mail addresses, SSNs, "
+    "dates, ZIP codes, URLs, IP addresses, record-number-like codes, 'Mr./Ms./Dr. X', "
+    "'daughter/son/wife/husband X'). It cannot prove a note clean: a name that appears in "
+    "no column, a misspelling or an unusual format can be missed."
+)
+
+
+def check_rows(verification: Any) -> list[dict[str, Any]]:
+    """Every check and its outcome, failed blocking checks first, then other failures."""
+    rows = []
+    for o in verification.outcomes:
+        c = o.check
+        rows.append(
+            {
+                "id": str(getattr(c, "id", c.name)),
+                "name": str(c.name),
+                "rule": str(getattr(c, "rule", "")),
+                "severity": str(getattr(c, "severity", "blocking")),
+                "passed": bool(o.passed),
+                "count": int(o.count or 0),
+            }
+        )
+    order = {False: 0, True: 1}
+    rows.sort(key=lambda r: (order[r["passed"]], r["severity"] != "blocking"))
+    return rows
+
+
+def blocking_failures(verification: Any) -> list[Any]:
+    return list(verification.blocking_failures)
+
+
+def risk_summary(report: Any | None) -> dict[str, Any] | None:
+    """k, classes, lone, below k, prosecutor risk... from a ``RiskReport`` (or a mapping)."""
+    if report is None:
+        return None
+    if isinstance(report, Mapping):
+        return dict(report)
+    summary: dict[str, Any] = {
+        "quasi_identifiers": list(report.quasi_identifiers),
+        "rows": int(report.rows),
+        "classes": int(report.classes),
+        "k": None if report.k is None else int(report.k),
+        "k_target": int(report.k_target),
+        "lone": int(report.lone),
+        "below_k": int(report.below_k),
+        "below_k_classes": int(getattr(report, "below_k_classes", 0)),
+        "prosecutor_max": round(float(report.prosecutor_max), 6),
+        "prosecutor_mean": round(float(report.prosecutor_mean), 6),
+        "missing_is_value": bool(getattr(report, "missing_is_value", True)),
+    }
+    diversity = getattr(report, "diversity", ())
+    if diversity:
+        summary["l_diversity"] = {
+            str(d.column): (None if d.l is None else int(d.l)) for d in diversity
+        }
+    formulas = getattr(report, "formulas", None)
+    if formulas:
+        summary["formulas"] = {
+            k: str(v)
+            for k, v in formulas.items()
+            if k in {"k", "prosecutor_max", "prosecutor_mean"}
+        }
+    return summary
+
+
+def _hits(report: Any) -> Iterable[Any]:
+    return getattr(report, "hits", ()) or ()
+
+
+def scan_summary(report: Any | None) -> dict[str, Any] | None:
+    """Hit counts by kind and by column; never the matched text."""
+    if report is None:
+        return None
+    if isinstance(report, Mapping):
+        return dict(report)
+    by_kind: Counter[str] = Counter()
+    by_column: Counter[str] = Counter()
+    rows: set[tuple[str, int]] = set()
+    total = 0
+    for h in _hits(report):
+        total += 1
+        by_kind[str(h.kind)] += 1
+        by_column[f"{h.table}.{h.column}"] += 1
+        rows.add((str(h.table), int(h.row)))
+    columns = getattr(report, "columns", None)
+    scanned = sorted(str(c) for c in columns) if columns is not None else sorted(by_column.keys())
+    return {
+        "columns_scanned": scanned,
+        "hits": total,
+        "rows_with_hits": len(rows),
+        "hits_by_kind": dict(sorted(by_kind.items())),
+        "hits_by_column": dict(sorted(by_column.items())),
+        "disclaimer": SCAN_DISCLAIMER,
+    }
