@@ -1,0 +1,34 @@
+"""Free-text scan: a dictionary from the extract's own identifier columns, patterns and
+cues, matched whole-word and case/accent-insensitively; hits as spans, never text.
+
+A scan can never prove a note clean (see ``DISCLAIMER``).
+"""
+
+from __future__ import annotations
+
+from deid_desktop.core.scan.dictionary import (
+    ScanDictionary,
+    build_dictionary,
+    build_dictionary_from_values,
+    dictionary_kind,
+)
+from deid_desktop.core.scan.engine import scan_frames, scan_texts
+from deid_desktop.core.scan.redact import merge_spans, redact_column, redact_text
+from deid_desktop.core.scan.report import DISCLAIMER, KINDS, ColumnScan, Hit, ScanReport
+
+__all__ = [
+    "DISCLAIMER",
+    "KINDS",
+    "ColumnScan",
+    "Hit",
+    "ScanDictionary",
+    "ScanReport",
+    "build_dictionary",
+    "build_dictionary_from_values",
+    "dictionary_kind",
+    "merge_spans",
+    "redact_column",
+    "redact_text",
+    "scan_frames",
+    "scan_texts",
+]

@@ -1,0 +1,181 @@
+"""The scan dictionary: identifier values taken from the extract's own direct columns.
+
+``build_dictionary_from_values`` takes ``{kind: values}`` and knows nothing of projects;
+``build_dictionary`` collects the direct-tagged columns of a project's extract by their
+identifier category. Entries are stored folded (lower case, no accents), never logged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+
+import ahocorasick
+import pandas as pd
+
+from deid_desktop.core.errors import UsageError
+from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project
+from deid_desktop.core.scan.fold import fold
+
+#: Dictionary kinds accepted by ``build_dictionary_from_values`` -> hit kind.
+DICT_KINDS: Mapping[str, str] = MappingProxyType(
+    {"name": "NAME", "mrn": "MRN", "phone": "PHONE", "email": "EMAIL", "ssn": "SSN", "id": "ID"}
+)
+
+CATEGORY_KINDS: Mapping[IdentifierCategory, str] = MappingProxyType(
+    {
+        IdentifierCategory.A: "name",
+        IdentifierCategory.H: "mrn",
+        IdentifierCategory.D: "phone",
+        IdentifierCategory.E: "phone",
+        IdentifierCategory.F: "email",
+        IdentifierCategory.G: "ssn",
+    }
+)
+
+#: Words that are parts of name values but are not names.
+_NAME_STOP = frozenset(
+    {"mr", "mrs", "ms", "miss", "dr", "jr", "sr", "ii", "iii", "iv", "md", "phd"}
+)
+_MIN_NAME = 2
+_MIN_ID = 3
+_NON_DIGIT = re.compile(r"\D+")
+
+#: Words whose occurrence triggers a check of the text around them.
+CUE_WORDS = frozenset(
+    {
+        "mr", "mrs", "ms", "miss", "dr",
+        "daughter", "son", "wife", "husband", "mother", "father", "sister", "brother",
+        "grandson", "granddaughter", "niece", "nephew", "aunt", "uncle", "partner",
+    }
+)  # fmt: skip
+MONTH_WORDS = frozenset(
+    {
+        "january", "february", "march", "april", "may", "june", "july", "august",
+        "september", "october", "november", "december",
+        "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    }
+)  # fmt: skip
+
+
+def phone_digits(value: str) -> str:
+    digits = _NON_DIGIT.sub("", value)
+    if len(digits) == 11 and digits.startswith("1"):
+        digits = digits[1:]
+    return digits
+
+
+@dataclass(frozen=True, eq=False)
+class ScanDictionary:
+    """Folded whole-word terms -> hit kind, and digit strings (phones, SSNs, numeric IDs)
+    -> hit kind. ``skipped`` counts values too short to look for safely."""
+
+    terms: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    digits: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    skipped: int = 0
+
+    def __len__(self) -> int:
+        return len(self.terms) + len(self.digits)
+
+    def counts(self) -> dict[str, int]:
+        """Entries per kind (no values)."""
+        out: dict[str, int] = {}
+        for kind in (*self.terms.values(), *self.digits.values()):
+            out[kind] = out.get(kind, 0) + 1
+        return dict(sorted(out.items()))
+
+    @cached_property
+    def automaton(self) -> ahocorasick.Automaton:
+        """Aho-Corasick over " term " (folded, space-padded, so matches are whole words),
+        with the cue and month words. Value: (padded length, ((kind, rule), ...))."""
+        entries: dict[str, list[tuple[str, str]]] = {}
+        for term, kind in self.terms.items():
+            entries.setdefault(term, []).append((kind, f"dictionary:{kind.lower()}"))
+        for word in CUE_WORDS:
+            entries.setdefault(word, []).append(("NAME", f"cue:{word}"))
+        for word in MONTH_WORDS:
+            entries.setdefault(word, []).append(("DATE", "month"))
+        auto = ahocorasick.Automaton()
+        for term, what in entries.items():
+            padded = f" {term} "
+            auto.add_word(padded, (len(padded), tuple(what)))
+        auto.make_automaton()
+        return auto
+
+
+def _name_tokens(folded: str) -> list[str]:
+    return [
+        t for t in folded.split() if len(t) >= _MIN_NAME and not t.isdigit() and t not in _NAME_STOP
+    ]
+
+
+def build_dictionary_from_values(values_by_kind: Mapping[str, Iterable[object]]) -> ScanDictionary:
+    """A dictionary from ``{kind: values}``; kinds: name, mrn, phone, email, ssn, id.
+
+    Names become their whole words (initials and titles dropped); phones and SSNs their
+    digits; e-mails, MRNs and other IDs their whole folded value. Missing values are
+    ignored; values too short to look for without flooding the notes are counted in
+    ``skipped``."""
+    unknown = [k for k in values_by_kind if k not in DICT_KINDS]
+    if unknown:
+        raise UsageError(
+            f"Unknown dictionary kind(s): {', '.join(sorted(unknown))}.",
+            hint="Use name, mrn, phone, email, ssn or id.",
+        )
+    terms: dict[str, str] = {}
+    digits: dict[str, str] = {}
+    skipped = 0
+    for kind, values in values_by_kind.items():
+        hit_kind = DICT_KINDS[kind]
+        for raw in values:
+            if raw is None or raw is pd.NA or (isinstance(raw, float) and raw != raw):
+                continue
+            value = str(raw).strip()
+            if not value:
+                continue
+            if kind == "name":
+                tokens = _name_tokens(fold(value))
+                skipped += not tokens
+                for t in tokens:
+                    terms.setdefault(t, hit_kind)
+            elif kind in ("phone", "ssn"):
+                d = phone_digits(value) if kind == "phone" else _NON_DIGIT.sub("", value)
+                if len(d) >= 7:
+                    digits.setdefault(d, hit_kind)
+                else:
+                    skipped += 1
+            else:
+                folded = fold(value).strip()
+                if len(folded) < _MIN_ID:
+                    skipped += 1
+                    continue
+                terms.setdefault(folded, hit_kind)
+                if value.isdigit():
+                    digits.setdefault(value, hit_kind)
+    return ScanDictionary(MappingProxyType(terms), MappingProxyType(digits), skipped)
+
+
+def dictionary_kind(tag_category: IdentifierCategory | None) -> str:
+    """The dictionary kind of a direct column from its identifier category."""
+    return CATEGORY_KINDS.get(tag_category, "id") if tag_category is not None else "id"
+
+
+def build_dictionary(extract: Extract, project: Project) -> ScanDictionary:
+    """A dictionary from every direct-tagged column of every table of the extract."""
+    values: dict[str, list[pd.Series]] = {}
+    for spec in project.tables:
+        try:
+            frame = extract.table(spec.name).frame
+        except KeyError:
+            continue
+        for tag in spec.by_class(ColumnClass.DIRECT):
+            if tag.name not in frame.columns:
+                continue
+            column = frame[tag.name].dropna()
+            values.setdefault(dictionary_kind(tag.category), []).append(column.unique())
+    return build_dictionary_from_values(
+        {kind: (v for chunk in chunks for v in chunk) for kind, chunks in values.items()}
+    )

@@ -1,0 +1,111 @@
+"""What a scan found: hits as positions (never text), counts, and the plain disclaimer."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+DISCLAIMER = (
+    "This scan looks for identifiers it knows about: the values of the extract's own "
+    "identifier columns (names, record numbers, phones, e-mails, SSNs), common patterns "
+    "(phone and social security numbers, e-mail and web addresses, full dates, record-number-"
+    "like codes, IP addresses, 5-digit ZIP codes) and cues such as 'Mr.', 'Dr.' or "
+    "'daughter'. It cannot prove a note clean. It cannot find a name that is in no column "
+    "of the extract - a relative, a neighbour, a carer - unless a cue happens to precede "
+    "it, nor misspellings, nicknames or identifiers written in unusual ways. That is why "
+    "free text is suppressed by default and redacting hits is an explicit choice."
+)
+
+#: Hit kinds; "redact hits" writes each as [KIND].
+KINDS = ("NAME", "MRN", "PHONE", "EMAIL", "SSN", "ID", "DATE", "URL", "IP", "ZIP")
+
+
+class Hit(NamedTuple):
+    """One finding: table, 0-based frame row (position), column, span [start, end) in the
+    cell, kind and the rule that fired. The matched text is never stored: slice the cell
+    with ``text_in`` to show it on screen."""
+
+    table: str
+    row: int
+    column: str
+    start: int
+    end: int
+    kind: str
+    rule: str
+
+    def text_in(self, cell: str) -> str:
+        return cell[self.start : self.end]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "row": self.row,
+            "column": self.column,
+            "start": self.start,
+            "end": self.end,
+            "kind": self.kind,
+            "rule": self.rule,
+        }
+
+
+@dataclass(frozen=True)
+class ColumnScan:
+    """Per scanned column: notes scanned, notes with at least one hit, hits by kind."""
+
+    table: str
+    column: str
+    notes: int
+    notes_with_hits: int
+    characters: int
+    hits_by_kind: dict[str, int]
+
+
+@dataclass(frozen=True, eq=False)
+class ScanReport:
+    hits: tuple[Hit, ...]
+    columns: tuple[ColumnScan, ...]
+    dictionary_entries: int
+    disclaimer: str = DISCLAIMER
+
+    @property
+    def total_hits(self) -> int:
+        return len(self.hits)
+
+    @property
+    def notes_with_hits(self) -> int:
+        return sum(c.notes_with_hits for c in self.columns)
+
+    def hits_for(self, table: str, column: str) -> list[Hit]:
+        return [h for h in self.hits if h.table == table and h.column == column]
+
+    def by_kind(self) -> dict[str, int]:
+        return dict(sorted(Counter(h.kind for h in self.hits).items()))
+
+    def summary_dict(self) -> dict[str, Any]:
+        """Counts only, safe for logs and the export record."""
+        return {
+            "hits": self.total_hits,
+            "by_kind": self.by_kind(),
+            "notes_with_hits": self.notes_with_hits,
+            "dictionary_entries": self.dictionary_entries,
+            "columns": [
+                {
+                    "table": c.table,
+                    "column": c.column,
+                    "notes": c.notes,
+                    "notes_with_hits": c.notes_with_hits,
+                    "characters": c.characters,
+                    "hits_by_kind": dict(sorted(c.hits_by_kind.items())),
+                }
+                for c in self.columns
+            ],
+            "disclaimer": self.disclaimer,
+        }
+
+    def to_dict(self, *, include_hits: bool = True) -> dict[str, Any]:
+        """Counts plus every hit as positions; never the matched text."""
+        out = self.summary_dict()
+        if include_hits:
+            out["hit_list"] = [h.as_dict() for h in self.hits]
+        return out
