@@ -1,0 +1,359 @@
+"""`deid risk` and `deid scan`: residual risk and the free-text scan, headless.
+
+Both accept a project (a file ending in .deid.json) or a single CSV/XLSX file. Output
+(text or --json) carries counts, names of columns and line numbers, never a value from
+the data: this is a log-like surface.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pandas as pd
+
+from deid_desktop.core.errors import InputError, UsageError
+from deid_desktop.core.model import ColumnClass, Extract, Project, Role
+from deid_desktop.core.risk import RiskReport, risk_report
+from deid_desktop.core.scan import (
+    ScanDictionary,
+    ScanReport,
+    build_dictionary,
+    build_dictionary_from_values,
+    scan_frames,
+)
+from deid_desktop.core.scan.dictionary import DICT_KINDS
+
+PROJECT_SUFFIX = ".deid.json"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    risk = subparsers.add_parser(
+        "risk",
+        help="k, lone records and re-identification risk on chosen quasi-identifiers",
+        description="Residual risk of a table on its quasi-identifiers: k (smallest group), "
+        "equivalence classes, lone records, records below the k target, l-diversity and "
+        "prosecutor/journalist/marketer risk. A missing value counts as a value.",
+    )
+    risk.add_argument("source", help="a project (.deid.json) or a CSV/XLSX file")
+    risk.add_argument("--qi", help="quasi-identifier columns, comma-separated")
+    risk.add_argument("--k", type=int, default=None, help="k target (default 5)")
+    risk.add_argument(
+        "--sensitive", action="append", default=[], help="sensitive column (repeatable)"
+    )
+    _file_options(risk)
+    risk.add_argument(
+        "--list-lone", action="store_true", help="with --json: file line number of each lone record"
+    )
+    risk.add_argument("--json", action="store_true", help="machine-readable output")
+    risk.set_defaults(func=run_risk)
+
+    scan = subparsers.add_parser(
+        "scan",
+        help="scan free-text columns for identifiers (counts only)",
+        description="Scan free-text columns for identifiers: values of the identifier "
+        "columns, patterns (phones, SSNs, e-mails, dates, record numbers, URLs, IPs, ZIPs) "
+        "and cues ('Dr. X', 'daughter X'). Reports counts and positions, never the text. "
+        "A scan cannot prove a note clean.",
+    )
+    scan.add_argument("source", help="a project (.deid.json) or a CSV/XLSX file")
+    scan.add_argument(
+        "--text",
+        help="text columns, comma-separated (project: table.column; default: "
+        "the free-text columns)",
+    )
+    scan.add_argument(
+        "--dict",
+        dest="dict_cols",
+        help="dictionary columns, comma-separated, each optionally with :kind "
+        f"({', '.join(DICT_KINDS)}); project: table.column[:kind], added to the direct columns",
+    )
+    _file_options(scan)
+    scan.add_argument("--json", action="store_true", help="machine-readable output")
+    scan.set_defaults(func=run_scan)
+
+
+def _file_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sep", help="FILE mode: the delimiter (overrides detection)")
+    parser.add_argument(
+        "--strip", action="store_true", help="FILE mode: strip blanks around every value"
+    )
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _is_project(source: Path) -> bool:
+    return source.name.endswith(PROJECT_SUFFIX)
+
+
+def _read_file(path: Path, sep: str | None, strip: bool) -> pd.DataFrame:
+    """A single table, every column as text, missing = <NA>."""
+    if not path.exists():
+        raise InputError("The file does not exist", file=path.name, hint="Check the path.")
+    frame: pd.DataFrame | None = None
+    if sep is None:
+        try:
+            from deid_desktop.core.io import read_table
+        except ImportError:  # loading module not available: plain reader below
+            read_table = None  # type: ignore[assignment]
+        if read_table is not None:
+            frame = read_table(path).frame
+    if frame is None:
+        try:
+            frame = pd.read_csv(
+                path,
+                sep=sep if sep else None,
+                engine="python" if not sep else "c",
+                dtype="string",
+                keep_default_na=False,
+                na_values=[""],
+                encoding="utf-8-sig",
+            )
+        except (UnicodeDecodeError, pd.errors.ParserError, ValueError) as exc:
+            raise InputError(
+                f"The file cannot be read as delimited text ({type(exc).__name__})",
+                file=path.name,
+                hint="Check the delimiter (--sep) and that the file is UTF-8 text.",
+            ) from None
+    if strip:
+        frame = frame.rename(columns=lambda c: str(c).strip())
+        for col in frame.columns:
+            stripped = frame[col].astype("string").str.strip()
+            frame[col] = stripped.mask(stripped == "")
+    return frame
+
+
+def _load_project(path: Path) -> tuple[Project, Extract]:
+    try:
+        from deid_desktop.core.io import load_extract
+        from deid_desktop.core.project import load_project
+    except ImportError:
+        raise UsageError(
+            "Projects cannot be read by this build yet.",
+            hint="Give a CSV file instead, with --qi.",
+        ) from None
+    project = load_project(path)
+    return project, load_extract(project, path.parent)
+
+
+def _columns(text: str | None) -> list[str]:
+    return [c.strip() for c in (text or "").split(",") if c.strip()]
+
+
+# ---------------------------------------------------------------- risk
+
+
+def run_risk(args: argparse.Namespace) -> int:
+    source = Path(args.source)
+    qis = _columns(args.qi)
+    sensitive = [s for item in args.sensitive for s in _columns(item)]
+    k = args.k
+    if _is_project(source):
+        frame, qis, k, sensitive = _release_person(source, qis, k, sensitive)
+    else:
+        if not qis:
+            raise UsageError(
+                "Name the quasi-identifier columns with --qi.", hint="For example --qi age,sex,zip3"
+            )
+        frame = _read_file(source, args.sep, args.strip)
+    k = 5 if k is None else k
+    report = risk_report(frame, qis, k_target=k, sensitive=sensitive)
+    if args.json:
+        out = report.to_dict(include_values=False, include_lone_rows=False)
+        if args.list_lone:
+            out["lone_lines"] = [int(r) + 2 for r in report.lone_rows]
+        _print_json(out)
+    else:
+        print(_risk_text(report))
+    return 0
+
+
+def _release_person(
+    source: Path, qis: list[str], k: int | None, sensitive: list[str]
+) -> tuple[pd.DataFrame, list[str], int | None, list[str]]:
+    try:
+        from deid_desktop.core.pathways import build_release
+    except ImportError:
+        raise UsageError(
+            "This build cannot build a release from a project yet.",
+            hint="Run `deid risk` on a CSV file instead.",
+        ) from None
+    project, extract = _load_project(source)
+    release = build_release(extract, project)
+    person = project.person_table
+    frame = release.tables[person.name]
+    if not qis:
+        qis = list(project.risk.quasi_identifiers) or [
+            t.name for t in person.by_class(ColumnClass.QUASI) if t.name in frame.columns
+        ]
+    if not sensitive:
+        sensitive = list(project.risk.sensitive) or [
+            t.name for t in person.columns if t.role == Role.SENSITIVE and t.name in frame.columns
+        ]
+    return frame, qis, (project.risk.k_target if k is None else k), sensitive
+
+
+def _risk_text(r: RiskReport) -> str:
+    k = r.k if r.k is not None else "-"
+    share = f" ({r.below_k / r.rows:.1%} of rows)" if r.rows else ""
+    lines = [
+        f"quasi-identifiers: {', '.join(r.quasi_identifiers) or '(none)'}",
+        f"rows {r.rows:,} · equivalence classes {r.classes:,} · k = {k} (target {r.k_target})",
+        f"lone records (class of 1): {r.lone:,}",
+        f"records in classes below {r.k_target}: {r.below_k:,}{share}",
+    ]
+    if r.best_rescue:
+        lines.append(
+            f"generalizing '{r.best_rescue.quasi_identifier}' would rescue "
+            f"{r.best_rescue.rescued:,} of the lone records"
+        )
+    for d in r.diversity:
+        lines.append(
+            f"l-diversity of '{d.column}': l = {d.l} ({d.classes_with_l1:,} classes, "
+            f"{d.records_with_l1:,} records, with a single value)"
+        )
+    lines.append(
+        f"prosecutor risk: max {r.prosecutor_max:.3f}, mean {r.prosecutor_mean:.3f}; "
+        f"marketer risk {r.marketer:.3f}"
+    )
+    sizes = ", ".join(f"{c.size}: {c.classes:,}" for c in r.class_size_distribution[:8])
+    more = " ..." if len(r.class_size_distribution) > 8 else ""
+    lines.append(f"classes by size: {sizes}{more}")
+    missing = {q: n for q, n in r.missing_counts.items() if n}
+    if missing:
+        lines.append(
+            "missing values (each forms its own class): "
+            + ", ".join(f"{q} {n:,}" for q, n in missing.items())
+        )
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- scan
+
+
+def _split_kind(item: str) -> tuple[str, str | None]:
+    if ":" in item:
+        col, kind = item.rsplit(":", 1)
+        kind = kind.strip().lower()
+        if kind not in DICT_KINDS:
+            raise UsageError(
+                f"Unknown dictionary kind '{kind}'.", hint=f"Use one of {', '.join(DICT_KINDS)}."
+            )
+        return col.strip(), kind
+    return item, None
+
+
+def guess_kind(column: str) -> str:
+    """A dictionary kind from a column name, for FILE mode without :kind."""
+    name = column.lower()
+    for words, kind in (
+        (("ssn", "social"), "ssn"),
+        (("mail",), "email"),
+        (("phone", "tel", "mobile", "fax"), "phone"),
+        (("mrn", "record"), "mrn"),
+        (("name",), "name"),
+    ):
+        if any(w in name for w in words):
+            return kind
+    return "id"
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    source = Path(args.source)
+    extra = [_split_kind(i) for i in _columns(args.dict_cols)]
+    if _is_project(source):
+        project, extract = _load_project(source)
+        frames = {t.name: t.frame for t in extract.tables}
+        dictionary_values: dict[str, list[Any]] = {}
+        text_columns = _project_text_columns(project, frames, _columns(args.text))
+        base = build_dictionary(extract, project)
+        for item, kind in extra:
+            table, _, column = item.partition(".")
+            _require_column(frames, table, column)
+            dictionary_values.setdefault(kind or guess_kind(column), []).extend(
+                frames[table][column].dropna().unique()
+            )
+        dictionary = _merge(base, dictionary_values) if dictionary_values else base
+    else:
+        frame = _read_file(source, args.sep, args.strip)
+        name = source.stem
+        frames = {name: frame}
+        text = _columns(args.text)
+        if not text:
+            raise UsageError(
+                "Name the free-text columns to scan with --text.", hint="For example --text note"
+            )
+        text_columns = {name: text}
+        values: dict[str, list[Any]] = {}
+        for column, kind in extra:
+            _require_column(frames, name, column)
+            values.setdefault(kind or guess_kind(column), []).extend(
+                frame[column].dropna().unique()
+            )
+        dictionary = build_dictionary_from_values(values)
+    report = scan_frames(frames, text_columns, dictionary)
+    if args.json:
+        _print_json(report.to_dict(include_hits=True))
+    else:
+        print(_scan_text(report))
+    return 0
+
+
+def _merge(base: ScanDictionary, values: dict[str, list[Any]]) -> ScanDictionary:
+    extra = build_dictionary_from_values(values)
+    return ScanDictionary(
+        MappingProxyType({**extra.terms, **base.terms}),
+        MappingProxyType({**extra.digits, **base.digits}),
+        base.skipped + extra.skipped,
+    )
+
+
+def _require_column(frames: dict[str, pd.DataFrame], table: str, column: str) -> None:
+    if table not in frames or column not in frames[table].columns:
+        raise UsageError(
+            f"There is no column '{column}' in table '{table}'.",
+            hint="Project columns are written table.column.",
+        )
+
+
+def _project_text_columns(
+    project: Project, frames: dict[str, pd.DataFrame], chosen: Sequence[str]
+) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    if chosen:
+        for item in chosen:
+            table, _, column = item.partition(".")
+            _require_column(frames, table, column)
+            out.setdefault(table, []).append(column)
+        return out
+    for spec in project.tables:
+        cols = [t.name for t in spec.by_class(ColumnClass.FREE_TEXT)]
+        if cols:
+            out[spec.name] = cols
+    return out
+
+
+def _scan_text(r: ScanReport) -> str:
+    lines = [f"dictionary entries: {r.dictionary_entries:,}"]
+    for c in r.columns:
+        kinds = ", ".join(f"{k} {n:,}" for k, n in sorted(c.hits_by_kind.items())) or "no hits"
+        lines.append(
+            f"{c.table}.{c.column}: {c.notes:,} notes, {c.notes_with_hits:,} with hits ({kinds})"
+        )
+    if not r.columns:
+        lines.append("no free-text column to scan")
+    lines.append(f"total hits: {r.total_hits:,}")
+    lines.append("")
+    lines.append(r.disclaimer)
+    return "\n".join(lines)
+
+
+def _print_json(data: dict[str, Any]) -> None:
+    json.dump(data, sys.stdout, sort_keys=True, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
