@@ -1,0 +1,1 @@
+"""The desktop wizard (PySide6). Calls core, holds no rules; never imports QtNetwork."""

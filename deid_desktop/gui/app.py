@@ -1,0 +1,170 @@
+"""`deid-desktop [PROJECT] [--demo] [--selftest]`: the desktop application."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from deid_desktop import __version__
+
+log = logging.getLogger("deid.gui")
+
+ORGANIZATION = "deid-desktop"
+APPLICATION = "deid-desktop"
+SELFTEST_TIMEOUT_MS = 120_000
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="deid-desktop", description="De-identify a clinical extract, offline."
+    )
+    parser.add_argument("project", nargs="?", type=Path, help="a .deid.json project to open")
+    parser.add_argument("--demo", action="store_true", help="open the bundled demo project")
+    parser.add_argument(
+        "--selftest",
+        action="store_true",
+        help="open the main window, load the demo project, run the review, quit (0 = ok)",
+    )
+    parser.add_argument("--version", action="version", version=f"deid-desktop {__version__}")
+    return parser.parse_args(list(argv))
+
+
+def setup_logging() -> None:
+    """Log to stderr: operations, counts and exception types — never a data value."""
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+
+
+def excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    """An unexpected error: a plain message box, and the exception type in the log.
+
+    No traceback and no message text are shown or logged: either could hold a value.
+    The frames (file and line only) are logged to help a developer find the place.
+    """
+    where = [f"{Path(f.filename).name}:{f.lineno}" for f in traceback.extract_tb(tb)][-5:]
+    log.error("unexpected error: %s at %s", exc_type.__name__, " < ".join(reversed(where)))
+    if QApplication.instance() is None:
+        return
+    QMessageBox.critical(
+        None,
+        "deid-desktop",
+        f"An unexpected internal error occurred ({exc_type.__name__}).\n\n"
+        "Nothing was written by the step that failed. Save your project and restart the "
+        "app if something looks wrong, and please report the step you were on.",
+    )
+
+
+def make_app(argv: Sequence[str]) -> QApplication:
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        return app
+    QCoreApplication.setOrganizationName(ORGANIZATION)
+    QCoreApplication.setApplicationName(APPLICATION)
+    QCoreApplication.setApplicationVersion(__version__)
+    QApplication.setHighDpiScaleFactorRoundingPolicy(
+        Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
+    )
+    return QApplication(list(argv))
+
+
+def run_selftest(window, app: QApplication) -> int:  # type: ignore[no-untyped-def]
+    """Open the demo offscreen, load it, review it; 0 when everything worked."""
+    outcome = {"code": 1, "stage": "start"}
+
+    def fail(stage: str) -> None:
+        outcome.update(code=1, stage=stage)
+        app.exit(1)
+
+    def reviewed() -> None:
+        review = window.session.review
+        checks = len(review.verification.outcomes) if review is not None else 0
+        print(f"selftest: review ok ({checks} checks)", flush=True)
+        outcome.update(code=0, stage="done")
+        app.exit(0)
+
+    def loaded() -> None:
+        extract = window.session.extract
+        if extract is None:
+            return fail("load")
+        rows = sum(len(t.frame) for t in extract.tables)
+        print(f"selftest: demo loaded ({len(extract.tables)} tables, {rows} rows)", flush=True)
+        from deid_desktop.gui import backend
+
+        if not backend.has_module("deid_desktop.core.engine"):
+            outcome.update(code=0, stage="done")
+            app.exit(0)
+            return
+        window.session.reviewReady.connect(reviewed)
+        window.go_to(3)
+        if window.current_step != 3:
+            fail("review unavailable: " + (window.step_reason_for(3) or ""))
+
+    def on_error() -> None:
+        msg = window.load_page.banner.message or window.review_page.banner.message
+        print(f"selftest: failed: {msg}", file=sys.stderr, flush=True)
+        fail("error")
+
+    window.session.extractLoaded.connect(loaded)
+    window.runner.busyChanged.connect(
+        lambda busy: (not busy and (window.load_page.banner.message or
+                                    window.review_page.banner.message)) and on_error()
+    )  # fmt: skip
+    QTimer.singleShot(SELFTEST_TIMEOUT_MS, lambda: fail("timeout"))
+
+    def begin() -> None:
+        if not window.open_demo():
+            fail("open demo")
+
+    QTimer.singleShot(0, begin)
+    code = app.exec()
+    if outcome["code"] != 0:
+        print(f"selftest: FAILED at {outcome['stage']}", file=sys.stderr, flush=True)
+        return outcome["code"] or 1
+    print("selftest: ok", flush=True)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    setup_logging()
+    sys.excepthook = excepthook
+    app = make_app([sys.argv[0]])
+
+    from deid_desktop.gui.main_window import MainWindow
+
+    if args.selftest:
+        import tempfile
+
+        scratch = tempfile.mkdtemp(prefix="deid-selftest-")
+        settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
+        import deid_desktop.gui.main_window as mw
+
+        mw.demo_folder = lambda: Path(scratch) / "demo"  # never touch the user's demo copy
+        window = MainWindow(settings)
+        window.show()
+        try:
+            return run_selftest(window, app)
+        finally:
+            window.session.close()
+            window.close()
+    window = MainWindow()
+    window.show()
+    if args.demo:
+        QTimer.singleShot(0, window.open_demo)
+    elif args.project is not None:
+        project = args.project
+        QTimer.singleShot(0, lambda: window.open_project(project.resolve()))
+    return app.exec()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

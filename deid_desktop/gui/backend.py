@@ -1,0 +1,259 @@
+"""The GUI's only door into core. Thin calls, no rules.
+
+Everything here is a direct call of a core function (mostly ``core.engine``), so the
+pages never reach into core modules themselves and the CLI and the GUI share one path.
+Long calls take ``progress`` and ``cancel`` and are run by ``workers.JobRunner``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from deid_desktop.core.errors import DeidError
+from deid_desktop.core.model import (
+    ColumnTag,
+    Extract,
+    LoadedTable,
+    Pathway,
+    Project,
+)
+from deid_desktop.core.progress import CancelToken, ProgressFn
+from deid_desktop.core.resources import resources_dir
+
+
+def has_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+# -- loading -----------------------------------------------------------------------------
+def list_sheets(path: Path) -> list[str]:
+    from deid_desktop.core.io import list_sheets as _list_sheets
+
+    return list(_list_sheets(path))
+
+
+def read_table(
+    path: Path,
+    *,
+    sheet: str | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> LoadedTable:
+    from deid_desktop.core.io import read_table as _read_table
+
+    return _read_table(path, sheet=sheet, progress=progress, cancel=cancel)
+
+
+def suggest_tags(frame: Any, *, table: str, is_person: bool) -> tuple[ColumnTag, ...]:
+    from deid_desktop.core.tagging import suggest_tags as _suggest
+
+    return tuple(_suggest(frame, table=table, is_person=is_person))
+
+
+def new_project(
+    tables: Sequence[LoadedTable], *, person: str, key: str, project_path: Path, name: str = ""
+) -> Project:
+    from deid_desktop.core.project import new_project as _new
+
+    return _new(tables, person=person, key=key, project_path=project_path, name=name)
+
+
+def prepare_extract(tables: Sequence[LoadedTable], project: Project) -> Extract:
+    """An Extract from tables already read (new project), prepared as core prepares it."""
+    from deid_desktop.core.io import prepare_extract as _prepare
+
+    person = next(t for t in tables if t.name == project.person_table.name)
+    events = tuple(t for t in tables if t.name != person.name)
+    return _prepare(Extract(person=person, events=events), project)
+
+
+def load_extract(
+    project: Project,
+    project_path: Path,
+    *,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> Extract:
+    from deid_desktop.core import engine
+
+    return engine.load(project, project_path, progress=progress, cancel=cancel)
+
+
+# -- project files -----------------------------------------------------------------------
+def load_project(path: Path) -> Project:
+    from deid_desktop.core.project import load_project as _load
+
+    return _load(path)
+
+
+def save_project(project: Project, path: Path) -> Project:
+    """Save atomically; returns the project as saved (paths made relative to ``path``)."""
+    from deid_desktop.core import project as p
+
+    p.save_project(project, path)
+    return p.load_project(path)
+
+
+def check_inputs(project: Project, project_path: Path) -> list[Any]:
+    from deid_desktop.core.project import check_inputs as _check
+
+    return list(_check(project, project_path))
+
+
+def repoint_table(project: Project, table: str, new_path: Path, project_path: Path) -> Project:
+    from deid_desktop.core.project import repoint_table as _repoint
+
+    return _repoint(project, table, new_path, project_path)
+
+
+def resolve_path(project_path: Path, stored: str) -> Path:
+    from deid_desktop.core.project import resolve_path as _resolve
+
+    return _resolve(project_path, stored)
+
+
+# -- demo --------------------------------------------------------------------------------
+DEMO_PROJECT = "demo.deid.json"
+
+
+def shipped_demo_dir() -> Path:
+    return resources_dir() / "demo"
+
+
+def install_demo(target: Path) -> Path:
+    """Copy the shipped demo (project + extract) to a writable folder; returns the project.
+
+    An existing copy is reused (the user's saved tags survive) unless its files are gone.
+    """
+    src = shipped_demo_dir()
+    project = target / DEMO_PROJECT
+    if project.exists():
+        return project
+    if (src / DEMO_PROJECT).exists():
+        target.mkdir(parents=True, exist_ok=True)
+        for item in src.iterdir():
+            if item.is_file():
+                shutil.copy2(item, target / item.name)
+        return project
+    from deid_desktop.core.demo import write_demo
+
+    return write_demo(target)
+
+
+# -- pathways, review, export ------------------------------------------------------------
+def available_pathways() -> list[Pathway]:
+    out = [Pathway.SAFE_HARBOR]
+    if has_module("deid_desktop.core.pathways.linkable"):
+        out.append(Pathway.LINKABLE)
+    if has_module("deid_desktop.core.pathways.limited"):
+        out.append(Pathway.LIMITED_DATA_SET)
+    return out
+
+
+def review(
+    extract: Extract,
+    project: Project,
+    *,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> Any:
+    from deid_desktop.core import engine
+
+    return engine.review(extract, project, progress=progress, cancel=cancel)
+
+
+def export(
+    extract: Extract,
+    project: Project,
+    result: Any,
+    *,
+    out_dir: Path,
+    crosswalk_dir: Path,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> Any:
+    from deid_desktop.core import engine
+
+    return engine.export(
+        extract,
+        project,
+        result,
+        out_dir=out_dir,
+        crosswalk_dir=crosswalk_dir,
+        progress=progress,
+        cancel=cancel,
+    )
+
+
+def zip3_vintage(project: Project) -> str:
+    from deid_desktop.core import zip3
+
+    if project.safe_harbor.zip3_table:
+        return zip3.load_census_file(Path(project.safe_harbor.zip3_table)).vintage
+    return zip3.load_bundled_zip3().vintage
+
+
+def load_census_table(path: Path) -> Any:
+    from deid_desktop.core import zip3
+
+    return zip3.load_census_file(path)
+
+
+def salt_status_text(project: Project) -> tuple[str, bool]:
+    """A plain line on the linkable pathway's salt (never the salt) and whether one exists."""
+    if not has_module("deid_desktop.secrets"):
+        return "The salt store is not available in this build.", False
+    from deid_desktop import secrets as store
+
+    try:
+        status = store.salt_status(project.project_id)
+    except DeidError as exc:  # KeyringUnavailable: a plain message and what to do
+        return f"Salt: {exc.message} {exc.hint}".strip(), False
+    if status.exists:
+        return (
+            f"Salt: present in the {status.backend_name} keyring, fingerprint "
+            f"{status.fingerprint}. Keep the same salt for every release that must link.",
+            True,
+        )
+    return (
+        f"Salt: none yet for this project ({status.backend_name} keyring). "
+        "Create one before building a linkable release.",
+        False,
+    )
+
+
+def create_salt(project: Project) -> None:
+    from deid_desktop import secrets as store
+
+    store.create_salt(project.project_id)
+
+
+def preview_suppression(frame: Any, quasi_identifiers: Sequence[str], k: int) -> Any:
+    """What suppressing rows below ``k`` would remove (counts), before the user commits."""
+    from deid_desktop.core.risk import preview_suppression as _preview
+
+    return _preview(frame, quasi_identifiers, k)
+
+
+def record_outputs(record: Any) -> list[tuple[str, int | None, str]]:
+    """(file, size in bytes, SHA-256 or what it is) of every file an export wrote."""
+    hashes = {
+        f.get("name"): f.get("sha256")
+        for f in (record.record.get("outputs", {}) or {}).get("files", [])
+    }
+    out: list[tuple[str, int | None, str]] = []
+    for path in (*record.files, *record.crosswalk_files):
+        size = path.stat().st_size if path.exists() else None
+        if path in record.crosswalk_files:
+            what = "crosswalk folder — keep here, never send"
+        else:
+            what = hashes.get(path.name) or "the export record"
+        out.append((str(path), size, str(what)))
+    return out

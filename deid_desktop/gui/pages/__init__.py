@@ -1,0 +1,1 @@
+"""The five wizard steps: load, tag, pathway, review, export."""

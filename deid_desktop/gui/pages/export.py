@@ -1,0 +1,330 @@
+"""Step 5 — Export: where the release and the crosswalk go, for whom, and the record."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from deid_desktop.core.model import PATHWAY_LABELS, Pathway
+from deid_desktop.gui import backend
+from deid_desktop.gui.pages.base import Page
+from deid_desktop.gui.pages.review import gate_reason
+from deid_desktop.gui.widgets import FolderPicker, MessageBanner, heading, note
+
+CROSSWALK_WHY = (
+    "The crosswalk links each released code back to the person. It must never travel with "
+    "the release (45 CFR 164.514(c)): keep it in a separate, protected folder that stays here."
+)
+
+
+class ExportPage(Page):
+    title = "Export"
+
+    def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(session, runner, parent)
+        self._updating = False
+        self.banner = MessageBanner()
+        self.release_dir = FolderPicker("Release folder", "Release folder")
+        self.crosswalk_dir = FolderPicker("Crosswalk folder", "Crosswalk folder")
+        self.crosswalk_dir.setToolTip(CROSSWALK_WHY)
+        self.release_dir.changed.connect(self._validate)
+        self.crosswalk_dir.changed.connect(self._validate)
+        self.csv = QCheckBox("CSV (UTF-8)")
+        self.csv.setAccessibleName("Write CSV files")
+        self.xlsx = QCheckBox("Excel (XLSX)")
+        self.xlsx.setAccessibleName("Write Excel files")
+        fmt = QHBoxLayout()
+        fmt.addWidget(self.csv)
+        fmt.addWidget(self.xlsx)
+        fmt.addStretch(1)
+        fmt_w = QWidget()
+        fmt.setContentsMargins(0, 0, 0, 0)
+        fmt_w.setLayout(fmt)
+        self.purpose = QLineEdit()
+        self.recipient = QLineEdit()
+        self.retention = QLineEdit()
+        self.dua = QLineEdit()
+        for edit, name, hint in (
+            (self.purpose, "Purpose", "e.g. secondary analysis of the HF-HOME trial"),
+            (self.recipient, "Recipient", "who receives the release"),
+            (self.retention, "Retention period", "e.g. 5 years, then destroy"),
+            (self.dua, "Data use agreement reference", "e.g. DUA-2026-014"),
+        ):
+            edit.setAccessibleName(name)
+            edit.setPlaceholderText(hint)
+        for w in (self.csv, self.xlsx):
+            w.toggled.connect(self._meta_changed)
+        for e in (self.purpose, self.recipient, self.retention, self.dua):
+            e.editingFinished.connect(self._meta_changed)
+
+        where = QGroupBox("Where")
+        wf = QFormLayout(where)
+        wf.addRow("Release folder:", self.release_dir)
+        wf.addRow("Crosswalk folder:", self.crosswalk_dir)
+        why = note(CROSSWALK_WHY)
+        wf.addRow("", why)
+        wf.addRow("Formats:", fmt_w)
+        record = QGroupBox("For the export record")
+        rf = QFormLayout(record)
+        rf.addRow("Purpose:", self.purpose)
+        rf.addRow("Recipient:", self.recipient)
+        rf.addRow("Retention period:", self.retention)
+        rf.addRow("Data use agreement:", self.dua)
+
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setAccessibleName("Export summary")
+        self.export_button = QPushButton("Export")
+        self.export_button.setAccessibleName("Export the release")
+        self.export_button.setDefault(True)
+        self.export_button.clicked.connect(self.export)
+        self.export_reason = QLabel()
+        self.export_reason.setWordWrap(True)
+        self.export_reason.setAccessibleName("Why export is not available")
+
+        self.files = QTableWidget(0, 3)
+        self.files.setHorizontalHeaderLabels(["File", "Size", "SHA-256"])
+        self.files.setAccessibleName("Files written")
+        self.files.verticalHeader().setVisible(False)
+        self.files.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.files.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.files.setColumnWidth(1, 80)
+        self.files.setColumnWidth(2, 300)
+        self.open_release = QPushButton("Open release folder")
+        self.open_release.setAccessibleName("Open the release folder")
+        self.open_release.clicked.connect(lambda: self._open(self._written_dir))
+        self.open_crosswalk = QPushButton("Open crosswalk folder")
+        self.open_crosswalk.setAccessibleName("Open the crosswalk folder")
+        self.open_crosswalk.clicked.connect(lambda: self._open(self._crosswalk_written))
+        self.result_box = QGroupBox("Written")
+        rl = QVBoxLayout(self.result_box)
+        self.result_label = QLabel()
+        self.result_label.setWordWrap(True)
+        rl.addWidget(self.result_label)
+        rl.addWidget(self.files)
+        ob = QHBoxLayout()
+        ob.addStretch(1)
+        ob.addWidget(self.open_crosswalk)
+        ob.addWidget(self.open_release)
+        rl.addLayout(ob)
+        self.result_box.setVisible(False)
+        self._written_dir: Path | None = None
+        self._crosswalk_written: Path | None = None
+
+        go = QHBoxLayout()
+        go.addWidget(self.export_reason, 1)
+        go.addWidget(self.export_button)
+
+        content = QWidget()
+        lay = QVBoxLayout(content)
+        lay.addWidget(heading("5  Export the release"))
+        lay.addWidget(where)
+        lay.addWidget(record)
+        lay.addWidget(self.summary)
+        lay.addLayout(go)
+        lay.addWidget(self.banner)
+        lay.addWidget(self.result_box)
+        lay.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+        session.projectChanged.connect(self._refresh)
+        session.reviewReady.connect(self._refresh)
+        session.reviewInvalidated.connect(self._refresh)
+        session.projectOpened.connect(self._reset)
+        runner.busyChanged.connect(lambda _b: self._validate())
+
+    # -- readiness ---------------------------------------------------------------------
+    def enter_reason(self) -> str | None:
+        if self.session.project is None or self.session.extract is None:
+            return "Load the extract first (step 1)."
+        return gate_reason(self.session.review)
+
+    def blocker(self) -> str | None:
+        return self.export_blocker()
+
+    def export_blocker(self) -> str | None:
+        reason = gate_reason(self.session.review)
+        if reason:
+            return reason
+        out, cw = self.release_dir.path, self.crosswalk_dir.path
+        if out is None:
+            return "Choose the release folder."
+        if cw is None:
+            return "Choose the crosswalk folder."
+        out_r, cw_r = out.resolve(), cw.resolve()
+        if out_r == cw_r or out_r in cw_r.parents:
+            return "The crosswalk folder must be outside the release folder. " + CROSSWALK_WHY
+        if cw_r in out_r.parents:
+            return "The release folder must not be inside the crosswalk folder."
+        if not (self.csv.isChecked() or self.xlsx.isChecked()):
+            return "Choose at least one format."
+        project = self.session.project
+        limited = project is not None and project.pathway == Pathway.LIMITED_DATA_SET
+        if limited and not self.dua.text().strip():
+            return "A limited data set needs the data use agreement reference."
+        return None
+
+    # -- display -----------------------------------------------------------------------
+    def _reset(self) -> None:
+        self.result_box.setVisible(False)
+        self.banner.clear()
+        project = self.session.project
+        if project is None:
+            return
+        base = (self.session.project_path or self.session.suggested_path or Path.home()).parent
+        stem = (project.name or "release").replace(" ", "_")
+        if not self.release_dir.path:
+            self.release_dir.set_path(base / f"{stem}-release")
+        if not self.crosswalk_dir.path:
+            self.crosswalk_dir.set_path(base / f"{stem}-crosswalk")
+
+    def _refresh(self) -> None:
+        project = self.session.project
+        if project is None:
+            return
+        self._updating = True
+        try:
+            meta = project.export
+            self.csv.setChecked("csv" in meta.formats)
+            self.xlsx.setChecked("xlsx" in meta.formats)
+            for edit, value in (
+                (self.purpose, meta.purpose),
+                (self.recipient, meta.recipient),
+                (self.retention, meta.retention),
+                (self.dua, meta.dua),
+            ):
+                if edit.text() != value:
+                    edit.setText(value)
+        finally:
+            self._updating = False
+        review = self.session.review
+        lines = [f"<b>Pathway:</b> {PATHWAY_LABELS[project.pathway]}"]
+        if review is not None:
+            rel = review.release
+            for name, frame in rel.tables.items():
+                lines.append(f"<b>{name}:</b> {len(frame):,} rows, {len(frame.columns)} columns")
+            if rel.suppressed_rows:
+                lost = ", ".join(f"{t}: {n:,}" for t, n in rel.suppressed_rows.items() if n)
+                if lost:
+                    lines.append(f"<b>Rows suppressed:</b> {lost}")
+            if review.risk is not None and review.risk.k is not None:
+                lines.append(
+                    f"<b>k:</b> {review.risk.k} (target {review.risk.k_target}), "
+                    f"{review.risk.lone:,} lone records"
+                )
+            for t in rel.transformations:
+                lines.append(f"• {t}")
+        self.summary.setText("<br>".join(lines))
+        self._validate()
+
+    def _validate(self) -> None:
+        reason = self.export_blocker()
+        self.export_button.setEnabled(reason is None and not self.runner.busy)
+        self.export_reason.setText(reason or "")
+        self.readinessChanged.emit()
+
+    def _meta_changed(self, *_args: object) -> None:
+        project = self.session.project
+        if self._updating or project is None:
+            return
+        formats = tuple(f for f, box in (("csv", self.csv), ("xlsx", self.xlsx)) if box.isChecked())
+        meta = replace(
+            project.export,
+            purpose=self.purpose.text().strip(),
+            recipient=self.recipient.text().strip(),
+            retention=self.retention.text().strip(),
+            dua=self.dua.text().strip(),
+            formats=formats,
+        )
+        if meta != project.export:
+            # export metadata does not change the release: the review stays valid
+            self.session.update(review_stale=False, export=meta)
+        self._validate()
+
+    # -- export ------------------------------------------------------------------------
+    def export(self) -> None:
+        self._meta_changed()
+        reason = self.export_blocker()
+        s = self.session
+        if reason or s.project is None or s.extract is None or s.review is None:
+            self.banner.show_warning(reason or "Nothing to export yet.")
+            return
+        project, extract, review = s.project, s.extract, s.review
+        out, cw = self.release_dir.path, self.crosswalk_dir.path
+        assert out is not None and cw is not None
+        self.banner.clear()
+        self.result_box.setVisible(False)
+
+        def job(progress, cancel):  # type: ignore[no-untyped-def]
+            return backend.export(
+                extract,
+                project,
+                review,
+                out_dir=out,
+                crosswalk_dir=cw,
+                progress=progress,
+                cancel=cancel,
+            )
+
+        def done(record: Any) -> None:
+            self._written_dir, self._crosswalk_written = out, cw
+            s.set_export_record(record)
+            self._show_record(record, out)
+
+        self.runner.run(
+            job,
+            name="export",
+            on_success=done,
+            on_error=self.banner.show_error,
+            on_cancel=lambda: self.banner.show_info("Export cancelled. Nothing was written."),
+        )
+
+    def _show_record(self, record: Any, out: Path) -> None:
+        outputs = backend.record_outputs(record)
+        self.files.setRowCount(len(outputs))
+        for r, (name, rows, sha) in enumerate(outputs):
+            size = "" if rows is None else _size(rows)
+            for c, v in enumerate((name, size, sha)):
+                self.files.setItem(r, c, QTableWidgetItem(v))
+        self.result_label.setText(
+            f"The release and its record were written to {out}. The crosswalk was written "
+            f"to {self.crosswalk_dir.path} — keep it here."
+        )
+        self.result_box.setVisible(True)
+
+    def _open(self, folder: Path | None) -> None:
+        if folder is not None and folder.is_dir():
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024**2:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / 1024**2:.1f} MB"

@@ -1,0 +1,318 @@
+"""Step 3 — Pathway: which release to build and its options (all saved in the project)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import QDate, Qt
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDateEdit,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QScrollArea,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from deid_desktop.core.model import (
+    PATHWAY_LABELS,
+    ColumnClass,
+    FreeTextAction,
+    Pathway,
+)
+from deid_desktop.gui import backend
+from deid_desktop.gui.pages.base import Page
+from deid_desktop.gui.widgets import MessageBanner, heading, note
+
+PATHWAY_TITLES = {
+    Pathway.SAFE_HARBOR: "Safe Harbor",
+    Pathway.LINKABLE: "Linkable release (Expert Determination)",
+    Pathway.LIMITED_DATA_SET: "Limited data set",
+}
+PATHWAY_HELP = {
+    Pathway.SAFE_HARBOR: "Removes the 18 identifiers of 45 CFR 164.514(b)(2): direct "
+    "identifiers suppressed, the person key replaced by a random code, dates reduced to the "
+    "year, ages over 89 pooled as 90+, ZIP codes cut to three digits (small areas become 000), "
+    "free text suppressed.",
+    Pathway.LINKABLE: "Keyed pseudonyms (the salt stays in this computer's keyring) and "
+    "per-person date shifts, so later extracts link and intervals are kept. Requires an "
+    "Expert Determination; it is not Safe Harbor.",
+    Pathway.LIMITED_DATA_SET: "Keeps dates, town, state, 5-digit ZIP and ages; removes the other "
+    "direct identifiers. Requires a data use agreement.",
+}
+FREE_TEXT_LABELS = {
+    FreeTextAction.SUPPRESS: "Suppress the column (default)",
+    FreeTextAction.REDACT: "Keep, with scan hits redacted",
+}
+SEED_MAX = 2_147_483_647
+
+
+class PathwayPage(Page):
+    title = "Pathway"
+
+    def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(session, runner, parent)
+        self._updating = False
+        self.banner = MessageBanner()
+
+        # pathway choice
+        self.pathway_box = QGroupBox("Pathway")
+        self.pathway_group = QButtonGroup(self)
+        pv = QVBoxLayout(self.pathway_box)
+        self.pathway_buttons: dict[Pathway, QRadioButton] = {}
+        for pw in backend.available_pathways():
+            rb = QRadioButton(PATHWAY_TITLES[pw])
+            rb.setAccessibleName(f"Pathway: {PATHWAY_TITLES[pw]}")
+            rb.setToolTip(PATHWAY_LABELS[pw])
+            self.pathway_group.addButton(rb)
+            self.pathway_buttons[pw] = rb
+            pv.addWidget(rb)
+            help_label = note(PATHWAY_HELP[pw])
+            help_label.setContentsMargins(24, 0, 0, 6)
+            pv.addWidget(help_label)
+            rb.toggled.connect(lambda on, p=pw: on and self._set_pathway(p))
+        self.salt_status = QLabel()
+        self.salt_status.setWordWrap(True)
+        self.salt_status.setAccessibleName("Salt status")
+        self.salt_status.setVisible(False)
+        self.salt_create = QPushButton("Create salt")
+        self.salt_create.setAccessibleName("Create the salt for this project in the keyring")
+        self.salt_create.setToolTip("32 random bytes stored in this computer's keyring.")
+        self.salt_create.clicked.connect(self._create_salt)
+        self.salt_create.setVisible(False)
+        srow = QHBoxLayout()
+        srow.addWidget(self.salt_status, 1)
+        srow.addWidget(self.salt_create)
+        pv.addLayout(srow)
+
+        # options
+        self.options_box = QGroupBox("Safe Harbor options")
+        form = QFormLayout(self.options_box)
+        self.age_ref = QComboBox()
+        self.age_ref.setAccessibleName("Reference date for ages")
+        self.age_ref.addItem("Each person's index date (e.g. discharge)", "index")
+        self.age_ref.addItem("A fixed date…", "date")
+        self.age_ref.setToolTip(
+            "Ages computed from a date of birth are taken at this date. Ages over 89 become 90+."
+        )
+        self.age_date = QDateEdit()
+        self.age_date.setAccessibleName("Fixed reference date")
+        self.age_date.setCalendarPopup(True)
+        self.age_date.setDisplayFormat("yyyy-MM-dd")
+        self.age_date.setDate(QDate.currentDate())
+        self.age_ref.currentIndexChanged.connect(self._age_changed)
+        self.age_date.dateChanged.connect(self._age_changed)
+        age_row = QHBoxLayout()
+        age_row.addWidget(self.age_ref, 1)
+        age_row.addWidget(self.age_date)
+        form.addRow("Reference date for ages:", _wrap(age_row))
+
+        self.zip3_label = QLabel()
+        self.zip3_label.setWordWrap(True)
+        self.zip3_label.setAccessibleName("ZIP3 table in use")
+        self.zip3_button = QPushButton("Load newer Census table…")
+        self.zip3_button.setAccessibleName("Load a newer Census ZCTA population table")
+        self.zip3_button.setToolTip(
+            "A Census ZCTA population file (DHC CSV layout, or a plain zcta,population CSV)."
+        )
+        self.zip3_button.clicked.connect(self._load_census)
+        self.zip3_reset = QPushButton("Use bundled table")
+        self.zip3_reset.setAccessibleName("Use the bundled ZIP3 table")
+        self.zip3_reset.clicked.connect(lambda: self._set_zip3(None))
+        zrow = QHBoxLayout()
+        zrow.addWidget(self.zip3_label, 1)
+        zrow.addWidget(self.zip3_button)
+        zrow.addWidget(self.zip3_reset)
+        form.addRow("ZIP3 population table:", _wrap(zrow))
+
+        self.free_text = QTableWidget(0, 2)
+        self.free_text.setHorizontalHeaderLabels(["Free-text column", "Handling"])
+        self.free_text.setAccessibleName("Free-text handling per column")
+        self.free_text.verticalHeader().setVisible(False)
+        self.free_text.horizontalHeader().setStretchLastSection(True)
+        self.free_text.setColumnWidth(0, 220)
+        self.free_text.setMaximumHeight(140)
+        form.addRow("Free text:", self.free_text)
+
+        self.seed = QSpinBox()
+        self.seed.setAccessibleName("Seed")
+        self.seed.setRange(0, SEED_MAX)
+        self.seed.setToolTip("The same project, input and seed give byte-identical release files.")
+        self.seed.valueChanged.connect(self._seed_changed)
+        form.addRow("Seed:", self.seed)
+
+        content = QWidget()
+        lay = QVBoxLayout(content)
+        lay.addWidget(heading("3  Choose the pathway"))
+        lay.addWidget(self.pathway_box)
+        lay.addWidget(self.options_box)
+        lay.addWidget(self.banner)
+        lay.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+        session.projectChanged.connect(self._refresh)
+
+    def enter_reason(self) -> str | None:
+        if self.session.project is None or self.session.extract is None:
+            return "Load the extract first (step 1)."
+        return None
+
+    # -- show the project --------------------------------------------------------------
+    def _refresh(self) -> None:
+        project = self.session.project
+        if project is None:
+            return
+        self._updating = True
+        try:
+            if project.pathway in self.pathway_buttons:
+                self.pathway_buttons[project.pathway].setChecked(True)
+            self.options_box.setTitle(f"{PATHWAY_TITLES[project.pathway]} options")
+            ref = project.safe_harbor.age_reference
+            if ref == "index":
+                self.age_ref.setCurrentIndex(0)
+            else:
+                self.age_ref.setCurrentIndex(1)
+                self.age_date.setDate(QDate.fromString(ref, "yyyy-MM-dd"))
+            self.age_date.setEnabled(ref != "index")
+            self.seed.setValue(min(project.seed, SEED_MAX))
+            self._refresh_zip3()
+            self._refresh_free_text()
+            self._refresh_salt()
+        finally:
+            self._updating = False
+
+    def _refresh_zip3(self) -> None:
+        project = self.session.project
+        assert project is not None
+        try:
+            vintage = backend.zip3_vintage(project)
+            self.zip3_label.setText(vintage)
+        except Exception as exc:
+            self.zip3_label.setText("The chosen table cannot be used.")
+            self.banner.show_error(exc)
+        self.zip3_reset.setEnabled(project.safe_harbor.zip3_table is not None)
+
+    def _refresh_free_text(self) -> None:
+        project = self.session.project
+        assert project is not None
+        cols = [
+            f"{t.name}.{c.name}" for t in project.tables for c in t.by_class(ColumnClass.FREE_TEXT)
+        ]
+        self.free_text.setRowCount(len(cols))
+        for r, key in enumerate(cols):
+            item = QTableWidgetItem(key)
+            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+            self.free_text.setItem(r, 0, item)
+            combo = QComboBox()
+            combo.setAccessibleName(f"Handling of {key}")
+            for action, label in FREE_TEXT_LABELS.items():
+                combo.addItem(label, action.value)
+            current = project.safe_harbor.free_text.get(key, FreeTextAction.SUPPRESS)
+            combo.setCurrentIndex(combo.findData(FreeTextAction(current).value))
+            combo.currentIndexChanged.connect(
+                lambda _i, k=key, c=combo: self.set_free_text(k, FreeTextAction(c.currentData()))
+            )
+            self.free_text.setCellWidget(r, 1, combo)
+        if not cols:
+            self.free_text.setRowCount(1)
+            item = QTableWidgetItem("No column is tagged free text.")
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            self.free_text.setItem(0, 0, item)
+
+    def _refresh_salt(self) -> None:
+        project = self.session.project
+        assert project is not None
+        show = project.pathway == Pathway.LINKABLE
+        self.salt_status.setVisible(show)
+        exists = True
+        if show:
+            text, exists = backend.salt_status_text(project)
+            self.salt_status.setText(text)
+        self.salt_create.setVisible(show and not exists)
+
+    def _create_salt(self) -> None:
+        project = self.session.project
+        if project is None:
+            return
+        try:
+            backend.create_salt(project)
+        except Exception as exc:
+            self.banner.show_error(exc)
+        self._refresh_salt()
+
+    # -- edits -------------------------------------------------------------------------
+    def _set_pathway(self, pathway: Pathway) -> None:
+        if self._updating or self.session.project is None:
+            return
+        self.session.update(pathway=pathway)
+
+    def _age_changed(self, *_args: object) -> None:
+        self.age_date.setEnabled(self.age_ref.currentData() == "date")
+        if self._updating or self.session.project is None:
+            return
+        ref = (
+            "index"
+            if self.age_ref.currentData() == "index"
+            else self.age_date.date().toString("yyyy-MM-dd")
+        )
+        sh = self.session.project.safe_harbor
+        self.session.update(safe_harbor=replace(sh, age_reference=ref))
+
+    def _seed_changed(self, value: int) -> None:
+        if self._updating or self.session.project is None:
+            return
+        self.session.update(seed=value)
+
+    def set_free_text(self, key: str, action: FreeTextAction) -> None:
+        project = self.session.project
+        if self._updating or project is None:
+            return
+        sh = project.safe_harbor
+        self.session.update(safe_harbor=replace(sh, free_text={**sh.free_text, key: action}))
+
+    def _load_census(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Census ZCTA population table", str(Path.home()), "CSV files (*.csv *.txt)"
+        )
+        if not path:
+            return
+
+        def job(progress, cancel):  # type: ignore[no-untyped-def]
+            return backend.load_census_table(Path(path))
+
+        self.runner.run(
+            job,
+            name="census table",
+            on_success=lambda _t: self._set_zip3(path),
+            on_error=self.banner.show_error,
+        )
+
+    def _set_zip3(self, path: str | None) -> None:
+        project = self.session.project
+        if project is None:
+            return
+        self.banner.clear()
+        self.session.update(safe_harbor=replace(project.safe_harbor, zip3_table=path))
+
+
+def _wrap(layout: QHBoxLayout) -> QWidget:
+    w = QWidget()
+    layout.setContentsMargins(0, 0, 0, 0)
+    w.setLayout(layout)
+    return w

@@ -1,0 +1,664 @@
+"""Step 4 — Review, the gate: checks, residual risk and the free-text scan before export."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPainter, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QStyle,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QTextEdit,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from deid_desktop.core.model import ColumnClass, FreeTextAction, RiskSettings
+from deid_desktop.gui import backend
+from deid_desktop.gui.models import FrameModel, size_columns_from_sample
+from deid_desktop.gui.pages.base import Page
+from deid_desktop.gui.pages.pathway import FREE_TEXT_LABELS
+from deid_desktop.gui.widgets import MessageBanner, heading
+
+DEFAULT_BANDS = "0, 18, 30, 45, 65, 75, 90"
+SIZE_BUCKETS = ((1, 1, "1"), (2, 2, "2"), (3, 3, "3"), (4, 4, "4"), (5, 9, "5–9"),
+                (10, 19, "10–19"), (20, 49, "20–49"), (50, 10**12, "50+"))  # fmt: skip
+DICTIONARY_WARNING = (
+    "The scan looks for the names, numbers and addresses found in this extract's own "
+    "identifier columns, plus common patterns. It cannot find a name that is in no column "
+    "(a relative, a neighbour, a doctor), so it can never prove a note clean. Free text is "
+    "suppressed unless you choose to redact it."
+)
+
+
+# -- helpers over the engine's result (ReviewResult: release, verification, risk, scan) --
+def blocking_failures(review: Any) -> list[Any]:
+    if review is None:
+        return []
+    return list(review.verification.blocking_failures)
+
+
+def gate_reason(review: Any) -> str | None:
+    """Why export is blocked (None = allowed)."""
+    if review is None:
+        return "Run the review first (step 4)."
+    failed = blocking_failures(review)
+    if failed:
+        names = ", ".join(o.check.name for o in failed[:3])
+        more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+        return f"{len(failed)} blocking check(s) failed: {names}{more}. Fix them in step 2 or 3."
+    return None
+
+
+class ReviewPage(Page):
+    title = "Review"
+
+    def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(session, runner, parent)
+        self.banner = MessageBanner()
+        self.gate = MessageBanner()
+        self.rerun_button = QPushButton("Run the review again")
+        self.rerun_button.setAccessibleName("Run the review again")
+        self.rerun_button.clicked.connect(self.run_review)
+        self.tabs = QTabWidget()
+        self.tabs.setAccessibleName("Review panels")
+        self.tabs.addTab(self._build_checks(), "Checks")
+        self.tabs.addTab(self._build_risk(), "Residual risk")
+        self.tabs.addTab(self._build_text(), "Free text")
+
+        top = QHBoxLayout()
+        top.addWidget(heading("4  Review before export"))
+        top.addStretch(1)
+        top.addWidget(self.rerun_button)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.gate)
+        lay.addWidget(self.banner)
+        lay.addWidget(self.tabs, 1)
+
+        session.reviewReady.connect(self._show)
+        session.reviewInvalidated.connect(self._invalidated)
+        runner.busyChanged.connect(lambda busy: self.rerun_button.setEnabled(not busy))
+
+    # -- readiness ---------------------------------------------------------------------
+    def enter_reason(self) -> str | None:
+        if self.session.project is None or self.session.extract is None:
+            return "Load the extract first (step 1)."
+        return None
+
+    def blocker(self) -> str | None:
+        return gate_reason(self.session.review)
+
+    def entered(self) -> None:
+        if self.session.review is None and not self.runner.busy:
+            self.run_review()
+
+    def run_review(self) -> None:
+        s = self.session
+        if s.project is None or s.extract is None:
+            return
+        project, extract = s.project, s.extract
+        self.banner.clear()
+        self.gate.show_info("Building the release in memory and checking it…")
+
+        def job(progress, cancel):  # type: ignore[no-untyped-def]
+            return backend.review(extract, project, progress=progress, cancel=cancel)
+
+        def done(result: Any) -> None:
+            if s.project is project and s.extract is extract:
+                s.set_review(result)
+
+        self.runner.run(
+            job,
+            name="review",
+            on_success=done,
+            on_error=self._failed,
+            on_cancel=lambda: self.gate.show_info("The review was cancelled. Nothing was written."),
+        )
+
+    def _failed(self, exc: BaseException) -> None:
+        self.gate.clear()
+        self.banner.show_error(exc)
+        self.readinessChanged.emit()
+
+    def _invalidated(self) -> None:
+        self.gate.show_info("The project changed: the review will run again.")
+        if self.isVisible() and not self.runner.busy:
+            self.run_review()
+        self.readinessChanged.emit()
+
+    # -- checks ------------------------------------------------------------------------
+    def _build_checks(self) -> QWidget:
+        self.checks = QTreeWidget()
+        self.checks.setAccessibleName("Verification checklist")
+        self.checks.setHeaderLabels(["Result", "Check", "Count", "What it means"])
+        self.checks.setRootIsDecorated(False)
+        self.checks.setWordWrap(True)
+        self.checks.setAlternatingRowColors(True)
+        self.checks.setColumnWidth(0, 90)
+        self.checks.setColumnWidth(1, 300)
+        self.checks.setColumnWidth(2, 70)
+        self.checks_summary = QLabel()
+        self.checks_summary.setAccessibleName("Checks summary")
+        self.checks_summary.setWordWrap(True)
+        w = QWidget()
+        lay = QVBoxLayout(w)
+        lay.addWidget(self.checks_summary)
+        lay.addWidget(self.checks, 1)
+        return w
+
+    def _show_checks(self, review: Any) -> None:
+        self.checks.clear()
+        outcomes = sorted(
+            review.verification.outcomes,
+            key=lambda o: (o.passed, getattr(o.check, "severity", "") != "blocking"),
+        )
+        style = self.style()
+        for o in outcomes:
+            blocking = getattr(o.check, "severity", "blocking") == "blocking"
+            if o.passed:
+                result, icon = "Pass", QStyle.StandardPixmap.SP_DialogApplyButton
+            elif blocking:
+                result, icon = "FAIL", QStyle.StandardPixmap.SP_MessageBoxCritical
+            else:
+                result, icon = "Warning", QStyle.StandardPixmap.SP_MessageBoxWarning
+            explanation = getattr(o.check, "explanation", "")
+            detail = getattr(o, "detail", "") or ""
+            rule = getattr(o.check, "rule", "")
+            text = " ".join(x for x in (detail, explanation) if x)
+            item = QTreeWidgetItem([result, o.check.name, f"{o.count:,}" if o.count else "0", text])
+            item.setIcon(0, style.standardIcon(icon))
+            item.setToolTip(1, rule)
+            item.setToolTip(3, text)
+            if not o.passed:
+                font = item.font(1)
+                font.setBold(True)
+                item.setFont(0, font)
+                item.setFont(1, font)
+            self.checks.addTopLevelItem(item)
+        failed = [o for o in outcomes if not o.passed]
+        self.checks_summary.setText(
+            f"{len(outcomes) - len(failed)} of {len(outcomes)} checks passed."
+            + (f" {len(failed)} failed (listed first)." if failed else "")
+        )
+
+    # -- risk --------------------------------------------------------------------------
+    def _build_risk(self) -> QWidget:
+        figures = QGridLayout()
+        self.figure_labels: dict[str, QLabel] = {}
+        for i, (key, title, tip) in enumerate(
+            (
+                ("k", "k (smallest class)", "Every record shares its quasi-identifiers with at "
+                 "least k−1 others. One lone record makes k = 1."),
+                ("classes", "Classes", "Groups of records with the same quasi-identifiers."),
+                ("lone", "Lone records", "Records alone in their class (class size 1)."),
+                ("below_k", "Records below k target", "Records in classes smaller than the "
+                 "k target."),
+                ("prosecutor", "Prosecutor risk (max / mean)", "1 / class size: the highest, "
+                 "and the mean over records."),
+            )
+        ):  # fmt: skip
+            title_label = QLabel(title)
+            title_label.setToolTip(tip)
+            value = QLabel("—")
+            value.setAccessibleName(title)
+            value.setToolTip(tip)
+            font = value.font()
+            font.setBold(True)
+            font.setPointSizeF(font.pointSizeF() * 1.4)
+            value.setFont(font)
+            figures.addWidget(title_label, 0, i)
+            figures.addWidget(value, 1, i)
+            self.figure_labels[key] = value
+        self.rescue_label = QLabel()
+        self.rescue_label.setWordWrap(True)
+
+        self.chart = QChart()
+        self.chart.setTitle("Records by class size")
+        self.chart.legend().setVisible(False)
+        self.chart.setBackgroundVisible(False)
+        self.chart_view = QChartView(self.chart)
+        self.chart_view.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.chart_view.setAccessibleName("Chart of records by class size")
+        self.chart_view.setMinimumHeight(180)
+
+        self.lone_model = FrameModel()
+        self.lone_view = QTableView()
+        self.lone_view.setModel(self.lone_model)
+        self.lone_view.setAccessibleName("Lone records and the combination that isolates them")
+        self.lone_view.verticalHeader().setVisible(False)
+        self.lone_view.setAlternatingRowColors(True)
+
+        # controls
+        self.qi_list = QListWidget()
+        self.qi_list.setAccessibleName("Quasi-identifiers")
+        self.qi_list.setToolTip("The columns an attacker could know. Tick the ones to count.")
+        self.qi_list.setMaximumHeight(130)
+        self.k_target = QSpinBox()
+        self.k_target.setRange(2, 1000)
+        self.k_target.setAccessibleName("k target")
+        self.age_bands_on = QCheckBox("Age in bands:")
+        self.age_bands_on.setAccessibleName("Generalize age into bands")
+        self.age_bands = QLineEdit(DEFAULT_BANDS)
+        self.age_bands.setAccessibleName("Age band lower edges")
+        self.age_bands.setToolTip("Lower edges of the bands, e.g. 0, 18, 30, 45, 65, 75, 90.")
+        self.drop_zip3 = QCheckBox("Drop ZIP3")
+        self.drop_zip3.setAccessibleName("Drop the three-digit ZIP")
+        self.drop_zip3.setToolTip("Remove the ZIP3 column from the release.")
+        self.suppress = QCheckBox("Suppress rows below k")
+        self.suppress.setAccessibleName("Suppress rows in classes below the k target")
+        self.suppress_preview = QLabel()
+        self.suppress_preview.setWordWrap(True)
+        self.suppress_preview.setAccessibleName("Rows that suppression would remove")
+        self.apply_button = QPushButton("Apply and review again")
+        self.apply_button.setAccessibleName("Apply the risk settings and review again")
+        self.apply_button.clicked.connect(self.apply_risk_settings)
+        self.k_target.valueChanged.connect(self._update_suppress_preview)
+        self.qi_list.itemChanged.connect(self._update_suppress_preview)
+
+        controls = QGroupBox("Raise k: generalize first, suppress last")
+        form = QFormLayout(controls)
+        form.addRow("Quasi-identifiers:", self.qi_list)
+        form.addRow("k target:", self.k_target)
+        bands = QHBoxLayout()
+        bands.addWidget(self.age_bands_on)
+        bands.addWidget(self.age_bands, 1)
+        form.addRow(bands)
+        form.addRow(self.drop_zip3)
+        form.addRow(self.suppress)
+        form.addRow(self.suppress_preview)
+        form.addRow(self.apply_button)
+
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addLayout(figures)
+        ll.addWidget(self.rescue_label)
+        ll.addWidget(self.chart_view, 1)
+        ll.addWidget(QLabel("Lone records (what isolates each one):"))
+        ll.addWidget(self.lone_view, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(controls)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        w = QWidget()
+        lay = QVBoxLayout(w)
+        lay.addWidget(split)
+        return w
+
+    def _show_risk(self, review: Any) -> None:
+        risk = review.risk
+        f = self.figure_labels
+        if risk is None:
+            for v in f.values():
+                v.setText("—")
+            self.rescue_label.setText("No quasi-identifier is tagged: nothing to count.")
+            return
+        f["k"].setText("—" if risk.k is None else f"{risk.k:,}")
+        f["classes"].setText(f"{risk.classes:,}")
+        f["lone"].setText(f"{risk.lone:,}")
+        f["below_k"].setText(f"{risk.below_k:,} (target {risk.k_target})")
+        f["prosecutor"].setText(f"{risk.prosecutor_max:.2f} / {risk.prosecutor_mean:.3f}")
+        rescue = risk.best_rescue
+        self.rescue_label.setText(
+            f"Generalizing “{rescue.quasi_identifier}” would rescue {rescue.rescued:,} of the "
+            f"{risk.lone:,} lone records."
+            if rescue
+            else ""
+        )
+        self._show_chart(risk)
+        self.lone_model.set_frame(risk.lone_records)
+        self.lone_model._line_offset = 1
+        size_columns_from_sample(self.lone_view)
+
+        # controls from the project (what the next review will use)
+        settings = self.session.project.risk if self.session.project else RiskSettings()
+        self.qi_list.blockSignals(True)
+        self.qi_list.clear()
+        chosen = set(risk.quasi_identifiers)
+        for col in self._candidate_qis(review):
+            item = QListWidgetItem(col)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if col in chosen else Qt.CheckState.Unchecked)
+            self.qi_list.addItem(item)
+        self.qi_list.blockSignals(False)
+        self.k_target.blockSignals(True)
+        self.k_target.setValue(settings.k_target)
+        self.k_target.blockSignals(False)
+        self.age_bands_on.setChecked(bool(settings.age_bands))
+        if settings.age_bands:
+            self.age_bands.setText(", ".join(str(b) for b in settings.age_bands))
+        self.drop_zip3.setChecked(settings.drop_zip3)
+        self.suppress.setChecked(settings.suppress_below_k)
+        self._update_suppress_preview()
+
+    def _candidate_qis(self, review: Any) -> list[str]:
+        project = self.session.project
+        release = review.release
+        person = project.person_table.name if project else None
+        frame = release.tables.get(person) if person else None
+        columns = [str(c) for c in frame.columns] if frame is not None else []
+        chosen = list(review.risk.quasi_identifiers) if review.risk else []
+        skip = {release.id_column}
+        return chosen + [c for c in columns if c not in chosen and c not in skip]
+
+    def chosen_qis(self) -> list[str]:
+        return [
+            self.qi_list.item(i).text()
+            for i in range(self.qi_list.count())
+            if self.qi_list.item(i).checkState() == Qt.CheckState.Checked
+        ]
+
+    def _update_suppress_preview(self, *_args: object) -> None:
+        review = self.session.review
+        if review is None or review.risk is None or self.session.project is None:
+            self.suppress_preview.clear()
+            return
+        frame = review.release.tables.get(self.session.project.person_table.name)
+        qis = self.chosen_qis()
+        if frame is None or not qis:
+            self.suppress_preview.setText("Choose at least one quasi-identifier.")
+            return
+        try:
+            p = backend.preview_suppression(frame, qis, self.k_target.value())
+        except Exception as exc:
+            self.suppress_preview.setText(" ".join(x for x in _plain(exc) if x))
+            return
+        self.suppress_preview.setText(
+            f"Suppressing would remove {p.rows_removed:,} of {p.rows:,} rows "
+            f"({p.share:.1%}) in {p.classes_removed:,} classes below k = {p.k_target}."
+        )
+
+    def _show_chart(self, risk: Any) -> None:
+        chart = self.chart
+        chart.removeAllSeries()
+        for axis in chart.axes():
+            chart.removeAxis(axis)
+        bucket_records = [0] * len(SIZE_BUCKETS)
+        for cs in risk.class_size_distribution:
+            for i, (lo, hi, _label) in enumerate(SIZE_BUCKETS):
+                if lo <= cs.size <= hi:
+                    bucket_records[i] += cs.records
+                    break
+        bar = QBarSet("Records")
+        bar.append([float(x) for x in bucket_records])
+        pal = self.palette()
+        bar.setColor(pal.color(QPalette.ColorRole.Highlight))
+        bar.setBorderColor(pal.color(QPalette.ColorRole.Highlight))
+        series = QBarSeries()
+        series.append(bar)
+        chart.addSeries(series)
+        x = QBarCategoryAxis()
+        x.append([b[2] for b in SIZE_BUCKETS])
+        x.setTitleText("Class size")
+        y = QValueAxis()
+        y.setRange(0, max(max(bucket_records), 1) * 1.1)
+        y.setLabelFormat("%d")
+        y.setTitleText("Records")
+        text = pal.color(QPalette.ColorRole.WindowText)
+        for axis in (x, y):
+            axis.setLabelsColor(text)
+            axis.setTitleBrush(text)
+        chart.setTitleBrush(text)
+        chart.addAxis(x, Qt.AlignmentFlag.AlignBottom)
+        chart.addAxis(y, Qt.AlignmentFlag.AlignLeft)
+        series.attachAxis(x)
+        series.attachAxis(y)
+
+    def apply_risk_settings(self) -> None:
+        project = self.session.project
+        if project is None:
+            return
+        try:
+            bands = (
+                tuple(
+                    int(b) for b in self.age_bands.text().replace(";", ",").split(",") if b.strip()
+                )
+                if self.age_bands_on.isChecked()
+                else ()
+            )
+        except ValueError:
+            self.banner.show_warning("Age bands: type whole numbers separated by commas.")
+            return
+        risk = replace(
+            project.risk,
+            quasi_identifiers=tuple(self.chosen_qis()),
+            k_target=self.k_target.value(),
+            age_bands=bands,
+            drop_zip3=self.drop_zip3.isChecked(),
+            suppress_below_k=self.suppress.isChecked(),
+        )
+        self.session.update(risk=risk)  # invalidates the review, which runs again
+
+    # -- free text ---------------------------------------------------------------------
+    def _build_text(self) -> QWidget:
+        self.text_warning = MessageBanner()
+        self.text_warning.show_warning(DICTIONARY_WARNING)
+        self.hit_counts = QTableWidget(0, 3)
+        self.hit_counts.setHorizontalHeaderLabels(["Column", "Kind", "Hits"])
+        self.hit_counts.setAccessibleName("Hits per column and kind")
+        self.hit_counts.verticalHeader().setVisible(False)
+        self.hit_counts.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.hit_counts.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.actions = QTableWidget(0, 2)
+        self.actions.setHorizontalHeaderLabels(["Column", "Action"])
+        self.actions.setAccessibleName("Action per free-text column")
+        self.actions.verticalHeader().setVisible(False)
+        self.actions.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.actions.setMaximumHeight(120)
+        self.notes = QListWidget()
+        self.notes.setAccessibleName("Notes with hits")
+        self.notes.currentRowChanged.connect(self._show_note)
+        self.note_view = QTextEdit()
+        self.note_view.setReadOnly(True)
+        self.note_view.setAccessibleName("Note text with hits highlighted")
+        self.prev_hit = QPushButton("Previous hit")
+        self.prev_hit.setAccessibleName("Previous hit")
+        self.next_hit = QPushButton("Next hit")
+        self.next_hit.setAccessibleName("Next hit")
+        self.prev_hit.clicked.connect(lambda: self.step_hit(-1))
+        self.next_hit.clicked.connect(lambda: self.step_hit(1))
+        self.hit_label = QLabel()
+        self._note_hits: list[tuple[tuple[str, int, str], list[Any]]] = []
+        self._flat_hits: list[tuple[int, int]] = []  # (note index, hit index)
+        self._hit_pos = -1
+
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(QLabel("Hits by column and kind:"))
+        ll.addWidget(self.hit_counts, 1)
+        ll.addWidget(QLabel("What to do with each free-text column:"))
+        ll.addWidget(self.actions)
+        mid = QWidget()
+        ml = QVBoxLayout(mid)
+        ml.setContentsMargins(0, 0, 0, 0)
+        ml.addWidget(QLabel("Notes with hits:"))
+        ml.addWidget(self.notes, 1)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        nav = QHBoxLayout()
+        nav.addWidget(self.prev_hit)
+        nav.addWidget(self.next_hit)
+        nav.addWidget(self.hit_label, 1)
+        rl.addLayout(nav)
+        rl.addWidget(self.note_view, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        for part in (left, mid, right):
+            split.addWidget(part)
+        split.setStretchFactor(2, 2)
+        w = QWidget()
+        lay = QVBoxLayout(w)
+        lay.addWidget(self.text_warning)
+        lay.addWidget(split, 1)
+        return w
+
+    def _show_scan(self, review: Any) -> None:
+        scan = review.scan
+        project = self.session.project
+        self.hit_counts.setRowCount(0)
+        self.notes.clear()
+        self._note_hits = []
+        hits = list(getattr(scan, "hits", ()) or ())
+        counts: dict[tuple[str, str], int] = {}
+        by_note: dict[tuple[str, int, str], list[Any]] = {}
+        for h in hits:
+            key = (f"{h.table}.{h.column}", str(h.kind))
+            counts[key] = counts.get(key, 0) + 1
+            by_note.setdefault((h.table, h.row, h.column), []).append(h)
+        for (col, kind), n in sorted(counts.items()):
+            r = self.hit_counts.rowCount()
+            self.hit_counts.insertRow(r)
+            for c, v in enumerate((col, kind, f"{n:,}")):
+                self.hit_counts.setItem(r, c, QTableWidgetItem(v))
+        for (table, row, column), note_hits in sorted(by_note.items()):
+            note_hits.sort(key=lambda h: _span(h)[0])
+            self._note_hits.append(((table, row, column), note_hits))
+            kinds = sorted({str(h.kind) for h in note_hits})
+            self.notes.addItem(
+                f"{table}.{column}, line {row + 2}: {len(note_hits)} hit(s) ({', '.join(kinds)})"
+            )
+        self._flat_hits = [
+            (i, j) for i, (_k, hs) in enumerate(self._note_hits) for j in range(len(hs))
+        ]
+        self._hit_pos = -1
+        self.hit_label.setText(f"{len(hits):,} hits in {len(self._note_hits):,} notes")
+        # per-column actions
+        self.actions.setRowCount(0)
+        if project is not None:
+            for t in project.tables:
+                for c in t.by_class(ColumnClass.FREE_TEXT):
+                    key = f"{t.name}.{c.name}"
+                    r = self.actions.rowCount()
+                    self.actions.insertRow(r)
+                    self.actions.setItem(r, 0, QTableWidgetItem(key))
+                    combo = QComboBox()
+                    combo.setAccessibleName(f"Action for {key}")
+                    for action, label in FREE_TEXT_LABELS.items():
+                        combo.addItem(label, action.value)
+                    current = project.safe_harbor.free_text.get(key, FreeTextAction.SUPPRESS)
+                    combo.setCurrentIndex(combo.findData(FreeTextAction(current).value))
+                    combo.currentIndexChanged.connect(
+                        lambda _i, k=key, cb=combo: self._set_action(k, cb.currentData())
+                    )
+                    self.actions.setCellWidget(r, 1, combo)
+        if self._note_hits:
+            self.notes.setCurrentRow(0)
+        else:
+            self.note_view.setPlainText("No hit was found in the free-text columns.")
+
+    def _set_action(self, key: str, action: str) -> None:
+        project = self.session.project
+        if project is None:
+            return
+        sh = project.safe_harbor
+        self.session.update(
+            safe_harbor=replace(sh, free_text={**sh.free_text, key: FreeTextAction(action)})
+        )
+
+    def _note_text(self, table: str, row: int, column: str) -> str:
+        extract = self.session.extract
+        if extract is None:
+            return ""
+        value = extract.table(table).frame[column].iat[row]
+        return "" if value is None or value is __import__("pandas").NA else str(value)
+
+    def _show_note(self, index: int, hit_index: int = -1) -> None:
+        if not 0 <= index < len(self._note_hits):
+            return
+        (table, row, column), hits = self._note_hits[index]
+        self.note_view.setPlainText(self._note_text(table, row, column))
+        selections = []
+        pal = self.palette()
+        for j, h in enumerate(hits):
+            start, end = _span(h)
+            cursor = QTextCursor(self.note_view.document())
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            fmt = QTextCharFormat()
+            current = j == hit_index
+            fmt.setBackground(pal.color(QPalette.ColorRole.Highlight))
+            fmt.setForeground(pal.color(QPalette.ColorRole.HighlightedText))
+            fmt.setFontUnderline(current)
+            fmt.setFontWeight(700 if current else 400)
+            fmt.setToolTip(f"{h.kind} ({getattr(h, 'rule', '')})")
+            sel = QTextEdit.ExtraSelection()
+            sel.cursor = cursor  # type: ignore[attr-defined]
+            sel.format = fmt  # type: ignore[attr-defined]
+            selections.append(sel)
+        self.note_view.setExtraSelections(selections)
+        if hit_index >= 0:
+            start, _ = _span(hits[hit_index])
+            cursor = self.note_view.textCursor()
+            cursor.setPosition(start)
+            self.note_view.setTextCursor(cursor)
+            self.note_view.ensureCursorVisible()
+
+    def step_hit(self, delta: int) -> None:
+        if not self._flat_hits:
+            return
+        self._hit_pos = (self._hit_pos + delta) % len(self._flat_hits)
+        note_i, hit_j = self._flat_hits[self._hit_pos]
+        self.notes.blockSignals(True)
+        self.notes.setCurrentRow(note_i)
+        self.notes.blockSignals(False)
+        self._show_note(note_i, hit_j)
+        self.hit_label.setText(f"Hit {self._hit_pos + 1:,} of {len(self._flat_hits):,}")
+
+    # -- all together ------------------------------------------------------------------
+    def _show(self) -> None:
+        review = self.session.review
+        if review is None:
+            return
+        self.banner.clear()
+        self._show_checks(review)
+        self._show_risk(review)
+        self._show_scan(review)
+        reason = gate_reason(review)
+        if reason:
+            self.gate.show_error_text(f"Export is blocked. {reason}")
+        else:
+            warnings = list(getattr(review.release, "warnings", ()))
+            self.gate.show_info(
+                "Every blocking check passed: you can export (step 5)."
+                + ("\n" + "\n".join(warnings) if warnings else "")
+            )
+        self.readinessChanged.emit()
+
+
+def _span(hit: Any) -> tuple[int, int]:
+    span = getattr(hit, "span", None)
+    if span is not None:
+        return int(span[0]), int(span[1])
+    return int(hit.start), int(hit.end)
+
+
+def _plain(exc: BaseException) -> tuple[str, str]:
+    from deid_desktop.gui.widgets import plain_error
+
+    return plain_error(exc)

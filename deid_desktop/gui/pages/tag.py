@@ -1,0 +1,232 @@
+"""Step 2 — Tag: one row per column; class, role and Safe Harbor category, undoable."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+)
+
+from deid_desktop.core.model import CLASS_LABELS, ColumnClass, ColumnTag
+from deid_desktop.gui import backend
+from deid_desktop.gui.models import (
+    ClassFilterProxy,
+    ComboDelegate,
+    TagColumn,
+    TagModel,
+    category_choices,
+    class_choices,
+    class_tooltip,
+    role_choices,
+)
+from deid_desktop.gui.pages.base import Page
+from deid_desktop.gui.widgets import MessageBanner, heading, note
+
+SAMPLES_PER_COLUMN = 3
+
+
+class TagPage(Page):
+    title = "Tag"
+
+    def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(session, runner, parent)
+        self._samples: dict[tuple[str, str], list[str]] = {}
+        self._suggested: dict[tuple[str, str], ColumnTag] = {}
+
+        self.model = TagModel(self._edit, self)
+        self.proxy = ClassFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = QTableView()
+        self.view.setModel(self.proxy)
+        self.view.setAccessibleName("Column tags")
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.SelectedClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.AnyKeyPressed
+        )
+        self.view.setAlternatingRowColors(True)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().setVisible(False)
+        for col, choices in (
+            (TagColumn.CLASS, class_choices),
+            (TagColumn.ROLE, role_choices),
+            (TagColumn.CATEGORY, category_choices),
+        ):
+            self.view.setItemDelegateForColumn(col, ComboDelegate(choices, self.view))
+        hh = self.view.horizontalHeader()
+        hh.setSectionResizeMode(TagColumn.EVIDENCE, QHeaderView.ResizeMode.Stretch)
+        for col, width in (
+            (TagColumn.TABLE, 110),
+            (TagColumn.COLUMN, 140),
+            (TagColumn.SAMPLE, 220),
+            (TagColumn.CLASS, 130),
+            (TagColumn.ROLE, 130),
+            (TagColumn.CATEGORY, 230),
+        ):
+            self.view.setColumnWidth(col, width)
+
+        self.filter = QComboBox()
+        self.filter.setAccessibleName("Show only columns of class")
+        self.filter.addItem("All classes", "")
+        for cls in ColumnClass:
+            self.filter.addItem(CLASS_LABELS[cls][0], cls.value)
+            self.filter.setItemData(
+                self.filter.count() - 1, class_tooltip(cls), Qt.ItemDataRole.ToolTipRole
+            )
+        self.filter.currentIndexChanged.connect(
+            lambda _i: self.proxy.set_class(self.filter.currentData())
+        )
+        self.show_values = QCheckBox("Show values")
+        self.show_values.setAccessibleName("Show sample values of direct identifiers")
+        self.show_values.setToolTip("Sample values of direct identifiers are hidden by default.")
+        self.show_values.toggled.connect(self.model.set_show_values)
+        self.accept_button = QPushButton("Accept all suggestions")
+        self.accept_button.setAccessibleName("Accept all suggested tags")
+        self.accept_button.setToolTip("Set every column to the suggested tag (one undo step).")
+        self.accept_button.clicked.connect(self.accept_all)
+        undo = session.undo_stack
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setAccessibleName("Undo the last tag change")
+        self.undo_button.setToolTip(f"Undo ({_keys(QKeySequence.StandardKey.Undo)})")
+        self.undo_button.clicked.connect(undo.undo)
+        undo.canUndoChanged.connect(self.undo_button.setEnabled)
+        self.redo_button = QPushButton("Redo")
+        self.redo_button.setAccessibleName("Redo the last undone tag change")
+        self.redo_button.setToolTip(f"Redo ({_keys(QKeySequence.StandardKey.Redo)})")
+        self.redo_button.clicked.connect(undo.redo)
+        undo.canRedoChanged.connect(self.redo_button.setEnabled)
+        self.undo_button.setEnabled(False)
+        self.redo_button.setEnabled(False)
+
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Show:"))
+        bar.addWidget(self.filter)
+        bar.addWidget(self.show_values)
+        bar.addStretch(1)
+        bar.addWidget(self.undo_button)
+        bar.addWidget(self.redo_button)
+        bar.addWidget(self.accept_button)
+
+        self.summary = QLabel()
+        self.summary.setAccessibleName("Tag summary")
+        self.summary.setWordWrap(True)
+        self.banner = MessageBanner()
+
+        lay = QVBoxLayout(self)
+        lay.addWidget(heading("2  Tag every column"))
+        lay.addWidget(
+            note(
+                "Each column was given a suggested class; check each one. Direct identifiers "
+                "are removed, quasi-identifiers generalized, dates reduced, free text "
+                "suppressed, clinical values kept. Double-click a cell (or press F2) to change "
+                "it; hover for explanations. In doubt, choose the more protective class."
+            )
+        )
+        lay.addLayout(bar)
+        lay.addWidget(self.view, 1)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.banner)
+
+        session.projectChanged.connect(self._refresh)
+        session.extractLoaded.connect(self._on_extract)
+
+    # -- readiness ---------------------------------------------------------------------
+    def enter_reason(self) -> str | None:
+        if self.session.project is None:
+            return "Load the extract first (step 1)."
+        if self.session.extract is None:
+            return "The extract is not loaded yet (step 1)."
+        return None
+
+    def blocker(self) -> str | None:
+        project = self.session.project
+        if project is None:
+            return "No project."
+        missing = [c.name for t in project.tables for c in t.columns if c.cls is None]
+        if missing:
+            return f"{len(missing)} column(s) have no class yet: {', '.join(missing[:5])}."
+        return None
+
+    # -- data --------------------------------------------------------------------------
+    def _on_extract(self) -> None:
+        self._samples = {}
+        self._suggested = {}
+        extract = self.session.extract
+        if extract is not None:
+            for t in extract.tables:
+                head = t.frame.head(200)
+                for col in head.columns:
+                    values = head[col].dropna().drop_duplicates().head(SAMPLES_PER_COLUMN)
+                    self._samples[(t.name, str(col))] = [str(v) for v in values]
+                is_person = t.name == extract.person.name
+                for tag in backend.suggest_tags(t.frame, table=t.name, is_person=is_person):
+                    self._suggested[(t.name, tag.name)] = tag
+        self.model.set_samples(lambda table, col: self._samples.get((table, col), []))
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.model.set_project(self.session.project)
+        project = self.session.project
+        if project is None:
+            self.summary.clear()
+            return
+        counts = Counter(c.cls for t in project.tables for c in t.columns)
+        unsure = sum(c.unsure for t in project.tables for c in t.columns)
+        parts = [f"{counts.get(cls, 0)} {CLASS_LABELS[cls][0].lower()}" for cls in ColumnClass]
+        text = f"{sum(counts.values())} columns: " + ", ".join(parts) + "."
+        if unsure:
+            text += (
+                f" {unsure} suggestion(s) chose the safer class because the evidence was "
+                "weak (in italics)."
+            )
+        self.summary.setText(text)
+        self.readinessChanged.emit()
+
+    def _edit(self, table: str, tag: ColumnTag) -> None:
+        self.session.set_tag(table, tag, f"Tag {table}.{tag.name} as {tag.cls.label}")
+
+    def accept_all(self) -> None:
+        project = self.session.project
+        if project is None or not self._suggested:
+            return
+        changes = [
+            (t.name, self._suggested[(t.name, c.name)])
+            for t in project.tables
+            for c in t.columns
+            if (t.name, c.name) in self._suggested and self._suggested[(t.name, c.name)] != c
+        ]
+        # the person key stays the project's key whatever the suggestion says
+        self.session.set_tags(changes, "Accept all suggestions")
+        if not changes:
+            self.banner.show_info("Every column already has its suggested tag.")
+        else:
+            self.banner.show_info(f"{len(changes)} column(s) set to the suggested tag.")
+
+    # for tests and keyboard users: edit by names
+    def row_of(self, table: str, column: str) -> int:
+        for r in range(self.proxy.rowCount()):
+            src = self.proxy.mapToSource(self.proxy.index(r, 0))
+            t, tag = self.model.tag_at(src.row())
+            if t == table and tag.name == column:
+                return r
+        raise KeyError(column)
+
+    def index_of(self, table: str, column: str, field: int) -> QModelIndex:
+        return self.proxy.index(self.row_of(table, column), field)
+
+
+def _keys(key: QKeySequence.StandardKey) -> str:
+    return QKeySequence(key).toString(QKeySequence.SequenceFormat.NativeText)

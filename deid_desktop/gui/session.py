@@ -1,0 +1,180 @@
+"""The one object the pages share: the project, its path, the loaded extract, the review.
+
+The Session holds state, not rules: every decision is made by core. Pages observe it
+through signals. Project edits go through ``apply`` (undoable for tag changes) so the
+dirty flag, the stale review and the undo stack stay consistent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from deid_desktop.core.model import ColumnTag, Extract, LoadedTable, Project
+
+#: Suffix of project files.
+PROJECT_SUFFIX = ".deid.json"
+
+
+class _ProjectEdit(QUndoCommand):
+    """Swap the whole (frozen) project: undo is exact and cheap."""
+
+    def __init__(self, session: Session, new: Project, text: str) -> None:
+        super().__init__(text)
+        self._session = session
+        self._old = session.project
+        self._new = new
+
+    def redo(self) -> None:
+        self._session._set_project(self._new, review_stale=True)
+
+    def undo(self) -> None:
+        assert self._old is not None
+        self._session._set_project(self._old, review_stale=True)
+
+
+class Session(QObject):
+    projectChanged = Signal()
+    projectOpened = Signal()
+    extractLoaded = Signal()
+    reviewReady = Signal()
+    reviewInvalidated = Signal()
+    exportDone = Signal(object)
+    dirtyChanged = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.project: Project | None = None
+        self.project_path: Path | None = None  # None = never saved
+        self.suggested_path: Path | None = None  # where an unsaved project's paths point from
+        self.extract: Extract | None = None
+        self.loaded: list[LoadedTable] = []  # tables read for a new project
+        self.review: Any = None  # core.engine.ReviewResult
+        self.export_record: Any = None
+        self.dirty = False
+        self._edited = False  # a non-undoable edit since the last save
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
+
+    # -- project lifecycle -------------------------------------------------------------
+    @property
+    def has_project(self) -> bool:
+        return self.project is not None
+
+    @property
+    def display_name(self) -> str:
+        if self.project_path is not None:
+            return self.project_path.name
+        if self.project is not None and self.project.name:
+            return self.project.name
+        return "Untitled"
+
+    def open(self, project: Project, path: Path | None, *, dirty: bool = False) -> None:
+        """Start working on ``project`` (new or opened); forgets any previous state."""
+        self.project = project
+        self.project_path = path
+        self.suggested_path = path
+        self.extract = None
+        self.review = None
+        self.export_record = None
+        self.undo_stack.clear()
+        self._set_dirty(False)
+        self._edited = dirty
+        self._set_dirty(dirty)
+        self.projectOpened.emit()
+        self.projectChanged.emit()
+
+    def close(self) -> None:
+        self.project = None
+        self.project_path = None
+        self.suggested_path = None
+        self.extract = None
+        self.loaded = []
+        self.review = None
+        self.export_record = None
+        self.undo_stack.clear()
+        self._set_dirty(False)
+        self.projectOpened.emit()
+        self.projectChanged.emit()
+
+    def mark_saved(self, path: Path, project: Project | None = None) -> None:
+        self.project_path = path
+        if project is not None:
+            self.project = project
+        self.undo_stack.setClean()
+        self._set_dirty(False)
+        self.projectChanged.emit()
+
+    # -- edits -------------------------------------------------------------------------
+    def set_tag(self, table: str, tag: ColumnTag, text: str | None = None) -> None:
+        """Change one column's tag (undoable)."""
+        assert self.project is not None
+        spec = self.project.table(table)
+        if spec.column(tag.name) == tag:
+            return
+        new = self.project.with_table(spec.with_column(tag))
+        self.undo_stack.push(_ProjectEdit(self, new, text or f"Change tag of {tag.name}"))
+
+    def set_tags(self, changes: list[tuple[str, ColumnTag]], text: str) -> None:
+        """Change several tags as one undo step."""
+        assert self.project is not None
+        new = self.project
+        for table, tag in changes:
+            spec = new.table(table)
+            new = new.with_table(spec.with_column(tag))
+        if new != self.project:
+            self.undo_stack.push(_ProjectEdit(self, new, text))
+
+    def update(self, review_stale: bool = True, **changes: Any) -> None:
+        """Replace top-level project fields (pathway, options, risk, export meta)."""
+        assert self.project is not None
+        new = replace(self.project, **changes)
+        if new != self.project:
+            self._set_project(new, review_stale=review_stale)
+            self._edited = True
+            self._set_dirty(True)
+
+    def replace_project(self, project: Project, *, review_stale: bool = True) -> None:
+        """A project returned by core (e.g. a re-pointed table); not an undo step."""
+        if project != self.project:
+            self._set_project(project, review_stale=review_stale)
+            self._edited = True
+            self._set_dirty(True)
+
+    def _set_project(self, project: Project, *, review_stale: bool) -> None:
+        self.project = project
+        if review_stale and self.review is not None:
+            self.review = None
+            self.reviewInvalidated.emit()
+        self.projectChanged.emit()
+
+    # -- data --------------------------------------------------------------------------
+    def set_extract(self, extract: Extract | None) -> None:
+        self.extract = extract
+        if self.review is not None:
+            self.review = None
+            self.reviewInvalidated.emit()
+        self.extractLoaded.emit()
+
+    def set_review(self, review: Any) -> None:
+        self.review = review
+        self.reviewReady.emit()
+
+    def set_export_record(self, record: Any) -> None:
+        self.export_record = record
+        self.exportDone.emit(record)
+
+    # -- dirty flag --------------------------------------------------------------------
+    def _on_clean_changed(self, clean: bool) -> None:
+        self._set_dirty(self._edited or not clean)
+
+    def _set_dirty(self, dirty: bool) -> None:
+        if not dirty:
+            self._edited = False
+        if dirty != self.dirty:
+            self.dirty = dirty
+            self.dirtyChanged.emit(dirty)
