@@ -24,7 +24,6 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-import hashlib
 import hmac
 import json
 import os
@@ -41,11 +40,11 @@ from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from deid_desktop.core.errors import DeidError, InputError, KeyringUnavailable, UsageError
+from deid_desktop.core.linkage import salt_fingerprint
 from deid_desktop.core.model import Pathway, Project
 
 SERVICE = "deid-desktop"
 SALT_BYTES = 32
-FINGERPRINT_LABEL = b"deid-desktop salt fingerprint v1"
 ESCROW_FORMAT = "deid-desktop salt escrow v1"
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1
 MIN_PASSPHRASE = 12
@@ -76,7 +75,7 @@ class SaltStatus:
 
 def fingerprint(salt: bytes) -> str:
     """First 16 hex characters of HMAC-SHA256(salt, fixed label)."""
-    return hmac.new(salt, FINGERPRINT_LABEL, hashlib.sha256).hexdigest()[:16]
+    return salt_fingerprint(salt)
 
 
 def _backend_name(backend: keyring.backend.KeyringBackend) -> str:

@@ -48,6 +48,7 @@ MAX_KEY_LENGTH = 64  # the whole SHA-256 digest in hex
 MIN_SALT_BYTES = 16
 MAX_OFFSET_DAYS = 3650
 
+FINGERPRINT_LABEL = b"deid-desktop salt fingerprint v1"
 _OFFSET_LABEL = b"deid-desktop keyed date offset v1"
 _RANDOM_LABEL = b"deid-desktop random date offset v1"
 
@@ -90,6 +91,13 @@ class _Hmac:
             return o.hexdigest()[:length]
 
         return list(map(one, messages))
+
+
+def salt_fingerprint(salt: bytes) -> str:
+    """First 16 hex of HMAC-SHA256(salt, fixed label): tells salts apart, reveals nothing.
+
+    Safe to show and to put into the export record (which salt made a release)."""
+    return hmac.new(salt, FINGERPRINT_LABEL, hashlib.sha256).hexdigest()[:16]
 
 
 def _check_salt(salt: bytes) -> None:
