@@ -1,0 +1,510 @@
+"""Building blocks the pathways share: what to do with each tagged column, person
+positions, date parsing, ages over 89, ZIP3, free text, subject IDs, row order.
+
+Everything here is vectorised (a million persons must take seconds) and carries no
+value from the data into a message: files, columns, line numbers and counts only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from deid_desktop.core.errors import InputError, ProjectError, UsageError
+from deid_desktop.core.model import (
+    ColumnClass,
+    ColumnTag,
+    Extract,
+    FreeTextAction,
+    LoadedTable,
+    Project,
+    Role,
+    TableSpec,
+)
+from deid_desktop.core.zip3 import Zip3Table, zip3_or_000
+
+STRING = pd.StringDtype("pyarrow")
+#: Column names the pathways give to what they create.
+SUBJECT_ID = "subject_id"
+ZIP3_COLUMN = "zip3"
+#: Ages above this are pooled (45 CFR 164.514(b)(2)(i)(C)).
+MAX_AGE = 89
+AGE_POOLED = "90+"
+#: Person keys shorter than this are not tested for containment in a subject ID (a key
+#: of one or two characters is inside almost any code by chance).
+MIN_KEY_LENGTH = 3
+#: Subject-ID prefixes tried in turn until no ID equals a person key.
+_ID_PREFIXES = "SRTUVWXZ"
+
+
+# --------------------------------------------------------------------------- columns
+
+
+class Treatment(StrEnum):
+    """What a pathway does with one input column."""
+
+    KEY = "key"  # replaced by the subject ID / link key
+    DROP_DIRECT = "drop_direct"
+    DROP_FREE_TEXT = "drop_free_text"
+    DROP_UNTAGGED = "drop_untagged"
+    REDACT = "redact"
+    ZIP = "zip"
+    DATE = "date"
+    AGE = "age"
+    KEEP = "keep"
+
+
+def is_date_tag(tag: ColumnTag) -> bool:
+    """A date about the person: DATE class, or a birth/index-date role not tagged direct."""
+    if tag.cls == ColumnClass.DATE:
+        return True
+    return tag.role in (Role.BIRTH_DATE, Role.INDEX_DATE) and tag.cls != ColumnClass.DIRECT
+
+
+def column_treatments(
+    spec: TableSpec,
+    columns: Iterable[str],
+    *,
+    free_text: Mapping[str, FreeTextAction] | None = None,
+    keep_direct_roles: Sequence[Role] = (Role.ZIP,),
+) -> dict[str, Treatment]:
+    """The treatment of each column of a table, in the frame's column order.
+
+    The key is replaced; a ZIP-role column is cut to ZIP3 (whatever its class);
+    other direct columns go; free text goes unless ``free_text["table.column"]`` asks
+    for redaction; dates and ages are transformed; quasi and clinical columns stay.
+    A column without a tag is dropped (the safe side) and the caller warns.
+    """
+    tags = {c.name: c for c in spec.columns}
+    actions = free_text or {}
+    out: dict[str, Treatment] = {}
+    for name in columns:
+        tag = tags.get(name)
+        if name == spec.key:
+            out[name] = Treatment.KEY
+        elif tag is None:
+            out[name] = Treatment.DROP_UNTAGGED
+        elif tag.role == Role.ZIP and Role.ZIP in keep_direct_roles:
+            out[name] = Treatment.ZIP
+        elif tag.cls == ColumnClass.DIRECT:
+            out[name] = Treatment.DROP_DIRECT
+        elif tag.cls == ColumnClass.FREE_TEXT:
+            action = actions.get(f"{spec.name}.{name}", FreeTextAction.SUPPRESS)
+            out[name] = (
+                Treatment.REDACT if action == FreeTextAction.REDACT else Treatment.DROP_FREE_TEXT
+            )
+        elif is_date_tag(tag):
+            out[name] = Treatment.DATE
+        elif tag.role == Role.AGE:
+            out[name] = Treatment.AGE
+        else:
+            out[name] = Treatment.KEEP
+    return out
+
+
+def spec_for(project: Project, table: LoadedTable) -> TableSpec:
+    try:
+        return project.table(table.name)
+    except KeyError as exc:
+        raise ProjectError(
+            "A loaded table is not described in the project",
+            file=table.path.name,
+            hint="Reload the project so that every table is tagged.",
+        ) from exc
+
+
+def year_column_name(name: str, taken: Iterable[str]) -> str:
+    """``discharge_date`` -> ``discharge_year``; ``dob`` -> ``dob_year``; unique."""
+    lowered = name.lower()
+    stem = name
+    for suffix in ("_date", "date", "_dt"):
+        if lowered.endswith(suffix) and len(name) > len(suffix):
+            stem = name[: -len(suffix)].rstrip("_")
+            break
+    candidate = f"{stem}_year" if stem else f"{name}_year"
+    used = set(taken)
+    if candidate in used:
+        candidate = f"{name}_year"
+    while candidate in used:
+        candidate += "_"
+    return candidate
+
+
+# --------------------------------------------------------------------------- persons
+
+
+def person_positions(
+    person_keys: pd.Series, event_keys: pd.Series, *, table: LoadedTable, column: str
+) -> np.ndarray:
+    """For each event row, the row position of its person in the person table."""
+    index = pd.Index(person_keys.astype(STRING))
+    if not index.is_unique:
+        raise InputError(
+            f"{int(index.duplicated().sum())} person keys appear more than once "
+            "in the person table",
+            column=column,
+            hint="Each person must have exactly one row in the person table.",
+        )
+    pos = index.get_indexer(event_keys.astype(STRING))
+    unmatched = pos < 0
+    if unmatched.any():
+        raise InputError(
+            f"{int(unmatched.sum())} rows have a person key not found in the person table",
+            file=table.path.name,
+            column=column,
+            row=int(np.flatnonzero(unmatched)[0]) + 2,
+            hint="Every event row must belong to a person of the person table.",
+        )
+    return pos
+
+
+def all_positions(extract: Extract, project: Project) -> dict[str, np.ndarray]:
+    """Table name -> person row position of each of its rows (person table: 0..n-1)."""
+    person = extract.person
+    key = spec_for(project, person).key
+    keys = person.frame[key]
+    out = {person.name: np.arange(len(person.frame))}
+    for ev in extract.events:
+        ev_key = spec_for(project, ev).key
+        out[ev.name] = person_positions(keys, ev.frame[ev_key], table=ev, column=ev_key)
+    return out
+
+
+def order_rows(frame: pd.DataFrame, numbers: np.ndarray) -> pd.DataFrame:
+    """Rows ordered by the person's number, stable within a person; index reset."""
+    order = np.argsort(numbers, kind="stable")
+    return frame.iloc[order].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- subject IDs
+
+
+@dataclass(frozen=True)
+class SubjectIds:
+    """Random subject IDs, one per person row, and their numbers (for ordering)."""
+
+    ids: pd.Series  # string, aligned with the person table's rows
+    numbers: np.ndarray  # 1..n, a permutation
+    width: int
+    prefix: str
+    reassigned: int  # IDs moved because they happened to contain the person's own key
+
+
+def _format_ids(numbers: np.ndarray, prefix: str, width: int) -> pa.Array:
+    digits = pc.utf8_lpad(pa.array(numbers).cast(pa.string()), width, "0")
+    return pc.binary_join_element_wise(prefix, digits, "")
+
+
+def _contains_own_key(ids: np.ndarray, keys: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+    return eligible & (np.strings.find(ids, keys) >= 0)
+
+
+def random_subject_ids(person_keys: pd.Series, seed: int) -> SubjectIds:
+    """``S`` + zero-padded random number for each person, from ``seed`` only.
+
+    Not derived from any identifier (45 CFR 164.514(c)): numbers are a seeded random
+    permutation. No ID equals any person key (the prefix letter changes if one would),
+    and no ID contains its own person's key (such a coincidence is swapped away).
+    """
+    n = len(person_keys)
+    rng = np.random.default_rng(seed)
+    numbers = rng.permutation(n).astype(np.int64) + 1
+    width = max(4, len(str(n)))
+    keys = person_keys.astype(STRING).fillna("").to_numpy(dtype=str)
+    key_set = pd.Index(keys)
+    every = np.arange(1, n + 1)
+    prefix = next(
+        (p for p in _ID_PREFIXES if not key_set.isin(pd.Index(_format_ids(every, p, width))).any()),
+        _ID_PREFIXES[0],
+    )
+    eligible = np.strings.str_len(keys) >= MIN_KEY_LENGTH
+    ids = np.asarray(_format_ids(numbers, prefix, width).to_numpy(zero_copy_only=False), dtype=str)
+    bad = _contains_own_key(ids, keys, eligible)
+    reassigned = 0
+    for _ in range(50):
+        offenders = np.flatnonzero(bad)
+        if len(offenders) == 0 or n < 2:
+            break
+        for i in offenders:  # few: a random coincidence, swapped with another person
+            j = int(rng.integers(0, n))
+            numbers[i], numbers[j] = numbers[j], numbers[i]
+            reassigned += 1
+        ids = np.asarray(
+            _format_ids(numbers, prefix, width).to_numpy(zero_copy_only=False), dtype=str
+        )
+        bad = _contains_own_key(ids, keys, eligible)
+    series = pd.Series(
+        pd.arrays.ArrowStringArray(_format_ids(numbers, prefix, width)),
+        index=person_keys.index,
+        name=SUBJECT_ID,
+    )
+    return SubjectIds(series, numbers, width, prefix, reassigned)
+
+
+# --------------------------------------------------------------------------- dates
+
+
+class DateCache:
+    """Parses each date column once (core.io.dates), honouring a tag's stored format."""
+
+    def __init__(self, extract: Extract) -> None:
+        self._extract = extract
+        self._cache: dict[tuple[str, str], pd.Series] = {}
+        self.formats: dict[str, str] = {}  # "table.column" -> strptime format used
+
+    def get(self, table: str, tag: ColumnTag) -> pd.Series:
+        cached = self._cache.get((table, tag.name))
+        if cached is not None:
+            return cached
+        from deid_desktop.core.io.dates import infer_date_format, parse_dates
+
+        loaded = self._extract.table(table)
+        values = loaded.frame[tag.name]
+        fmt = tag.date_format or infer_date_format(values, file=loaded.path.name, column=tag.name)
+        parsed = parse_dates(values, fmt, file=loaded.path.name, column=tag.name)
+        self._cache[(table, tag.name)] = parsed
+        self.formats[f"{table}.{tag.name}"] = fmt
+        return parsed
+
+
+def year_text(dates: pd.Series) -> pd.Series:
+    """The year of each date as text ("2024"); missing stays missing."""
+    return dates.dt.year.astype("Int64").astype(STRING)
+
+
+# --------------------------------------------------------------------------- ages
+
+
+def age_numbers(values: pd.Series, *, file: str, column: str) -> pd.Series:
+    """Ages as whole numbers (floored); a value that is not a number is an InputError."""
+    text = values.astype(STRING).str.strip()
+    present = (text.notna() & (text != "")).to_numpy(dtype=bool)
+    numbers = pd.to_numeric(text.where(present), errors="coerce")
+    bad = present & (numbers.isna().to_numpy(dtype=bool) | (numbers < 0).fillna(False).to_numpy())
+    if bad.any():
+        raise InputError(
+            f"{int(bad.sum())} ages are not numbers of years",
+            file=file,
+            column=column,
+            row=int(np.flatnonzero(bad)[0]) + 2,
+            hint="Correct the age column, or tag it differently.",
+        )
+    return np.floor(numbers).astype("Int64")
+
+
+def age_between(birth: pd.Series, reference: pd.Series) -> pd.Series:
+    """Completed years from ``birth`` to ``reference`` (both datetime); <NA> if either is."""
+    years = reference.dt.year - birth.dt.year
+    before_birthday = (reference.dt.month < birth.dt.month) | (
+        (reference.dt.month == birth.dt.month) & (reference.dt.day < birth.dt.day)
+    )
+    return (years - before_birthday.astype("Int64")).astype("Int64")
+
+
+def pool_ages(numbers: pd.Series, force: np.ndarray | None = None) -> pd.Series:
+    """Ages as text: above 89 (or where ``force``) -> "90+", else the whole number."""
+    over = (numbers > MAX_AGE).fillna(False).to_numpy(dtype=bool)
+    if force is not None:
+        over = over | (force & numbers.notna().to_numpy(dtype=bool))
+    text = numbers.astype(STRING)
+    return text.where(~over, AGE_POOLED)
+
+
+@dataclass(frozen=True)
+class AgeFacts:
+    """Who is over 89, and how it was decided. Arrays align with the person table."""
+
+    over_89: np.ndarray  # bool per person row
+    source: str  # plain words: where the age came from
+    reference: str  # "index date 'baseline.discharge_date'", "2026-01-01", or ""
+    age_columns: dict[str, str] = field(default_factory=dict)  # table -> AGE column
+    birth_column: tuple[str, str] | None = None  # (table, column)
+    computed: pd.Series | None = None  # age from birth date, per person row
+    warnings: tuple[str, ...] = ()
+
+
+def _find_role(extract: Extract, project: Project, role: Role) -> tuple[str, ColumnTag] | None:
+    for table in extract.tables:  # the person table first
+        tag = spec_for(project, table).by_role(role)
+        if tag is not None and tag.name in table.frame.columns:
+            return table.name, tag
+    return None
+
+
+def _reference_dates(
+    extract: Extract,
+    project: Project,
+    dates: DateCache,
+    positions: Mapping[str, np.ndarray],
+    setting: str,
+) -> tuple[pd.Series | None, str, int]:
+    """Per-person reference date, a label, and how many persons had none of their own."""
+    n = len(extract.person.frame)
+    if setting and setting != "index":
+        try:
+            when = dt.date.fromisoformat(setting)
+        except ValueError as exc:
+            raise UsageError(
+                "The age reference must be 'index' or a date written YYYY-MM-DD",
+                hint="Change the Safe Harbor age reference in the project.",
+            ) from exc
+        return pd.Series(pd.Timestamp(when), index=range(n)), when.isoformat(), 0
+    found = _find_role(extract, project, Role.INDEX_DATE)
+    if found is None:
+        return None, "", 0
+    table, tag = found
+    parsed = dates.get(table, tag)
+    per_person = (
+        pd.Series(parsed.to_numpy(), index=positions[table])
+        .groupby(level=0)
+        .min()
+        .reindex(range(n))
+    )
+    missing = int(per_person.isna().sum())
+    if missing and per_person.notna().any():
+        per_person = per_person.fillna(per_person.max())  # the latest: the older age
+    return per_person, f"index date '{table}.{tag.name}'", missing
+
+
+def assess_ages(
+    extract: Extract,
+    project: Project,
+    dates: DateCache,
+    positions: Mapping[str, np.ndarray],
+    reference: str = "index",
+) -> AgeFacts:
+    """Decide who is over 89: any AGE-role value above 89, or the age computed from
+    the birth date at the reference date (per-person index date, or an ISO date)."""
+    n = len(extract.person.frame)
+    over = np.zeros(n, dtype=bool)
+    warnings: list[str] = []
+    age_columns: dict[str, str] = {}
+    person_age: pd.Series | None = None
+    for table in extract.tables:
+        tag = spec_for(project, table).by_role(Role.AGE)
+        if tag is None or tag.name not in table.frame.columns:
+            continue
+        age_columns[table.name] = tag.name
+        numbers = age_numbers(table.frame[tag.name], file=table.path.name, column=tag.name)
+        hit = (numbers > MAX_AGE).fillna(False).to_numpy(dtype=bool)
+        over[positions[table.name][hit]] = True
+        if table.name == extract.person.name:
+            person_age = numbers
+    birth = _find_role(extract, project, Role.BIRTH_DATE)
+    computed: pd.Series | None = None
+    ref_label = ""
+    sources = [f"age column '{t}.{c}'" for t, c in age_columns.items()]
+    if birth is not None:
+        b_table, b_tag = birth
+        ref, ref_label, missing_ref = _reference_dates(
+            extract, project, dates, positions, reference
+        )
+        if ref is None:
+            if not age_columns:
+                raise ProjectError(
+                    "Ages cannot be computed: the birth date needs a reference date, and no "
+                    "column is tagged as the index date",
+                    column=b_tag.name,
+                    hint="Tag the index date (e.g. discharge date) or set a reference date "
+                    "(YYYY-MM-DD) for ages.",
+                )
+            warnings.append(
+                "Ages were not cross-checked against the birth date: no index date is "
+                "tagged and no reference date is set."
+            )
+        else:
+            parsed = dates.get(b_table, b_tag)
+            born = (
+                pd.Series(parsed.to_numpy(), index=positions[b_table])
+                .groupby(level=0)
+                .min()
+                .reindex(range(n))
+            )
+            computed = age_between(born, ref.reset_index(drop=True))
+            over |= (computed > MAX_AGE).fillna(False).to_numpy(dtype=bool)
+            sources.append(f"birth date '{b_table}.{b_tag.name}' at the {ref_label}")
+            if missing_ref:
+                warnings.append(
+                    f"{missing_ref} persons have no index date; their age was taken at the "
+                    "latest index date in the extract."
+                )
+            if person_age is not None:
+                gap = (person_age.reset_index(drop=True) - computed).abs()
+                off = np.flatnonzero((gap > 1).fillna(False).to_numpy(dtype=bool))
+                if len(off):
+                    lines = ", ".join(str(i + 2) for i in off[:20])
+                    more = f" and {len(off) - 20} more" if len(off) > 20 else ""
+                    warnings.append(
+                        f"{len(off)} persons have an age that differs by more than a year "
+                        f"from the age computed from their birth date "
+                        f"({extract.person.path.name} lines {lines}{more})."
+                    )
+    return AgeFacts(
+        over_89=over,
+        source="; ".join(sources) if sources else "no age or birth date column",
+        reference=ref_label,
+        age_columns=age_columns,
+        birth_column=(birth[0], birth[1].name) if birth else None,
+        computed=computed,
+        warnings=tuple(warnings),
+    )
+
+
+# --------------------------------------------------------------------------- ZIP, free text
+
+
+def zip3_series(values: pd.Series, table: Zip3Table) -> tuple[pd.Series, int]:
+    """ZIP cut to three digits by the allow-list; and how many became "000"."""
+    out = zip3_or_000(values, table).rename(ZIP3_COLUMN)
+    return out, int((out == "000").sum())
+
+
+def redact_free_text(
+    extract: Extract,
+    project: Project,
+    columns: Mapping[str, Sequence[str]],
+) -> dict[str, dict[str, pd.Series]]:
+    """Free-text columns with every scan hit replaced by [KIND] (core.scan).
+
+    ``columns``: table -> column names chosen for redaction. Returns table -> column
+    -> redacted series aligned with the input rows.
+    """
+    if not any(columns.values()):
+        return {}
+    try:
+        from deid_desktop.core import scan
+    except ImportError as exc:
+        raise UsageError(
+            "Redacting free text needs the free-text scanner, which this build does not have",
+            hint="Choose 'suppress' for the free-text columns.",
+        ) from exc
+    dictionary = scan.build_dictionary(extract, project)
+    out: dict[str, dict[str, pd.Series]] = {}
+    for table, cols in columns.items():
+        if not cols:
+            continue
+        frame = extract.table(table).frame
+        out[table] = {c: scan.redact_column(frame[c], dictionary) for c in cols}
+    return out
+
+
+def released_name_of(treatment: Treatment, name: str, taken: Iterable[str]) -> str | None:
+    """The released name of an input column under ``treatment`` (None: not released)."""
+    if treatment in (Treatment.KEEP, Treatment.AGE, Treatment.REDACT):
+        return name
+    if treatment == Treatment.ZIP:
+        return ZIP3_COLUMN
+    if treatment == Treatment.DATE:
+        return year_column_name(name, taken)
+    return None
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"

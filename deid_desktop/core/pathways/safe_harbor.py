@@ -1,0 +1,307 @@
+"""The Safe Harbor release (45 CFR 164.514(b)(2)): every mechanical rule, in one pass.
+
+Direct columns go; the person key becomes a random subject ID (crosswalk held back);
+dates become years; ages over 89 become "90+" and every year of those persons is
+removed; ZIP is cut to an allowed ZIP3 or "000"; free text goes unless the user chose
+to redact it; rows are ordered by subject ID. Same project, input and seed -> the same
+frames, to the byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from deid_desktop.core.model import (
+    PATHWAY_LABELS,
+    ColumnClass,
+    Extract,
+    Pathway,
+    Project,
+    Release,
+    RiskSettings,
+    Role,
+)
+from deid_desktop.core.pathways.common import (
+    AGE_POOLED,
+    STRING,
+    SUBJECT_ID,
+    ZIP3_COLUMN,
+    DateCache,
+    Treatment,
+    age_numbers,
+    all_positions,
+    assess_ages,
+    column_treatments,
+    order_rows,
+    plural,
+    pool_ages,
+    random_subject_ids,
+    redact_free_text,
+    released_name_of,
+    spec_for,
+    year_text,
+    zip3_series,
+)
+from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
+from deid_desktop.core.zip3 import load_table_for
+
+#: How the years of persons over 89 are handled; stated in the release and record.
+OVER_89_POLICY = (
+    "every date-year of a person over 89 is removed, in every table (the birth year and "
+    "every other year, so that no pair of years can restate the age)"
+)
+
+
+def build_safe_harbor(
+    extract: Extract,
+    project: Project,
+    *,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> Release:
+    """Build the Safe Harbor release in memory. Nothing is written."""
+    rep = Reporter(progress, cancel)
+    options = project.safe_harbor
+    person = extract.person
+    person_spec = spec_for(project, person)
+
+    rep.step(0.0, "Assigning random subject IDs")
+    subjects = random_subject_ids(person.frame[person_spec.key], project.seed)
+    positions = all_positions(extract, project)
+
+    rep.step(0.15, "Reading dates and ages")
+    dates = DateCache(extract)
+    ages = assess_ages(extract, project, dates, positions, options.age_reference)
+    zip_table = load_table_for(options.zip3_table)
+
+    treatments = {
+        t.name: column_treatments(
+            spec_for(project, t), t.frame.columns, free_text=options.free_text
+        )
+        for t in extract.tables
+    }
+    redacted = redact_free_text(
+        extract,
+        project,
+        {
+            name: [c for c, tr in cols.items() if tr == Treatment.REDACT]
+            for name, cols in treatments.items()
+        },
+    )
+
+    dropped_direct: list[str] = []
+    dropped_text: list[str] = []
+    untagged: list[str] = []
+    date_columns: list[str] = []
+    year_columns: dict[str, list[str]] = {}
+    zip_to_000 = 0
+    zip_cells = 0
+    blanked_years = 0
+    tables: dict[str, pd.DataFrame] = {}
+    for i, table in enumerate(extract.tables):
+        rep.step(0.3 + 0.5 * i / len(extract.tables), f"Transforming {table.name}")
+        pos = positions[table.name]
+        over_rows = ages.over_89[pos]
+        is_person = table.name == person.name
+        out: dict[str, pd.Series] = {SUBJECT_ID: subjects.ids.iloc[pos].reset_index(drop=True)}
+        for col, treatment in treatments[table.name].items():
+            where = f"{table.name}.{col}"
+            values = table.frame[col].reset_index(drop=True)
+            name = released_name_of(treatment, col, out.keys())
+            if treatment == Treatment.DROP_DIRECT:
+                dropped_direct.append(where)
+            elif treatment == Treatment.DROP_FREE_TEXT:
+                dropped_text.append(where)
+            elif treatment == Treatment.DROP_UNTAGGED:
+                untagged.append(where)
+            elif treatment == Treatment.ZIP:
+                out[name], n000 = zip3_series(values, zip_table)
+                zip_to_000 += n000
+                zip_cells += len(values)
+            elif treatment == Treatment.DATE:
+                tag = spec_for(project, table).column(col)
+                years = year_text(dates.get(table.name, tag)).reset_index(drop=True)
+                blanked_years += int((years.notna().to_numpy(dtype=bool) & over_rows).sum())
+                years[over_rows] = pd.NA
+                out[name] = years
+                date_columns.append(where)
+                year_columns.setdefault(table.name, []).append(name)
+            elif treatment == Treatment.AGE:
+                numbers = age_numbers(values, file=table.path.name, column=col)
+                out[name] = pool_ages(numbers, force=over_rows if is_person else None)
+            elif treatment == Treatment.REDACT:
+                out[name] = redacted[table.name][col].reset_index(drop=True).astype(STRING)
+            elif treatment == Treatment.KEEP:
+                out[name] = values.astype(STRING)
+        frame = pd.DataFrame(out)
+        tables[table.name] = order_rows(frame, subjects.numbers[pos])
+
+    rep.step(0.85, "Applying risk settings")
+    suppressed, risk_notes = _apply_risk(tables, project, person.name)
+
+    crosswalk = pd.DataFrame(
+        {
+            SUBJECT_ID: subjects.ids.reset_index(drop=True),
+            person_spec.key: person.frame[person_spec.key].reset_index(drop=True).astype(STRING),
+        }
+    )
+    crosswalk = order_rows(crosswalk, subjects.numbers)
+
+    over_count = int(ages.over_89.sum())
+    transformations: list[str] = []
+    if dropped_direct:
+        transformations.append(
+            f"Removed {plural(len(dropped_direct), 'direct-identifier column')}: "
+            + ", ".join(dropped_direct)
+            + "."
+        )
+    transformations.append(
+        f"Replaced {person_spec.key} by a random subject ID ({subjects.prefix} + "
+        f"{subjects.width} digits, seed {project.seed}); the crosswalk is held back "
+        "and written apart from the release."
+    )
+    if date_columns:
+        transformations.append(
+            f"Reduced {plural(len(date_columns), 'date column')} to their year: "
+            + ", ".join(date_columns)
+            + "."
+        )
+    if ages.age_columns or ages.birth_column:
+        pooled = (
+            f"Pooled {plural(over_count, 'person')} over 89 as '{AGE_POOLED}' "
+            f"(age from {ages.source})"
+        )
+        if over_count:
+            pooled += (
+                f" and removed every year of those persons ({plural(blanked_years, 'cell')}): "
+                "the birth year and every other date-year, in every table, so no pair of "
+                "years can restate the age"
+            )
+        transformations.append(pooled + ".")
+    if zip_cells:
+        transformations.append(
+            f"Cut ZIP to 3 digits; {zip_to_000:,} set to 000 ({zip_table.vintage} table: "
+            "prefixes of 20,000 people or fewer, prefixes not in the table, malformed and "
+            "missing ZIPs)."
+        )
+    if dropped_text:
+        transformations.append(
+            f"Removed {plural(len(dropped_text), 'free-text column')}: "
+            + ", ".join(dropped_text)
+            + "."
+        )
+    for table_name, cols in sorted(redacted.items()):
+        for col in cols:
+            transformations.append(
+                f"Kept free-text column {table_name}.{col} with every scan hit replaced by "
+                "[KIND] (chosen by the user; a scan cannot prove a note clean)."
+            )
+    if untagged:
+        transformations.append(
+            f"Removed {plural(len(untagged), 'untagged column')}: " + ", ".join(untagged) + "."
+        )
+    transformations.append(
+        "Ordered the rows of every table by subject ID, so file order carries no enrollment order."
+    )
+    transformations.extend(risk_notes)
+
+    warnings = list(ages.warnings)
+    if untagged:
+        warnings.append(
+            f"{plural(len(untagged), 'column')} had no tag and were left out of the release: "
+            + ", ".join(untagged)
+            + "."
+        )
+    parameters: dict[str, object] = {
+        "seed": project.seed,
+        "subject_id_format": f"{subjects.prefix} + {subjects.width} zero-padded digits",
+        "zip3_vintage": zip_table.vintage,
+        "zip3_source": zip_table.source,
+        "zip3_threshold": "kept only if more than 20,000 people",
+        "age_source": ages.source,
+        "age_reference": options.age_reference,
+        "age_reference_used": ages.reference,
+        "over_89_policy": OVER_89_POLICY,
+        "persons_over_89": over_count,
+        "free_text": {k: str(v) for k, v in sorted(options.free_text.items())},
+        "date_formats": dict(sorted(dates.formats.items())),
+        "year_columns": {k: list(v) for k, v in sorted(year_columns.items())},
+        "zip3_set_to_000": zip_to_000,
+    }
+    rep.step(1.0, "Safe Harbor release built")
+    return Release(
+        pathway=Pathway.SAFE_HARBOR,
+        label=PATHWAY_LABELS[Pathway.SAFE_HARBOR],
+        tables=tables,
+        crosswalk=crosswalk,
+        id_column=SUBJECT_ID,
+        transformations=tuple(transformations),
+        suppressed_rows=suppressed,
+        warnings=tuple(warnings),
+        parameters=parameters,
+    )
+
+
+def default_quasi_identifiers(project: Project, frame: pd.DataFrame) -> tuple[str, ...]:
+    """The quasi-tagged columns of the person table as released (ZIP -> zip3)."""
+    spec = project.person_table
+    names: list[str] = []
+    for tag in spec.by_class(ColumnClass.QUASI):
+        name = ZIP3_COLUMN if tag.role == Role.ZIP else tag.name
+        if name in frame.columns and name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def _apply_risk(
+    tables: dict[str, pd.DataFrame], project: Project, person: str
+) -> tuple[dict[str, int], list[str]]:
+    """The user's optional generalizations and suppression (RiskSettings), in place."""
+    settings: RiskSettings = project.risk
+    notes: list[str] = []
+    suppressed: dict[str, int] = {}
+    if not (settings.age_bands or settings.drop_zip3 or settings.suppress_below_k):
+        return suppressed, notes
+    from deid_desktop.core import risk
+
+    if settings.age_bands:
+        for name, frame in tables.items():
+            tag = project.table(name).by_role(Role.AGE)
+            if tag is not None and tag.name in frame.columns:
+                frame[tag.name] = risk.apply_age_bands(
+                    frame[tag.name], settings.age_bands, column=tag.name
+                ).astype(STRING)
+                notes.append(
+                    f"Grouped ages in {name}.{tag.name} into bands "
+                    + ", ".join(risk.age_band_labels(settings.age_bands))
+                    + "."
+                )
+    if settings.drop_zip3:
+        for name, frame in tables.items():
+            if ZIP3_COLUMN in frame.columns:
+                tables[name] = frame.drop(columns=[ZIP3_COLUMN])
+                notes.append(f"Removed {name}.{ZIP3_COLUMN} to raise k.")
+    if settings.suppress_below_k:
+        frame = tables[person]
+        qis: Sequence[str] = settings.quasi_identifiers or default_quasi_identifiers(project, frame)
+        if qis:
+            kept, removed, share = risk.suppress_below_k(frame, qis, settings.k_target)
+            if removed:
+                gone = frame[SUBJECT_ID][~frame.index.isin(kept.index)]
+                tables[person] = kept.reset_index(drop=True)
+                suppressed[person] = removed
+                for name, other in list(tables.items()):
+                    if name == person:
+                        continue
+                    mask = other[SUBJECT_ID].isin(gone).to_numpy(dtype=bool)
+                    if mask.any():
+                        tables[name] = other.loc[~mask].reset_index(drop=True)
+                        suppressed[name] = int(mask.sum())
+            notes.append(
+                f"Suppressed {plural(removed, 'person')} ({share:.1%} of rows) in classes "
+                f"smaller than k = {settings.k_target} on " + ", ".join(qis) + ", with their "
+                "rows in every table."
+            )
+    return suppressed, notes

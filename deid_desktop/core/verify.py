@@ -1,0 +1,725 @@
+"""The verification gate: structural checks declared as data, all run, none skipped.
+
+Each check is a small function ``(extract, release, project, context) -> Finding``
+registered with its id, name, rule reference and severity. ``verify_release`` runs
+every check that applies to the release's pathway and collects the outcomes; export
+refuses to write anything when a blocking check failed. Outcomes carry counts and
+column names, never a value from the data.
+
+A pathway module may add its own checks by exporting ``CHECKS`` (a tuple of
+:class:`Check`); :func:`checks_for` picks them up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import ahocorasick
+import numpy as np
+import pandas as pd
+
+from deid_desktop.core.errors import DeidError
+from deid_desktop.core.model import (
+    ColumnClass,
+    Extract,
+    IdentifierCategory,
+    Pathway,
+    Project,
+    Release,
+    Role,
+)
+from deid_desktop.core.pathways.common import (
+    AGE_POOLED,
+    MAX_AGE,
+    MIN_KEY_LENGTH,
+    STRING,
+    ZIP3_COLUMN,
+    DateCache,
+    all_positions,
+    assess_ages,
+    spec_for,
+)
+from deid_desktop.core.zip3 import ZIP3_UNKNOWN, Zip3Table, load_table_for
+
+BLOCKING = "blocking"
+WARNING = "warning"
+ALL_PATHWAYS = frozenset(Pathway)
+SAFE_HARBOR = frozenset({Pathway.SAFE_HARBOR})
+
+#: Direct values shorter than this are not searched for (they match by chance).
+MIN_VALUE_LENGTH = 3
+#: Values made only of digits need this many to be searched (shorter ones are study
+#: numbers, counts and measurements that coincide with clinical values and years).
+MIN_NUMBER_LENGTH = 6
+#: A cell that is exactly a name and is shared by at least this many rows of its
+#: column is a category label (e.g. race "White"), not a leaked name.
+CATEGORY_ROWS = 20
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_FULL_DATE = (
+    r"(?i)(?:"
+    r"\b(?:1[89]|20)\d{2}[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])\b"
+    r"|\b(?:0?[1-9]|[12]\d|3[01])[-/](?:0?[1-9]|[12]\d|3[01])[-/](?:\d{4}|\d{2})\b"
+    r"|\b(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?:1[89]|20)\d{2}\b"
+    r"|\b(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}\b"
+    rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"
+    r")"
+)
+_ZIP5_ANYWHERE = r"\d{5}"
+_ZIP5_CELL = r"^\s*\d{5}(?:-?\d{4})?\s*$"
+_TOP_CODE = re.compile(r"^\s*(\d+)\s*\+\s*$")
+_YEARISH_NAME = re.compile(r"year|date|dob|birth|_yr$|^yr_", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------- the nouns
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a check function returns: passed, how many offending cells/rows/items, and
+    a detail dict of counts and column names (never values)."""
+
+    passed: bool
+    count: int = 0
+    detail: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class VerifyContext:
+    """What checks share: folders to compare, the ZIP3 table, parsed dates."""
+
+    extract: Extract
+    project: Project
+    crosswalk_dir: Path | None = None
+    out_dir: Path | None = None
+    zip3_table: Zip3Table | None = None
+
+    @cached_property
+    def dates(self) -> DateCache:
+        return DateCache(self.extract)
+
+    @cached_property
+    def positions(self) -> dict[str, np.ndarray]:
+        return all_positions(self.extract, self.project)
+
+    def zip_table(self) -> Zip3Table:
+        if self.zip3_table is None:
+            self.zip3_table = load_table_for(self.project.safe_harbor.zip3_table)
+        return self.zip3_table
+
+
+CheckFn = Callable[[Extract, Release, Project, VerifyContext], Finding]
+
+
+@dataclass(frozen=True)
+class Check:
+    """A structural check, declared as data. ``run`` is its function."""
+
+    id: str
+    name: str
+    rule: str  # the rule it enforces, e.g. "45 CFR 164.514(b)(2)(i)(B)"
+    severity: str  # "blocking" | "warning"
+    explanation: str
+    run: CheckFn = field(repr=False, compare=False)
+    pathways: frozenset[Pathway] = ALL_PATHWAYS
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "rule": self.rule,
+            "severity": self.severity,
+            "explanation": self.explanation,
+        }
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    check: Check
+    passed: bool
+    count: int
+    detail: dict[str, object]
+
+    def to_dict(self) -> dict[str, object]:
+        return {**self.check.to_dict(), "passed": self.passed, "count": self.count,
+                "detail": self.detail}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Verification:
+    outcomes: tuple[CheckOutcome, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.blocking_failures
+
+    @property
+    def blocking_failures(self) -> tuple[CheckOutcome, ...]:
+        return tuple(o for o in self.outcomes if not o.passed and o.check.severity == BLOCKING)
+
+    @property
+    def warnings(self) -> tuple[CheckOutcome, ...]:
+        return tuple(o for o in self.outcomes if not o.passed and o.check.severity == WARNING)
+
+    def outcome(self, check_id: str) -> CheckOutcome:
+        for o in self.outcomes:
+            if o.check.id == check_id:
+                return o
+        raise KeyError(check_id)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "passed": self.passed,
+            "blocking_failures": [o.check.id for o in self.blocking_failures],
+            "checks": [o.to_dict() for o in self.outcomes],
+        }
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _released_columns(release: Release) -> list[tuple[str, str, pd.Series]]:
+    """(table, column, values) of every released column except the subject/link key."""
+    return [
+        (t, c, frame[c])
+        for t, frame in release.tables.items()
+        for c in frame.columns
+        if c != release.id_column
+    ]
+
+
+def _uniques(values: pd.Series) -> pd.Series:
+    """Distinct non-missing cells as text -> number of rows holding each."""
+    counts = values.astype(STRING).value_counts(dropna=True, sort=False)
+    return counts[counts.index.notna()]
+
+
+def _rows_matching(values: pd.Series, pattern: str) -> int:
+    uniq = _uniques(values)
+    if uniq.empty:
+        return 0
+    hit = pd.Series(uniq.index, dtype=STRING).str.contains(pattern, regex=True)
+    return int(uniq.to_numpy()[hit.fillna(False).to_numpy(dtype=bool)].sum())
+
+
+def _person_keys(extract: Extract, project: Project) -> pd.Series:
+    return extract.person.frame[spec_for(project, extract.person).key].astype(STRING)
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_row_counts(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    tables: dict[str, dict[str, int | None]] = {}
+    bad = 0
+    for table in extract.tables:
+        suppressed = int(release.suppressed_rows.get(table.name, 0))
+        frame = release.tables.get(table.name)
+        released = None if frame is None else len(frame)
+        tables[table.name] = {"input": len(table.frame), "suppressed": suppressed,
+                              "released": released}  # fmt: skip
+        if released != len(table.frame) - suppressed:
+            bad += 1
+    extra = sorted(set(release.tables) - {t.name for t in extract.tables})
+    bad += len(extra)
+    return Finding(bad == 0, bad, {"tables": tables, "unexpected_tables": extra})
+
+
+def check_no_direct_columns(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    found: list[str] = []
+    for table in extract.tables:
+        spec = spec_for(project, table)
+        frame = release.tables.get(table.name)
+        if frame is None:
+            continue
+        names = {c.name for c in spec.by_class(ColumnClass.DIRECT)} | {spec.key}
+        names.discard(release.id_column)
+        found += [f"{table.name}.{c}" for c in frame.columns if c in names]
+    return Finding(not found, len(found), {"columns": sorted(found)})
+
+
+@dataclass(frozen=True)
+class _Dictionary:
+    values: list[str]  # lower-cased
+    is_name: np.ndarray  # bool per value
+    skipped_short: int
+    skipped_numbers: int
+
+
+def _direct_dictionary(extract: Extract, project: Project) -> _Dictionary:
+    ids: list[pd.Series] = []
+    names: list[pd.Series] = []
+    for table in extract.tables:
+        spec = spec_for(project, table)
+        for tag in spec.columns:
+            is_key = tag.name == spec.key
+            if tag.name not in table.frame.columns or not (is_key or tag.cls == ColumnClass.DIRECT):
+                continue
+            text = table.frame[tag.name].astype(STRING).str.strip().str.lower().dropna()
+            target = names if tag.category == IdentifierCategory.A else ids
+            target.append(text)
+            if tag.category != IdentifierCategory.A and not is_key:
+                digits = text.str.replace(r"\D", "", regex=True)
+                target.append(digits[(digits.str.len() >= 7) & (digits != text)])
+    parts: list[pd.Series] = []
+    flags: list[np.ndarray] = []
+    short = numbers = 0
+    for group, flag in ((names, True), (ids, False)):
+        if not group:
+            continue
+        uniq = pd.Series(pd.concat(group, ignore_index=True).unique(), dtype=STRING)
+        length = uniq.str.len()
+        too_short = (length < MIN_VALUE_LENGTH).to_numpy(dtype=bool)
+        numeric = uniq.str.fullmatch(r"\d+").fillna(False).to_numpy(dtype=bool)
+        small_number = numeric & (length < MIN_NUMBER_LENGTH).to_numpy(dtype=bool) & ~too_short
+        short += int(too_short.sum())
+        numbers += int(small_number.sum())
+        kept = uniq[~too_short & ~small_number]
+        parts.append(kept)
+        flags.append(np.full(len(kept), flag))
+    if not parts:
+        return _Dictionary([], np.zeros(0, dtype=bool), short, numbers)
+    merged = pd.concat(parts, ignore_index=True)
+    is_name = np.concatenate(flags)
+    # A value both a name and an ID is searched as an ID (substring: the stricter test).
+    order = np.lexsort((is_name,))
+    merged, is_name = merged.iloc[order], is_name[order]
+    first = ~merged.duplicated(keep="first").to_numpy(dtype=bool)
+    return _Dictionary(merged[first].tolist(), is_name[first], short, numbers)
+
+
+def _trigram_codes(text: str) -> np.ndarray:
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    if len(codes) < 3:
+        return np.zeros(0, dtype=np.uint64)
+    return (codes[:-2] << np.uint64(42)) | (codes[1:-1] << np.uint64(21)) | codes[2:]
+
+
+def _plausible(values: list[str], haystack: str) -> np.ndarray:
+    """Cheap necessary condition for ``value in haystack``: the value's first, middle
+    and last three characters all occur in the haystack (vectorised trigram sets)."""
+    present = np.unique(_trigram_codes(haystack))
+    joined = "\x00".join(values)
+    tri = _trigram_codes(joined)
+    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
+    starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+    keep = np.ones(len(values), dtype=bool)
+    for pos in (starts, starts + (lengths - 3) // 2, starts + lengths - 3):
+        codes = tri[pos]
+        idx = np.clip(np.searchsorted(present, codes), 0, max(len(present) - 1, 0))
+        keep &= (present[idx] == codes) if len(present) else False
+    return keep
+
+
+def check_no_direct_values(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    dictionary = _direct_dictionary(extract, project)
+    base = {
+        "values_searched": len(dictionary.values),
+        "skipped_shorter_than_3": dictionary.skipped_short,
+        "skipped_numbers_shorter_than_6": dictionary.skipped_numbers,
+        "not_searched": release.id_column + " (see the subject-ID check)",
+    }
+    columns = _released_columns(release)
+    cells: list[str] = []
+    owners: list[int] = []  # column index per unique cell
+    counts: list[np.ndarray] = []
+    for i, (_, _, values) in enumerate(columns):
+        uniq = _uniques(values)
+        cells += uniq.index.str.lower().tolist()
+        owners.append(np.full(len(uniq), i))
+        counts.append(uniq.to_numpy(dtype=np.int64))
+    if not dictionary.values or not cells:
+        return Finding(True, 0, {**base, "columns": []})
+    owner = np.concatenate(owners)
+    count = np.concatenate(counts)
+    haystack = "\x00".join(cells)
+    keep = _plausible(dictionary.values, haystack)
+    automaton = ahocorasick.Automaton()
+    for value, is_name in zip(
+        np.asarray(dictionary.values, dtype=object)[keep], dictionary.is_name[keep], strict=True
+    ):
+        automaton.add_word(value, (len(value), bool(is_name)))
+    hits: set[int] = set()
+    category: set[int] = set()
+    if len(automaton):
+        automaton.make_automaton()
+        lengths = np.fromiter((len(c) for c in cells), dtype=np.int64, count=len(cells))
+        starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+        for end, (size, is_name) in automaton.iter(haystack):
+            begin = end - size + 1
+            cell = int(np.searchsorted(starts, begin, side="right") - 1)
+            if cell in hits:
+                continue
+            if is_name:
+                before = haystack[begin - 1] if begin > 0 else " "
+                after = haystack[end + 1] if end + 1 < len(haystack) else " "
+                if before.isalnum() or after.isalnum():
+                    continue
+                if size == lengths[cell] and count[cell] >= CATEGORY_ROWS:
+                    category.add(cell)
+                    continue
+            hits.add(cell)
+    hit_idx = np.fromiter(hits, dtype=np.int64, count=len(hits))
+    rows = int(count[hit_idx].sum()) if len(hit_idx) else 0
+    where = sorted({f"{columns[o][0]}.{columns[o][1]}" for o in owner[hit_idx]})
+    cat_idx = np.fromiter(category, dtype=np.int64, count=len(category))
+    detail = {
+        **base,
+        "columns": where,
+        "category_cells_equal_to_a_name": int(count[cat_idx].sum()) if len(cat_idx) else 0,
+    }
+    return Finding(rows == 0, rows, detail)
+
+
+def check_no_full_dates(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    typed = [
+        f"{t}.{c}"
+        for t, frame in release.tables.items()
+        for c in frame.columns
+        if pd.api.types.is_datetime64_any_dtype(frame[c])
+    ]
+    per_column: dict[str, int] = {}
+    for t, c, values in _released_columns(release):
+        n = _rows_matching(values, _FULL_DATE)
+        if n:
+            per_column[f"{t}.{c}"] = n
+    count = len(typed) + sum(per_column.values())
+    return Finding(count == 0, count, {"date_typed_columns": typed, "cells_by_column": per_column})
+
+
+def _zip_columns(project: Project, release: Release) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for spec in project.tables:
+        frame = release.tables.get(spec.name)
+        if frame is None:
+            continue
+        tag = spec.by_role(Role.ZIP)
+        for name in {ZIP3_COLUMN, tag.name if tag else ZIP3_COLUMN}:
+            if name in frame.columns:
+                out.append((spec.name, name))
+    return sorted(out)
+
+
+def check_no_zip5(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    per_column: dict[str, int] = {}
+    for t, c in _zip_columns(project, release):
+        n = _rows_matching(release.tables[t][c], _ZIP5_ANYWHERE)
+        if n:
+            per_column[f"{t}.{c}"] = n
+    for spec in project.tables:
+        frame = release.tables.get(spec.name)
+        if frame is None:
+            continue
+        for tag in spec.by_class(ColumnClass.QUASI):
+            if tag.name in frame.columns and (spec.name, tag.name) not in _zip_columns(
+                project, release
+            ):
+                n = _rows_matching(frame[tag.name], _ZIP5_CELL)
+                if n:
+                    per_column[f"{spec.name}.{tag.name}"] = n
+    count = sum(per_column.values())
+    return Finding(count == 0, count, {"cells_by_column": per_column})
+
+
+def check_zip3_allowed(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    table = ctx.zip_table()
+    allowed = list(table.allowed_prefixes | {ZIP3_UNKNOWN})
+    per_column: dict[str, int] = {}
+    for t, c in _zip_columns(project, release):
+        values = release.tables[t][c].astype(STRING)
+        bad = ~values.isin(allowed).fillna(False) & values.notna()
+        if bad.any():
+            per_column[f"{t}.{c}"] = int(bad.sum())
+    count = sum(per_column.values())
+    return Finding(count == 0, count, {"cells_by_column": per_column, "zip3_table": table.vintage})
+
+
+def _age_over_89(values: pd.Series) -> int:
+    """Cells stating an age above 89 other than the pooled "90+" (bands included)."""
+    uniq = _uniques(values)
+    if uniq.empty:
+        return 0
+    text = pd.Series(uniq.index, dtype=STRING)
+    top = text.str.extract(_TOP_CODE, expand=False)
+    pooled = (pd.to_numeric(top, errors="coerce") <= MAX_AGE + 1).fillna(False)
+    biggest = (
+        text.str.extractall(r"(\d+(?:\.\d+)?)")[0].astype(float).groupby(level=0).max()
+    ).reindex(range(len(text)))
+    over = (biggest > MAX_AGE).fillna(False) & ~pooled
+    return int(uniq.to_numpy()[over.to_numpy(dtype=bool)].sum())
+
+
+def check_ages(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
+    per_column: dict[str, int] = {}
+    for spec in project.tables:
+        tag = spec.by_role(Role.AGE)
+        frame = release.tables.get(spec.name)
+        if tag is None or frame is None or tag.name not in frame.columns:
+            continue
+        n = _age_over_89(frame[tag.name])
+        if n:
+            per_column[f"{spec.name}.{tag.name}"] = n
+    count = sum(per_column.values())
+    return Finding(count == 0, count, {"cells_by_column": per_column})
+
+
+def _subjects_over_89(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> set[str]:
+    """Subject IDs of persons over 89: from the input (via the crosswalk) and from
+    every released "90+" in the person table's age column."""
+    out: set[str] = set()
+    person = extract.person.name
+    frame = release.tables.get(person)
+    tag = project.table(person).by_role(Role.AGE)
+    if frame is not None and tag is not None and tag.name in frame.columns:
+        pooled = frame[tag.name].astype(STRING) == AGE_POOLED
+        out |= set(frame.loc[pooled.fillna(False).to_numpy(dtype=bool), release.id_column])
+    if release.crosswalk is not None:
+        facts = assess_ages(
+            extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
+        )
+        keys = _person_keys(extract, project)[facts.over_89]
+        key_col = next(c for c in release.crosswalk.columns if c != release.id_column)
+        cw = release.crosswalk
+        out |= set(cw.loc[cw[key_col].astype(STRING).isin(keys).to_numpy(), release.id_column])
+    return out
+
+
+def check_no_age_revealing_year(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    old = _subjects_over_89(extract, release, project, ctx)
+    declared = release.parameters.get("year_columns", {})
+    per_column: dict[str, int] = {}
+    for t, frame in release.tables.items():
+        ages = {tag.name for tag in [project.table(t).by_role(Role.AGE)] if tag}
+        listed = set(declared.get(t, [])) if isinstance(declared, Mapping) else set()
+        cols = [
+            c
+            for c in frame.columns
+            if c != release.id_column and c not in ages and (c in listed or _YEARISH_NAME.search(c))
+        ]
+        if not cols or not old:
+            continue
+        rows = frame[release.id_column].isin(list(old)).to_numpy(dtype=bool)
+        for c in cols:
+            n = int((frame[c].notna().to_numpy(dtype=bool) & rows).sum())
+            if n:
+                per_column[f"{t}.{c}"] = n
+    count = sum(per_column.values())
+    return Finding(count == 0, count, {"persons_over_89": len(old), "cells_by_column": per_column})
+
+
+def check_subject_ids(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    person = release.tables.get(extract.person.name)
+    if person is None or release.id_column not in person.columns:
+        return Finding(False, 1, {"missing_id_column": True})
+    ids = person[release.id_column].astype(STRING)
+    duplicates = int(ids.duplicated().sum())
+    missing = int(ids.isna().sum())
+    known = pd.Index(ids.dropna().unique())
+    unlinked = 0
+    for name, frame in release.tables.items():
+        if name != extract.person.name and release.id_column in frame.columns:
+            unlinked += int((~frame[release.id_column].astype(STRING).isin(known)).sum())
+    keys = _person_keys(extract, project)
+    equal = int(ids.isin(keys.dropna()).sum())
+    containing = 0
+    if release.crosswalk is not None:
+        cw = release.crosswalk
+        key_col = next(c for c in cw.columns if c != release.id_column)
+        sub = cw[release.id_column].astype(STRING).fillna("").to_numpy(dtype=str)
+        key = cw[key_col].astype(STRING).fillna("").to_numpy(dtype=str)
+        eligible = np.strings.str_len(key) >= MIN_KEY_LENGTH
+        containing = int((eligible & (np.strings.find(sub, key) >= 0)).sum())
+        duplicates += int(cw[release.id_column].duplicated().sum())
+    count = duplicates + missing + unlinked + equal + containing
+    detail = {
+        "duplicate_ids": duplicates,
+        "missing_ids": missing,
+        "event_rows_without_a_person": unlinked,
+        "ids_equal_to_a_person_key": equal,
+        "ids_containing_their_own_key": containing,
+        "keys_shorter_than_3_not_tested_for_containment": True,
+    }
+    return Finding(count == 0, count, detail)
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    c, p = child.resolve(), parent.resolve()
+    return c == p or p in c.parents
+
+
+def check_crosswalk_apart(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    if release.crosswalk is None:
+        return Finding(True, 0, {"crosswalk": "none in this release"})
+    if ctx.crosswalk_dir is None or ctx.out_dir is None:
+        return Finding(True, 0, {"folders": "not chosen yet; checked again at export"})
+    inside = _inside(ctx.crosswalk_dir, ctx.out_dir)
+    return Finding(not inside, int(inside), {"crosswalk_inside_release_folder": inside})
+
+
+# --------------------------------------------------------------------------- registry
+
+
+CHECKS: tuple[Check, ...] = (
+    Check(
+        "row_counts",
+        "Row counts match the input",
+        "RULES.md structural checks",
+        BLOCKING,
+        "Every table has as many rows as its input, minus the rows the user chose to "
+        "suppress (reported).",
+        check_row_counts,
+    ),
+    Check(
+        "no_direct_columns",
+        "No direct-identifier column survives",
+        "45 CFR 164.514(b)(2)(i)(A)-(R)",
+        BLOCKING,
+        "No column tagged direct, nor the person key, is in the release (by name).",
+        check_no_direct_columns,
+        frozenset({Pathway.SAFE_HARBOR, Pathway.LINKABLE}),
+    ),
+    Check(
+        "no_direct_values",
+        "No direct-identifier value appears in the release",
+        "45 CFR 164.514(b)(2)(i)(A)-(R)",
+        BLOCKING,
+        "No value of any direct column (names as whole words, IDs, phones and e-mails as "
+        "substrings, case-insensitive) appears in any released cell of any table. Values "
+        "shorter than 3 characters and numbers shorter than 6 digits are not searched "
+        "(they match by chance); a cell that is exactly a name and is shared by 20 or "
+        "more rows is counted as a category label.",
+        check_no_direct_values,
+        frozenset({Pathway.SAFE_HARBOR, Pathway.LINKABLE}),
+    ),
+    Check(
+        "no_full_dates",
+        "No date column and no full date",
+        "45 CFR 164.514(b)(2)(i)(C)",
+        BLOCKING,
+        "No released column is date-typed and no cell holds a full date in a common "
+        "format (2024-03-01, 03/01/2024, 1.3.2024, 20240301, 1 March 2024, March 1, 2024).",
+        check_no_full_dates,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "no_zip5",
+        "No 5-digit ZIP",
+        "45 CFR 164.514(b)(2)(i)(B)",
+        BLOCKING,
+        "The ZIP column holds no 5 digits in a row, and no quasi-identifier column holds "
+        "a 5-digit ZIP.",
+        check_no_zip5,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "zip3_allowed",
+        "No restricted or unknown ZIP3",
+        "45 CFR 164.514(b)(2)(i)(B)",
+        BLOCKING,
+        "Every ZIP3 is '000' or a prefix with more than 20,000 people in the Census table used.",
+        check_zip3_allowed,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "ages_pooled",
+        "No age above 89",
+        "45 CFR 164.514(b)(2)(i)(C)",
+        BLOCKING,
+        "Every age above 89 is shown as the single category '90+' (bands included).",
+        check_ages,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "no_age_revealing_year",
+        "No year that reveals the age of a person over 89",
+        "45 CFR 164.514(b)(2)(i)(C)",
+        BLOCKING,
+        "For every person over 89 (from the input and from the released '90+'), no year "
+        "is left in any year or date column of any table.",
+        check_no_age_revealing_year,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "subject_ids",
+        "Subject IDs unique and unrelated to the person key",
+        "45 CFR 164.514(c)",
+        BLOCKING,
+        "Subject IDs are unique, every event row has one of a released person, no ID "
+        "equals a person key and none contains its own person's key (keys of 3 or more "
+        "characters).",
+        check_subject_ids,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "crosswalk_apart",
+        "Crosswalk kept apart from the release",
+        "45 CFR 164.514(c)",
+        BLOCKING,
+        "The crosswalk's folder is not the release folder and not inside it.",
+        check_crosswalk_apart,
+    ),
+)
+
+
+def checks_for(pathway: Pathway) -> tuple[Check, ...]:
+    """The checks that apply to ``pathway``: the shared registry plus the pathway
+    module's own ``CHECKS``, if it exports any."""
+    own = tuple(c for c in CHECKS if pathway in c.pathways)
+    try:
+        from deid_desktop.core.pathways import pathway_module
+
+        extra = tuple(getattr(pathway_module(pathway), "CHECKS", ()))
+    except DeidError:
+        extra = ()
+    seen = {c.id for c in own}
+    return own + tuple(c for c in extra if c.id not in seen)
+
+
+def _run(check: Check, extract: Extract, release: Release, project: Project,
+         ctx: VerifyContext) -> CheckOutcome:  # fmt: skip
+    try:
+        found = check.run(extract, release, project, ctx)
+    except Exception as exc:  # a check that cannot run has not passed
+        return CheckOutcome(check, False, 1, {"could_not_run": type(exc).__name__})
+    return CheckOutcome(check, bool(found.passed), int(found.count), dict(found.detail))
+
+
+def verify_release(
+    extract: Extract,
+    release: Release,
+    project: Project,
+    *,
+    crosswalk_dir: Path | None = None,
+    out_dir: Path | None = None,
+    zip3_table: Zip3Table | None = None,
+) -> Verification:
+    """Run every check that applies to the release's pathway; collect every outcome."""
+    ctx = VerifyContext(extract, project, crosswalk_dir, out_dir, zip3_table)
+    return Verification(
+        tuple(_run(c, extract, release, project, ctx) for c in checks_for(release.pathway))
+    )
