@@ -21,6 +21,7 @@ log = logging.getLogger("deid")
 #: Subcommand modules, in the order `deid --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "risk_scan_cmds",
+    "release_cmds",
 )
 
 EXIT_OK, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 2, 3, 4

@@ -38,20 +38,30 @@ _ID_TREATMENT = {
     Pathway.LIMITED_DATA_SET: "random subject ID replacing the person key; the crosswalk is "
     "held back by the sender",
 }
-# Suffixes a pathway may add when it derives a column from a source column.
-_DERIVED_SUFFIXES = ("_year", "_zip3", "3", "_band", "_shifted")
+ZIP3_NAMES = ("zip3",)
 
 
 def _source_tag(spec: TableSpec | None, column: str) -> tuple[ColumnTag | None, bool]:
-    """(tag of the source column, whether the released column is derived under a new name)."""
+    """(tag of the source column, whether the released column is derived under a new name).
+
+    Follows the pathways' naming: ``zip3`` comes from the ZIP-role column, ``<stem>_year``
+    from ``<stem>``, ``<stem>_date``, ``<stem>date`` or ``<stem>_dt``.
+    """
     if spec is None:
         return None, False
     names = {c.name: c for c in spec.columns}
     if column in names:
         return names[column], False
-    for suffix in _DERIVED_SUFFIXES:
-        if column.endswith(suffix) and column[: -len(suffix)] in names:
-            return names[column[: -len(suffix)]], True
+    if column in ZIP3_NAMES or column.endswith("_zip3"):
+        zip_tag = spec.by_role(Role.ZIP)
+        if zip_tag is not None:
+            return zip_tag, True
+    base = column.rstrip("_")
+    if base.endswith("_year"):
+        stem = base[: -len("_year")]
+        for candidate in (stem, f"{stem}_date", f"{stem}date", f"{stem}_dt"):
+            if candidate in names:
+                return names[candidate], True
     return None, False
 
 

@@ -152,6 +152,7 @@ def export_release(
     now: dt.datetime | None = None,
     input_rows: Mapping[str, int] | None = None,
     overwrite: bool = False,
+    project_file: Path | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ExportRecord:
@@ -294,6 +295,9 @@ def export_release(
                 neutralised=neutralised,
             )
         )
+        if project_file is not None and Path(project_file).is_file():
+            record["project"]["file"] = str(Path(project_file).absolute())
+            record["project"]["sha256"] = sha256_of(Path(project_file))
         rel.write_text(RECORD_JSON, record_json(record))
         rel.write_text(RECORD_TXT, render_record_text(record))
         files = tuple(out_dir / p.name for p in rel.staged_files())

@@ -9,16 +9,13 @@ record combinations and the scan's matched text stay out).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-SCAN_DISCLAIMER = (
-    "The free-text scan looks for names and record numbers taken from the extract's own "
-    "identifier columns and for common patterns (phone numbers, e-mail addresses, SSNs, "
-    "dates, ZIP codes, URLs, IP addresses, record-number-like codes, 'Mr./Ms./Dr. X', "
-    "'daughter/son/wife/husband X'). It cannot prove a note clean: a name that appears in "
-    "no column, a misspelling or an unusual format can be missed."
-)
+from deid_desktop.core.scan.report import DISCLAIMER
+
+#: The scan's own caveat (one wording everywhere: README, record, CLI, GUI).
+SCAN_DISCLAIMER = DISCLAIMER
 
 
 def check_rows(verification: Any) -> list[dict[str, Any]]:
@@ -79,32 +76,25 @@ def risk_summary(report: Any | None) -> dict[str, Any] | None:
     return summary
 
 
-def _hits(report: Any) -> Iterable[Any]:
-    return getattr(report, "hits", ()) or ()
-
-
 def scan_summary(report: Any | None) -> dict[str, Any] | None:
-    """Hit counts by kind and by column; never the matched text."""
+    """Counts by kind and by column, notes scanned and with hits; never the matched text."""
     if report is None:
         return None
     if isinstance(report, Mapping):
         return dict(report)
     by_kind: Counter[str] = Counter()
     by_column: Counter[str] = Counter()
-    rows: set[tuple[str, int]] = set()
-    total = 0
-    for h in _hits(report):
-        total += 1
+    for h in report.hits:
         by_kind[str(h.kind)] += 1
         by_column[f"{h.table}.{h.column}"] += 1
-        rows.add((str(h.table), int(h.row)))
-    columns = getattr(report, "columns", None)
-    scanned = sorted(str(c) for c in columns) if columns is not None else sorted(by_column.keys())
+    columns = list(report.columns)
     return {
-        "columns_scanned": scanned,
-        "hits": total,
-        "rows_with_hits": len(rows),
+        "columns_scanned": [f"{c.table}.{c.column}" for c in columns],
+        "notes": int(sum(c.notes for c in columns)),
+        "rows_with_hits": int(sum(c.notes_with_hits for c in columns)),
+        "hits": len(report.hits),
         "hits_by_kind": dict(sorted(by_kind.items())),
         "hits_by_column": dict(sorted(by_column.items())),
-        "disclaimer": SCAN_DISCLAIMER,
+        "dictionary_entries": int(getattr(report, "dictionary_entries", 0)),
+        "disclaimer": str(getattr(report, "disclaimer", SCAN_DISCLAIMER)),
     }

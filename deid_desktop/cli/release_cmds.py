@@ -1,0 +1,264 @@
+"""`deid check` and `deid run`: build a project's release headlessly, exactly as the GUI.
+
+`deid check PROJECT [--json]` builds the release in memory and prints every check
+(failed first), the residual risk and the free-text scan summary. It writes nothing;
+exit 3 when a blocking check fails.
+
+`deid run PROJECT --out DIR --crosswalk-out DIR2 [...]` does the same and, when every
+blocking check passes, writes the release, the crosswalk (apart) and the export record,
+and appends the record to the register. Exit 3 and nothing written when a check fails.
+
+Output names tables, columns, checks and counts - never a value from the data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from deid_desktop.core import engine
+from deid_desktop.core.errors import Problem
+from deid_desktop.core.export import check_rows, risk_summary, scan_summary
+from deid_desktop.core.model import Pathway, Project
+from deid_desktop.core.progress import ProgressFn
+
+JSON_SCHEMA = 1
+EXIT_CHECK_FAILED = 3
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    check = subparsers.add_parser(
+        "check",
+        help="build the release in memory and run every check (writes nothing)",
+        description="Build the project's release in memory, run every release check and "
+        "print each with pass/fail and counts (failed first), the residual risk and the "
+        "free-text scan summary. Writes nothing. Exit 3 if a blocking check fails.",
+    )
+    check.add_argument("project", type=Path, help="the project file (.deid.json)")
+    check.add_argument("--json", action="store_true", help="machine-readable output")
+    check.set_defaults(func=run_check)
+
+    run = subparsers.add_parser(
+        "run",
+        help="build, check and export the release with its crosswalk and record",
+        description="Build the project's release, run every check and, only if every "
+        "blocking check passes, write the release to --out, the crosswalk to "
+        "--crosswalk-out (a separate folder, never inside the release) and the export "
+        "record, then append the record to the local register. A failed check writes "
+        "nothing (exit 3).",
+    )
+    run.add_argument("project", type=Path, help="the project file (.deid.json)")
+    run.add_argument("--out", type=Path, required=True, help="release folder (new or empty)")
+    run.add_argument(
+        "--crosswalk-out",
+        type=Path,
+        help="crosswalk folder, apart from the release (needed when the release has one)",
+    )
+    for name, what in (
+        ("purpose", "purpose of the release"),
+        ("recipient", "who receives it"),
+        ("retention", "retention period, e.g. '3 years'"),
+        ("dua", "data use agreement reference"),
+    ):
+        run.add_argument(f"--{name}", help=f"{what} (default: the project's)")
+    run.add_argument("--xlsx", action="store_true", help="also write each table as XLSX")
+    run.add_argument(
+        "--register",
+        type=Path,
+        help="register file (default: $DEID_REGISTER, else the user data folder)",
+    )
+    run.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace earlier output of deid-desktop in --out/--crosswalk-out",
+    )
+    run.add_argument("--json", action="store_true", help="machine-readable output")
+    run.set_defaults(func=run_run)
+
+
+# ---------------------------------------------------------------- shared steps
+
+
+def _progress() -> ProgressFn | None:
+    """Stage names on stderr when a person is watching; nothing in pipes and logs."""
+    if not sys.stderr.isatty():
+        return None
+    last = {"stage": ""}
+
+    def show(_fraction: float, stage: str) -> None:
+        if stage != last["stage"]:
+            last["stage"] = stage
+            print(f"  {stage}...", file=sys.stderr)
+
+    return show
+
+
+def _salt(project: Project) -> bytes | None:
+    if project.pathway != Pathway.LINKABLE:
+        return None
+    from deid_desktop import secrets
+
+    return secrets.get_salt(project.project_id)
+
+
+def _warn_problems(problems: list[Problem]) -> None:
+    for p in problems:
+        where = f" ({p.file})" if p.file else ""
+        print(f"deid: {p.severity}: {p.message}{where}", file=sys.stderr)
+
+
+def _review(project_path: Path) -> tuple[Project, list[Problem], engine.ReviewResult]:
+    progress = _progress()
+    project, problems = engine.open_project(project_path)
+    _warn_problems(problems)
+    extract = engine.load(project, project_path, progress=progress)
+    result = engine.review(project, extract, salt=_salt(project), progress=progress)
+    return project, problems, result
+
+
+def check_payload(
+    project_path: Path, project: Project, problems: list[Problem], result: engine.ReviewResult
+) -> dict[str, Any]:
+    """The --json document of `deid check` (schema documented in README)."""
+    return {
+        "schema": JSON_SCHEMA,
+        "project": str(project_path),
+        "pathway": result.release.pathway.value,
+        "label": result.release.label,
+        "passed": result.passed,
+        "checks": check_rows(result.verification),
+        "risk": risk_summary(result.risk),
+        "scan": scan_summary(result.scan),
+        "rows": engine.released_rows(result),
+        "transformations": list(result.release.transformations),
+        "warnings": list(result.release.warnings),
+        "problems": [{"severity": p.severity, "message": p.message} for p in problems],
+    }
+
+
+def _print_check(payload: dict[str, Any]) -> None:
+    out = sys.stdout
+    print(f"Project: {payload['project']}", file=out)
+    print(f"Pathway: {payload['label']}", file=out)
+    checks = payload["checks"]
+    failed = [c for c in checks if not c["passed"]]
+    print(
+        f"\nChecks: {len(checks) - len(failed)} passed, {len(failed)} failed",
+        file=out,
+    )
+    for c in checks:
+        mark = "pass" if c["passed"] else ("FAIL" if c["severity"] == "blocking" else "warn")
+        count = "" if c["passed"] else f"  [{c['count']:,}]"
+        print(f"  {mark:4}  {c['name']} ({c['rule']}){count}", file=out)
+    print("\nRows:", file=out)
+    for table, r in payload["rows"].items():
+        inp = "-" if r["input"] is None else f"{r['input']:,}"
+        print(
+            f"  {table}: {inp} in, {r['released']:,} released, {r['suppressed']:,} suppressed",
+            file=out,
+        )
+    risk = payload["risk"]
+    if risk is None:
+        print("\nResidual risk: no quasi-identifier in the released person table.", file=out)
+    else:
+        print(
+            f"\nResidual risk on {', '.join(risk['quasi_identifiers'])} "
+            f"({risk['rows']:,} persons):",
+            file=out,
+        )
+        print(
+            f"  k = {risk['k']}; {risk['classes']:,} classes; {risk['lone']:,} lone records; "
+            f"{risk['below_k']:,} records in classes below {risk['k_target']}",
+            file=out,
+        )
+        print(
+            f"  prosecutor risk: max {risk['prosecutor_max']:.4f}, "
+            f"mean {risk['prosecutor_mean']:.4f}",
+            file=out,
+        )
+    scan = payload["scan"]
+    if scan is None:
+        print("\nFree-text scan: no free-text column.", file=out)
+    else:
+        kinds = ", ".join(f"{k} {n:,}" for k, n in scan["hits_by_kind"].items()) or "none"
+        print(
+            f"\nFree-text scan of {', '.join(scan['columns_scanned'])}: {scan['hits']:,} "
+            f"possible identifiers in {scan['rows_with_hits']:,} of {scan['notes']:,} notes "
+            f"({kinds}).",
+            file=out,
+        )
+        print(f"  {scan['disclaimer']}", file=out)
+    for w in payload["warnings"]:
+        print(f"Warning: {w}", file=out)
+    verdict = (
+        "Every blocking check passed: `deid run` would write this release."
+        if payload["passed"]
+        else "A blocking check failed: `deid run` would refuse this release."
+    )
+    print(f"\n{verdict} Nothing was written.", file=out)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def run_check(args: argparse.Namespace) -> int:
+    project, problems, result = _review(args.project)
+    payload = check_payload(args.project, project, problems, result)
+    if args.json:
+        json.dump(payload, sys.stdout, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+    else:
+        _print_check(payload)
+    return 0 if result.passed else EXIT_CHECK_FAILED
+
+
+def run_run(args: argparse.Namespace) -> int:
+    project, _problems, result = _review(args.project)
+    meta = project.export
+    overrides = {
+        k: getattr(args, k)
+        for k in ("purpose", "recipient", "retention", "dua")
+        if getattr(args, k) is not None
+    }
+    formats = tuple(dict.fromkeys((*meta.formats, *(("xlsx",) if args.xlsx else ()))))
+    meta = replace(meta, **overrides, formats=formats)
+    record = engine.export(
+        project,
+        args.project,
+        result,
+        out_dir=args.out,
+        crosswalk_dir=args.crosswalk_out,
+        meta=meta,
+        register_path=args.register,
+        overwrite=args.overwrite,
+        progress=_progress(),
+    )
+    payload = {
+        "schema": JSON_SCHEMA,
+        "out": str(record.out_dir),
+        "files": [str(p) for p in record.files],
+        "crosswalk": None if record.crosswalk_dir is None else str(record.crosswalk_dir),
+        "crosswalk_files": [str(p) for p in record.crosswalk_files],
+        "record": str(record.record_path),
+        "register": str(record.register_path),
+        "time_utc": record.record["time_utc"],
+        "label": record.record["label"],
+    }
+    if args.json:
+        json.dump(payload, sys.stdout, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+        return 0
+    print(f"Release written ({payload['label']}):")
+    for p in payload["files"]:
+        print(f"  {p}")
+    if payload["crosswalk_files"]:
+        print("Crosswalk written apart (keep it apart, do not disclose):")
+        for p in payload["crosswalk_files"]:
+            print(f"  {p}")
+    print(f"Export record: {payload['record']}")
+    print(f"Register: {payload['register']}")
+    return 0

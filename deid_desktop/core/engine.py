@@ -1,0 +1,308 @@
+"""The one entry point both front ends call: open, load, review, export.
+
+The GUI and the ``deid`` command line call only these functions, so a saved project
+gives the same release whichever runs it:
+
+- ``open_project(project_path)`` -> (Project, problems with its inputs)
+- ``load(project, project_path)`` -> Extract (hash-checked, relations checked)
+- ``review(project, extract, salt=...)`` -> ReviewResult: the release built in memory,
+  its verification (every check), the residual risk on the released person table and
+  the free-text scan of the extract. Nothing is written.
+- ``export(project, project_path, review, out_dir=..., crosswalk_dir=...)`` -> ExportRecord:
+  refuses when a blocking check failed, else writes release, crosswalk, record and
+  register entry atomically.
+- ``run(project_path, ...)``: all of the above in one call.
+
+The linkable pathway's salt is a parameter (``salt``): the front ends fetch it from the
+OS keyring (``deid_desktop.secrets``); the engine never stores or logs it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from deid_desktop import __version__
+from deid_desktop.core.errors import Problem, UsageError
+from deid_desktop.core.export import ExportRecord, export_release
+from deid_desktop.core.model import (
+    ColumnClass,
+    ExportMeta,
+    Extract,
+    Project,
+    Release,
+    Role,
+)
+from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
+
+if TYPE_CHECKING:
+    from deid_desktop.core.risk import RiskReport
+    from deid_desktop.core.scan import ScanReport
+    from deid_desktop.core.verify import Verification
+
+ZIP3_COLUMN = "zip3"
+
+
+@dataclass(frozen=True, eq=False)
+class ReviewResult:
+    """A release built in memory with everything the user reviews before export."""
+
+    project: Project
+    release: Release
+    verification: Verification
+    risk: RiskReport | None
+    scan: ScanReport | None
+    quasi_identifiers: tuple[str, ...] = ()
+    inputs: dict[str, tuple[Path, str]] = field(default_factory=dict)  # table -> (path, sha)
+    input_rows: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """True when no blocking check failed (the release may be exported)."""
+        return not list(self.verification.blocking_failures)
+
+
+def _slice(rep: Reporter, start: float, end: float) -> ProgressFn:
+    """A progress callback covering [start, end] of ``rep`` (for functions taking one)."""
+    part = rep.sub(start, end)
+
+    def progress(fraction: float, stage: str) -> None:
+        f = min(max(fraction, 0.0), 1.0)
+        part.progress(part.start + (part.end - part.start) * f, stage)
+
+    return progress
+
+
+# -- open and load ----------------------------------------------------------------------
+
+
+def open_project(project_path: Path) -> tuple[Project, list[Problem]]:
+    """Read a project file and say what changed about its inputs (hash, moved, columns)."""
+    from deid_desktop.core.project import check_inputs, load_project
+
+    project = load_project(Path(project_path))
+    return project, list(check_inputs(project, Path(project_path)))
+
+
+def load(
+    project: Project,
+    project_path: Path,
+    *,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> Extract:
+    """Read every input table of ``project`` (paths relative to the project file)."""
+    from deid_desktop.core.io import load_extract
+
+    base = Path(project_path).absolute().parent
+    return load_extract(project, base, progress=progress, cancel=cancel)
+
+
+# -- review -----------------------------------------------------------------------------
+
+
+def quasi_identifiers_for(project: Project, release: Release) -> tuple[str, ...]:
+    """The quasi-identifiers risk is measured on, as columns of the released person table.
+
+    The project's own choice if set (those still released), else every quasi-tagged
+    column of the person table as released, a ZIP column being measured as ``zip3``.
+    """
+    frame = release.tables.get(project.person_table.name)
+    if frame is None:
+        return ()
+    chosen = project.risk.quasi_identifiers
+    if chosen:
+        return tuple(c for c in chosen if c in frame.columns)
+    names: list[str] = []
+    for tag in project.person_table.by_class(ColumnClass.QUASI):
+        name = tag.name
+        if name not in frame.columns and tag.role == Role.ZIP and ZIP3_COLUMN in frame.columns:
+            name = ZIP3_COLUMN
+        if name in frame.columns and name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def sensitive_columns_for(project: Project, release: Release) -> tuple[str, ...]:
+    frame = release.tables.get(project.person_table.name)
+    if frame is None:
+        return ()
+    names = list(project.risk.sensitive)
+    names += [c.name for c in project.person_table.columns if c.role == Role.SENSITIVE]
+    return tuple(dict.fromkeys(n for n in names if n in frame.columns))
+
+
+def text_columns_for(project: Project, extract: Extract) -> dict[str, list[str]]:
+    """Free-text-tagged columns of the extract, per table (what the scan reads)."""
+    out: dict[str, list[str]] = {}
+    for spec in project.tables:
+        try:
+            frame = extract.table(spec.name).frame
+        except KeyError:
+            continue
+        cols = [c.name for c in spec.by_class(ColumnClass.FREE_TEXT) if c.name in frame.columns]
+        if cols:
+            out[spec.name] = cols
+    return out
+
+
+def review(
+    project: Project,
+    extract: Extract,
+    *,
+    salt: bytes | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> ReviewResult:
+    """Build the release in memory, verify it, measure its risk, scan the free text."""
+    from deid_desktop.core.pathways import build_release
+    from deid_desktop.core.risk import risk_report
+    from deid_desktop.core.scan import build_dictionary, scan_frames
+    from deid_desktop.core.verify import verify_release
+
+    rep = Reporter(progress, cancel)
+    release = build_release(
+        extract, project, salt=salt, progress=_slice(rep, 0.0, 0.45), cancel=cancel
+    )
+    rep.step(0.45, "Checking the release")
+    verification = verify_release(extract, release, project)
+
+    rep.step(0.7, "Measuring the residual risk")
+    qis = quasi_identifiers_for(project, release)
+    risk = None
+    if qis:
+        risk = risk_report(
+            release.tables[project.person_table.name],
+            qis,
+            k_target=project.risk.k_target,
+            sensitive=sensitive_columns_for(project, release),
+            progress=_slice(rep, 0.7, 0.8),
+            cancel=cancel,
+        )
+
+    scan = None
+    text_columns = text_columns_for(project, extract)
+    if text_columns:
+        rep.step(0.8, "Scanning the free text")
+        scan = scan_frames(
+            {name: extract.table(name).frame for name in text_columns},
+            text_columns,
+            build_dictionary(extract, project),
+            progress=_slice(rep, 0.8, 1.0),
+            cancel=cancel,
+        )
+    rep.step(1.0, "Review ready")
+    return ReviewResult(
+        project=project,
+        release=release,
+        verification=verification,
+        risk=risk,
+        scan=scan,
+        quasi_identifiers=qis,
+        inputs={t.name: (Path(t.path), t.sha256) for t in extract.tables},
+        input_rows={t.name: len(t.frame) for t in extract.tables},
+    )
+
+
+# -- export -----------------------------------------------------------------------------
+
+
+def export(
+    project: Project,
+    project_path: Path | None,
+    review_result: ReviewResult,
+    *,
+    out_dir: Path,
+    crosswalk_dir: Path | None,
+    meta: ExportMeta | None = None,
+    register_path: Path | None = None,
+    overwrite: bool = False,
+    now: dt.datetime | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> ExportRecord:
+    """Write the reviewed release. Refuses when the project changed since the review."""
+    if review_result.project != project:
+        raise UsageError(
+            "The project changed after the review; nothing was written.",
+            hint="Review the release again, then export.",
+        )
+    return export_release(
+        review_result.release,
+        review_result.verification,
+        project=project,
+        extract_inputs=review_result.inputs,
+        risk=review_result.risk,
+        scan=review_result.scan,
+        out_dir=out_dir,
+        crosswalk_dir=crosswalk_dir,
+        meta=meta if meta is not None else project.export,
+        register_path=register_path,
+        app_version=__version__,
+        now=now,
+        input_rows=review_result.input_rows,
+        overwrite=overwrite,
+        project_file=project_path,
+        progress=progress,
+        cancel=cancel,
+    )
+
+
+def run(
+    project_path: Path,
+    *,
+    out_dir: Path,
+    crosswalk_dir: Path | None,
+    meta: ExportMeta | None = None,
+    salt: bytes | None = None,
+    register_path: Path | None = None,
+    overwrite: bool = False,
+    now: dt.datetime | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> ExportRecord:
+    """Open, load, review and export in one call (what ``deid run`` does)."""
+    rep = Reporter(progress, cancel)
+    project, _problems = open_project(project_path)
+    extract = load(project, project_path, progress=_slice(rep, 0.0, 0.3), cancel=cancel)
+    result = review(project, extract, salt=salt, progress=_slice(rep, 0.3, 0.8), cancel=cancel)
+    return export(
+        project,
+        project_path,
+        result,
+        out_dir=out_dir,
+        crosswalk_dir=crosswalk_dir,
+        meta=meta,
+        register_path=register_path,
+        overwrite=overwrite,
+        now=now,
+        progress=_slice(rep, 0.8, 1.0),
+        cancel=cancel,
+    )
+
+
+def released_rows(result: ReviewResult) -> dict[str, dict[str, int | None]]:
+    """Per table: rows in the input, in the release, and suppressed on purpose."""
+    return {
+        name: {
+            "input": result.input_rows.get(name),
+            "released": len(frame),
+            "suppressed": int(result.release.suppressed_rows.get(name, 0)),
+        }
+        for name, frame in result.release.tables.items()
+    }
+
+
+__all__ = [
+    "ReviewResult",
+    "export",
+    "load",
+    "open_project",
+    "quasi_identifiers_for",
+    "released_rows",
+    "review",
+    "run",
+    "text_columns_for",
+]
