@@ -97,10 +97,10 @@ def test_csv_is_utf8_without_bom_with_lf_and_frame_column_order(tmp_path: Path) 
     raw = (tmp_path / "release" / "demographics.csv").read_bytes()
     assert not raw.startswith(b"\xef\xbb\xbf")
     assert b"\r" not in raw
-    assert raw.splitlines()[0] == b"subject_id,dob,sex,zip,lvef"
+    assert raw.splitlines()[0] == b"subject_id,dob_year,sex,zip3,lvef"
     assert "Zoë".encode() in raw
     back = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
-    assert list(back["zip"]) == ["021", "100", "941", "000"]  # leading zeros kept
+    assert list(back["zip3"]) == ["021", "100", "941", "000"]  # leading zeros kept
     assert list(back["subject_id"]) == ["S0001", "S0002", "S0003", "S0004"]
 
 
@@ -257,17 +257,22 @@ def test_data_dictionary_lists_every_released_column(tmp_path: Path) -> None:
     assert list(dd.columns) == ["table", "column", "class", "transformation", "description"]
     assert list(zip(dd["table"], dd["column"], strict=True)) == [
         ("demographics", "subject_id"),
-        ("demographics", "dob"),
+        ("demographics", "dob_year"),
         ("demographics", "sex"),
-        ("demographics", "zip"),
+        ("demographics", "zip3"),
         ("demographics", "lvef"),
         ("visits", "subject_id"),
-        ("visits", "visit_date"),
+        ("visits", "visit_year"),
         ("visits", "visit_type"),
     ]
     row = dd.set_index(["table", "column"])
-    assert row.loc[("demographics", "dob"), "transformation"].startswith("reduced to the year")
-    assert "three digits" in row.loc[("demographics", "zip"), "transformation"]
+    dob = row.loc[("demographics", "dob_year")]
+    assert dob["transformation"] == (
+        "derived from dob: reduced to the year; removed for persons aged 90 or over"
+    )
+    assert dob["class"] == "date"
+    assert "first three digits" in row.loc[("demographics", "zip3"), "transformation"]
+    assert row.loc[("visits", "visit_year"), "transformation"].startswith("derived from visit_date")
     assert row.loc[("demographics", "subject_id"), "class"] == "code"
     assert row.loc[("visits", "visit_type"), "class"] == "clinical"
 

@@ -103,16 +103,16 @@ def release(pathway: Pathway = Pathway.SAFE_HARBOR) -> Release:
     person = pd.DataFrame(
         {
             "subject_id": text(subj),
-            "dob": text(["", "1975", "1988", "1950"]),
+            "dob_year": text([None, "1975", "1988", "1950"]),
             "sex": text(["F", "M", "F", "M"]),
-            "zip": text(["021", "100", "941", "000"]),
+            "zip3": text(["021", "100", "941", "000"]),
             "lvef": text(["35", "-1.5", '=HYPERLINK("x")', None]),
         }
     )
     visits = pd.DataFrame(
         {
             "subject_id": text(["S0001", "S0001", "S0002", "S0003", "S0004"]),
-            "visit_date": text(["2024", "2024", "2024", "2024", "2024"]),
+            "visit_year": text(["2024", "2024", "2024", "2024", "2024"]),
             "visit_type": text(["office", "@phone", "office", "+home", "office"]),
         }
     )
