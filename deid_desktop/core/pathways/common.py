@@ -466,33 +466,44 @@ def zip3_series(values: pd.Series, table: Zip3Table) -> tuple[pd.Series, int]:
     return out, int((out == "000").sum())
 
 
+@dataclass(frozen=True)
+class Redaction:
+    """Free-text columns kept with scan hits replaced by [KIND], and what was found."""
+
+    columns: dict[str, dict[str, pd.Series]]  # table -> column -> redacted series
+    hits: dict[str, int]  # "table.column" -> hits replaced
+    notes_with_hits: dict[str, int]  # "table.column" -> notes with at least one hit
+
+
 def redact_free_text(
     extract: Extract,
     project: Project,
     columns: Mapping[str, Sequence[str]],
-) -> dict[str, dict[str, pd.Series]]:
+) -> Redaction:
     """Free-text columns with every scan hit replaced by [KIND] (core.scan).
 
-    ``columns``: table -> column names chosen for redaction. Returns table -> column
-    -> redacted series aligned with the input rows.
+    ``columns``: table -> column names the user chose to redact. The series returned
+    align with the input rows. The scan cannot prove a note clean; the caller says so.
     """
-    if not any(columns.values()):
-        return {}
-    try:
-        from deid_desktop.core import scan
-    except ImportError as exc:
-        raise UsageError(
-            "Redacting free text needs the free-text scanner, which this build does not have",
-            hint="Choose 'suppress' for the free-text columns.",
-        ) from exc
+    chosen = {t: list(c) for t, c in columns.items() if c}
+    if not chosen:
+        return Redaction({}, {}, {})
+    from deid_desktop.core import scan
+
     dictionary = scan.build_dictionary(extract, project)
+    frames = {t: extract.table(t).frame for t in chosen}
+    report = scan.scan_frames(frames, chosen, dictionary)
     out: dict[str, dict[str, pd.Series]] = {}
-    for table, cols in columns.items():
-        if not cols:
-            continue
-        frame = extract.table(table).frame
-        out[table] = {c: scan.redact_column(frame[c], dictionary) for c in cols}
-    return out
+    hits: dict[str, int] = {}
+    notes: dict[str, int] = {}
+    for table, cols in chosen.items():
+        out[table] = {}
+        for col in cols:
+            found = report.hits_for(table, col)
+            out[table][col] = scan.redact_column(frames[table][col], found)
+            hits[f"{table}.{col}"] = len(found)
+            notes[f"{table}.{col}"] = len({h.row for h in found})
+    return Redaction(out, hits, notes)
 
 
 def released_name_of(treatment: Treatment, name: str, taken: Iterable[str]) -> str | None:

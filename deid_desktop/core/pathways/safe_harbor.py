@@ -132,7 +132,7 @@ def build_safe_harbor(
                 numbers = age_numbers(values, file=table.path.name, column=col)
                 out[name] = pool_ages(numbers, force=over_rows if is_person else None)
             elif treatment == Treatment.REDACT:
-                out[name] = redacted[table.name][col].reset_index(drop=True).astype(STRING)
+                out[name] = redacted.columns[table.name][col].reset_index(drop=True).astype(STRING)
             elif treatment == Treatment.KEEP:
                 out[name] = values.astype(STRING)
         frame = pd.DataFrame(out)
@@ -192,12 +192,12 @@ def build_safe_harbor(
             + ", ".join(dropped_text)
             + "."
         )
-    for table_name, cols in sorted(redacted.items()):
-        for col in cols:
-            transformations.append(
-                f"Kept free-text column {table_name}.{col} with every scan hit replaced by "
-                "[KIND] (chosen by the user; a scan cannot prove a note clean)."
-            )
+    for where, count in sorted(redacted.hits.items()):
+        transformations.append(
+            f"Kept free-text column {where} with {plural(count, 'scan hit')} in "
+            f"{plural(redacted.notes_with_hits[where], 'note')} replaced by [KIND] (chosen by "
+            "the user; a scan cannot prove a note clean)."
+        )
     if untagged:
         transformations.append(
             f"Removed {plural(len(untagged), 'untagged column')}: " + ", ".join(untagged) + "."
@@ -226,6 +226,7 @@ def build_safe_harbor(
         "over_89_policy": OVER_89_POLICY,
         "persons_over_89": over_count,
         "free_text": {k: str(v) for k, v in sorted(options.free_text.items())},
+        "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
         "date_formats": dict(sorted(dates.formats.items())),
         "year_columns": {k: list(v) for k, v in sorted(year_columns.items())},
         "zip3_set_to_000": zip_to_000,
