@@ -1,0 +1,566 @@
+"""The gate's checks for the linkable release and the limited data set.
+
+Declared as data (id, name, rule, severity, explanation) with one function each; every
+check runs and reports pass/fail with a count, never a value. The heavy comparison of
+released and original dates is computed once per release and shared by the checks that
+read it.
+
+How released rows are matched to input rows (no hidden column is needed): the crosswalk
+gives each input person their link key; the release orders every table by link key,
+stable within a person (``linkable.release_order``), so ordering the input rows the same
+way lines them up with the released rows. Persons the release left out (rows suppressed
+to raise k) are left out of the comparison too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from deid_desktop.core.errors import DeidError
+from deid_desktop.core.model import (
+    PATHWAY_LABELS,
+    ColumnClass,
+    Extract,
+    Pathway,
+    Project,
+    Release,
+    Role,
+)
+from deid_desktop.core.pathways.common import (
+    STRING,
+    Treatment,
+    assess_ages,
+    column_treatments,
+    spec_for,
+)
+from deid_desktop.core.verify import (
+    BLOCKING,
+    Check,
+    CheckFn,
+    Finding,
+    VerifyContext,
+    check_ages,
+    check_no_zip5,
+    check_zip3_allowed,
+)
+
+LINKABLE = frozenset({Pathway.LINKABLE})
+LIMITED = frozenset({Pathway.LIMITED_DATA_SET})
+
+#: Whole-cell copies of a removed direct value shorter than this are not searched (a
+#: value of one or two characters matches ordinary data by chance); all-digit values
+#: need :data:`MIN_DIGITS` (a code "12" is not an identifier found in a lab value "12").
+MIN_TEXT = 3
+MIN_DIGITS = 6
+
+#: ``kept(project, table, column)``: whether a pathway may release a direct column.
+KeptFn = Callable[[Project, str, str], bool]
+
+
+# --------------------------------------------------------------------------- shared facts
+
+
+@dataclass(frozen=True)
+class _DateFacts:
+    persons_compared: int
+    cells_compared: int
+    unchanged_cells: int  # released date equal to the original
+    persons_uneven: int  # persons whose dates did not all move by one amount
+    appeared: int  # released date where the input had none
+    vanished: int  # input date missing from the release (birth dates of 90+ excepted)
+    out_of_range: int  # moved by zero, by more than N days, or by a part of a day
+    distinct_offsets: int
+    unaligned_tables: tuple[str, ...]
+
+
+def _link_keys_of_input(extract: Extract, release: Release, project: Project) -> pd.Series:
+    """Link key per input person row; <NA> where the person is not in the release."""
+    cw = release.crosswalk
+    key = spec_for(project, extract.person).key
+    if cw is None or release.id_column not in cw.columns or key not in cw.columns:
+        raise DeidError("The release has no crosswalk to match it with the input.")
+    index = pd.Index(cw[key].astype(STRING))
+    where = index.get_indexer(extract.person.frame[key].astype(STRING))
+    link = cw[release.id_column].astype(STRING).to_numpy(dtype=object)
+    out = pd.Series(np.where(where >= 0, link[np.maximum(where, 0)], None), dtype=STRING)
+    released = release.tables.get(extract.person.name)
+    if released is not None:  # persons suppressed to raise k are not compared
+        in_release = pc.is_in(
+            pa.array(out), value_set=pa.array(released[release.id_column].astype(STRING))
+        ).to_numpy(zero_copy_only=False)
+        out = out.where(in_release)
+    return out
+
+
+def _order_within(keys: pd.Series) -> np.ndarray:
+    """Stable order of rows by key, as the release orders them."""
+    return pc.sort_indices(pa.array(keys)).to_numpy()
+
+
+def date_facts(release: Release, ctx: VerifyContext) -> _DateFacts:
+    """Compare every released date with its input date (once per verification)."""
+    cached = ctx.__dict__.get("_linkable_date_facts")
+    if cached is not None and cached[0] is release:
+        return cached[1]
+    facts = _compute_date_facts(ctx.extract, release, ctx.project, ctx)
+    ctx.__dict__["_linkable_date_facts"] = (release, facts)
+    return facts
+
+
+def _compute_date_facts(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> _DateFacts:
+    from deid_desktop.core.io.dates import parse_dates
+    from deid_desktop.core.pathways.linkable import release_date_format
+
+    person_link = _link_keys_of_input(extract, release, project)
+    positions = ctx.positions
+    dates = ctx.dates
+    keys_parts: list[np.ndarray] = []
+    delta_parts: list[np.ndarray] = []
+    unchanged = appeared = vanished = 0
+    unaligned: list[str] = []
+    for table in extract.tables:
+        spec = spec_for(project, table)
+        released = release.tables.get(table.name)
+        if released is None:
+            unaligned.append(table.name)
+            continue
+        row_link = person_link.iloc[positions[table.name]].reset_index(drop=True)
+        kept = np.flatnonzero(row_link.notna().to_numpy(dtype=bool))
+        order = kept[_order_within(row_link.iloc[kept])]
+        released_keys = released[release.id_column].astype(STRING).to_numpy(dtype=object)
+        if len(order) != len(released) or not np.array_equal(
+            row_link.iloc[order].to_numpy(dtype=object), released_keys
+        ):
+            unaligned.append(table.name)
+            continue
+        for name, treatment in column_treatments(spec, table.frame.columns).items():
+            if treatment != Treatment.DATE or name not in released.columns:
+                continue
+            tag = spec.column(name)
+            before = dates.get(table.name, tag).iloc[order].reset_index(drop=True)
+            fmt = release_date_format(dates.formats[f"{table.name}.{name}"])
+            after = parse_dates(
+                released[name].reset_index(drop=True), fmt, file=table.name, column=name
+            )
+            b_ok = before.notna().to_numpy(dtype=bool)
+            a_ok = after.notna().to_numpy(dtype=bool)
+            appeared += int((a_ok & ~b_ok).sum())
+            if tag.role != Role.BIRTH_DATE:  # removed on purpose for persons over 89
+                vanished += int((b_ok & ~a_ok).sum())
+            both = a_ok & b_ok
+            delta = (
+                after.to_numpy(dtype="datetime64[ns]")[both]
+                - before.to_numpy(dtype="datetime64[ns]")[both]
+            ).astype(np.int64)
+            unchanged += int((delta == 0).sum())
+            keys_parts.append(released_keys[both])
+            delta_parts.append(delta)
+    frame = pd.DataFrame(
+        {
+            "key": pd.Series(
+                np.concatenate(keys_parts) if keys_parts else np.array([], dtype=object),
+                dtype=STRING,
+            ),
+            "delta": np.concatenate(delta_parts) if delta_parts else np.array([], np.int64),
+        }
+    )
+    per_person = frame.groupby("key", dropna=False, sort=False)["delta"].agg(["nunique", "first"])
+    day = np.int64(86_400 * 10**9)
+    n_days = int(project.linkable.offset_days)
+    d = frame["delta"].to_numpy()
+    out_of_range = int(((d == 0) | (d % day != 0) | (np.abs(d) > n_days * day)).sum())
+    return _DateFacts(
+        persons_compared=len(per_person),
+        cells_compared=len(frame),
+        unchanged_cells=unchanged,
+        persons_uneven=int((per_person["nunique"] > 1).sum()),
+        appeared=appeared,
+        vanished=vanished,
+        out_of_range=out_of_range,
+        distinct_offsets=int(per_person["first"].nunique()),
+        unaligned_tables=tuple(unaligned),
+    )
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+def _check_label(expected: Pathway) -> CheckFn:
+    def run(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
+        text = release.label.lower()
+        wrong = release.label != PATHWAY_LABELS[expected] or release.pathway != expected
+        wrong |= "anonym" in text or "safe harbor" in text.replace("not safe harbor", "")
+        return Finding(not wrong, int(wrong), {"label": release.label})
+
+    return run
+
+
+def check_link_keys(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    person = release.tables.get(extract.person.name)
+    if person is None or release.id_column not in person.columns:
+        return Finding(False, 1, {"person_table_or_link_key_missing": True})
+    keys = person[release.id_column].astype(STRING)
+    missing = int(keys.isna().sum())
+    dup = int(keys.dropna().duplicated().sum())
+    cw_bad = 0
+    if release.crosswalk is None:
+        cw_bad = 1
+    else:
+        cw = release.crosswalk
+        cw_bad = int(cw[release.id_column].duplicated().sum()) + int(
+            cw.drop(columns=[release.id_column]).iloc[:, 0].duplicated().sum()
+        )
+    key_len = int(project.linkable.key_length)
+    wrong_shape = int((~keys.dropna().str.fullmatch(f"[0-9a-f]{{{key_len}}}").fillna(False)).sum())
+    bad = missing + dup + cw_bad + wrong_shape
+    return Finding(
+        bad == 0,
+        bad,
+        {
+            "persons": len(keys),
+            "duplicate_keys": dup,
+            "missing_keys": missing,
+            "crosswalk_not_one_to_one": cw_bad,
+            "keys_not_hex_of_length": wrong_shape,
+        },
+    )
+
+
+def check_events_link(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    person = release.tables.get(extract.person.name)
+    if person is None:
+        return Finding(False, 1, {"person_table_missing": True})
+    keys = pa.array(person[release.id_column].astype(STRING))
+    per_table: dict[str, int] = {}
+    rows = 0
+    for ev in extract.events:
+        frame = release.tables.get(ev.name)
+        if frame is None:
+            continue
+        found = pc.is_in(pa.array(frame[release.id_column].astype(STRING)), value_set=keys)
+        rows += len(frame)
+        unlinked = len(frame) - int(pc.sum(found).as_py() or 0)
+        if unlinked:
+            per_table[ev.name] = unlinked
+    bad = sum(per_table.values())
+    return Finding(bad == 0, bad, {"event_rows": rows, "unlinked_by_table": per_table})
+
+
+def check_intervals(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    f = date_facts(release, ctx)
+    bad = f.persons_uneven + f.appeared + f.vanished + len(f.unaligned_tables)
+    return Finding(
+        bad == 0,
+        bad,
+        {
+            "dates_compared": f.cells_compared,
+            "persons_compared": f.persons_compared,
+            "persons_whose_dates_moved_unevenly": f.persons_uneven,
+            "released_dates_without_input_date": f.appeared,
+            "input_dates_missing_from_release": f.vanished,
+            "tables_not_matched_row_by_row": list(f.unaligned_tables),
+        },
+    )
+
+
+def check_no_true_dates(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    f = date_facts(release, ctx)
+    return Finding(
+        f.unchanged_cells == 0,
+        f.unchanged_cells,
+        {"dates_compared": f.cells_compared, "dates_equal_to_input": f.unchanged_cells},
+    )
+
+
+def check_offsets(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    f = date_facts(release, ctx)
+    one_for_all = f.persons_compared > 1 and f.distinct_offsets <= 1
+    bad = f.out_of_range + int(one_for_all)
+    return Finding(
+        bad == 0,
+        bad,
+        {
+            "distinct_offsets": f.distinct_offsets,
+            "persons_compared": f.persons_compared,
+            "offset_range_days": int(project.linkable.offset_days),
+            "dates_moved_by_zero_part_of_a_day_or_out_of_range": f.out_of_range,
+            "one_offset_for_everyone": one_for_all,
+        },
+    )
+
+
+def check_birth_dates_over_89(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    """No released birth date for a person over 89 (from the input or a released 90+)."""
+    ages = assess_ages(
+        extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
+    )
+    link = _link_keys_of_input(extract, release, project)
+    over_keys = set(link[ages.over_89].dropna().tolist())
+    bad = 0
+    for table in extract.tables:
+        spec = spec_for(project, table)
+        frame = release.tables.get(table.name)
+        birth = spec.by_role(Role.BIRTH_DATE)
+        if frame is None or birth is None or birth.name not in frame.columns:
+            continue
+        keys = frame[release.id_column].astype(STRING)
+        over = keys.isin(over_keys).to_numpy(dtype=bool).copy()
+        age = spec.by_role(Role.AGE)
+        if age is not None and age.name in frame.columns:
+            over |= (
+                (frame[age.name].astype(STRING).str.strip() == "90+")
+                .fillna(False)
+                .to_numpy(dtype=bool)
+            )
+        bad += int((over & frame[birth.name].notna().to_numpy(dtype=bool)).sum())
+    return Finding(bad == 0, bad, {"persons_over_89": len(over_keys), "birth_dates_released": bad})
+
+
+def _dua_present(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    ok = bool(project.export.dua.strip())
+    return Finding(ok, int(not ok), {"dua_recorded": ok})
+
+
+def lds_no_direct_columns(kept: KeptFn) -> CheckFn:
+    """No released column is a direct column the limited data set must remove."""
+
+    def run(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
+        found: list[str] = []
+        for table in extract.tables:
+            spec = spec_for(project, table)
+            frame = release.tables.get(table.name)
+            if frame is None:
+                continue
+            names = {c.name for c in spec.by_class(ColumnClass.DIRECT)} | {spec.key}
+            names.discard(release.id_column)
+            found += [
+                f"{table.name}.{c}"
+                for c in frame.columns
+                if c in names and not kept(project, table.name, c)
+            ]
+        return Finding(not found, len(found), {"columns": sorted(found)})
+
+    return run
+
+
+def _removed_values(extract: Extract, project: Project, kept: KeptFn) -> pa.Array:
+    """Distinct values of every removed direct column, long enough to test."""
+    chunks: list[pa.Array] = []
+    for table in extract.tables:
+        spec = spec_for(project, table)
+        for tag in spec.columns:
+            if tag.name not in table.frame.columns:
+                continue
+            direct = tag.cls == ColumnClass.DIRECT or tag.name == spec.key
+            if not direct or kept(project, table.name, tag.name):
+                continue
+            values = pc.utf8_trim_whitespace(
+                pa.array(table.frame[tag.name].astype(STRING), type=pa.large_string())
+            )
+            chunks.append(pc.unique(values.drop_null()))
+    if not chunks:
+        return pa.array([], type=pa.large_string())
+    values = pc.unique(pa.concat_arrays(chunks))
+    length = pc.utf8_length(values)
+    digits = pc.match_substring_regex(values, r"^[0-9]+$")
+    long_enough = pc.if_else(
+        digits, pc.greater_equal(length, MIN_DIGITS), pc.greater_equal(length, MIN_TEXT)
+    )
+    return values.filter(long_enough)
+
+
+def lds_no_direct_values(kept: KeptFn) -> CheckFn:
+    """No released cell equals (whole cell, trimmed) a value of a removed direct column."""
+
+    def run(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
+        needles = _removed_values(extract, project, kept)
+        per_column: dict[str, int] = {}
+        for table, frame in release.tables.items():
+            for name in frame.columns:
+                if name == release.id_column or not len(needles):
+                    continue
+                col = pc.utf8_trim_whitespace(
+                    pa.array(frame[name].astype(STRING), type=pa.large_string())
+                )
+                n = int(pc.sum(pc.is_in(col, value_set=needles)).as_py() or 0)
+                if n:
+                    per_column[f"{table}.{name}"] = n
+        count = sum(per_column.values())
+        return Finding(
+            count == 0,
+            count,
+            {"values_searched": len(needles), "cells_by_column": per_column},
+        )
+
+    return run
+
+
+LINKABLE_CHECKS: tuple[Check, ...] = (
+    Check(
+        "linkable_label",
+        "Labelled as requiring Expert Determination",
+        "45 CFR 164.514(b)(1)",
+        BLOCKING,
+        "A linkable release is not Safe Harbor and not anonymous; its label says so.",
+        _check_label(Pathway.LINKABLE),
+        LINKABLE,
+    ),
+    Check(
+        "link_keys_unique",
+        "Link keys unique per person",
+        "RULES.md linkable release",
+        BLOCKING,
+        "Each released person has exactly one link key (hex, of the chosen length), no two "
+        "persons share one, and the held-back crosswalk is one-to-one.",
+        check_link_keys,
+        LINKABLE,
+    ),
+    Check(
+        "events_link_to_persons",
+        "Every event row links to a released person",
+        "RULES.md multi-table releases",
+        BLOCKING,
+        "Every event row's link key is one of the released person table's.",
+        check_events_link,
+        LINKABLE,
+    ),
+    Check(
+        "intervals_preserved",
+        "Within-person intervals exact",
+        "RULES.md linkable release",
+        BLOCKING,
+        "All of a person's dates, in every table, moved by the same number of days, so "
+        "every interval between two of them equals the original; no date appeared or "
+        "vanished (birth dates of persons over 89 are removed on purpose).",
+        check_intervals,
+        LINKABLE,
+    ),
+    Check(
+        "no_true_dates",
+        "No original calendar date survives",
+        "RULES.md linkable release",
+        BLOCKING,
+        "No shifted date equals the person's true date.",
+        check_no_true_dates,
+        LINKABLE,
+    ),
+    Check(
+        "offsets_per_person",
+        "Offsets per person, within range, never one for all",
+        "RULES.md linkable release",
+        BLOCKING,
+        "Dates move by whole days within the chosen range and never by zero; one offset "
+        "for everyone would let a single known date undo every shift.",
+        check_offsets,
+        LINKABLE,
+    ),
+    Check(
+        "linkable_no_zip5",
+        "No 5-digit ZIP",
+        "45 CFR 164.514(b)(2)(i)(B)",
+        BLOCKING,
+        "ZIP codes are cut to three digits or removed; no quasi-identifier holds a ZIP.",
+        check_no_zip5,
+        LINKABLE,
+    ),
+    Check(
+        "linkable_zip3_allowed",
+        "No restricted or unknown ZIP3",
+        "45 CFR 164.514(b)(2)(i)(B)",
+        BLOCKING,
+        "Every ZIP3 is '000' or a prefix with more than 20,000 people in the Census table used.",
+        check_zip3_allowed,
+        LINKABLE,
+    ),
+    Check(
+        "linkable_ages_pooled",
+        "No age above 89",
+        "45 CFR 164.514(b)(2)(i)(C)",
+        BLOCKING,
+        "Every age above 89 is shown as the single category '90+'.",
+        check_ages,
+        LINKABLE,
+    ),
+    Check(
+        "linkable_birth_dates_over_89",
+        "No birth date for a person over 89",
+        "45 CFR 164.514(b)(2)(i)(C)",
+        BLOCKING,
+        "A shifted birth date still gives the age to within the offset range, so persons "
+        "over 89 have no birth date in the release.",
+        check_birth_dates_over_89,
+        LINKABLE,
+    ),
+)
+
+
+def limited_checks(kept: KeptFn) -> tuple[Check, ...]:
+    """The limited data set's checks; ``kept(project, table, column)`` says which direct
+    columns (town or city, state, ZIP) it may keep."""
+    return (
+        Check(
+            "lds_label",
+            "Labelled as a limited data set",
+            "45 CFR 164.514(e)",
+            BLOCKING,
+            "A limited data set is not de-identified; its label says a data use agreement "
+            "is required.",
+            _check_label(Pathway.LIMITED_DATA_SET),
+            LIMITED,
+        ),
+        Check(
+            "dua_present",
+            "Data use agreement reference recorded",
+            "45 CFR 164.514(e)(4)",
+            BLOCKING,
+            "A limited data set may be disclosed only under a data use agreement; its "
+            "reference goes into the export record. Set it before export (--dua).",
+            _dua_present,
+            LIMITED,
+        ),
+        Check(
+            "lds_no_direct_columns",
+            "The listed direct identifiers removed",
+            "45 CFR 164.514(e)(2)",
+            BLOCKING,
+            "Names, postal address other than town or city, state and ZIP, phone, fax, "
+            "e-mail, SSN, record, plan, account, certificate, vehicle and device numbers, "
+            "URLs, IPs, biometrics and photos are removed (and every other column tagged "
+            "direct, to be safe).",
+            lds_no_direct_columns(kept),
+            LIMITED,
+        ),
+        Check(
+            "lds_no_direct_values",
+            "No removed identifier value in any released cell",
+            "45 CFR 164.514(e)(2)",
+            BLOCKING,
+            "No released cell equals a value of a removed direct column (whole cell, "
+            "spaces trimmed; values shorter than 3 characters and numbers shorter than 6 "
+            "digits are not searched). Free text is the scan's task.",
+            lds_no_direct_values(kept),
+            LIMITED,
+        ),
+    )
