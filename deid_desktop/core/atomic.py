@@ -94,10 +94,18 @@ class StagedDirectory:
     or write into ``st.file("a.csv")`` directly (streaming). Names are plain file names.
     """
 
-    def __init__(self, target: Path, *, overwrite: bool = False, marker: str | None = None) -> None:
+    def __init__(
+        self,
+        target: Path,
+        *,
+        overwrite: bool = False,
+        marker: str | None = None,
+        private: bool = False,
+    ) -> None:
         self.target = Path(target).absolute()
         self.overwrite = overwrite
         self.marker = marker
+        self.private = private  # folder readable by its owner only (e.g. a crosswalk)
         self._staging: Path | None = None
         self._old: Path | None = None
         self._created_parents: list[Path] = []
@@ -146,7 +154,9 @@ class StagedDirectory:
             d.mkdir()
             self._created_parents.append(d)
         staging = parent / f"{_STAGING_PREFIX}{self.target.name}-{_token()}"
-        staging.mkdir(mode=0o700)
+        staging.mkdir()  # the user's umask, like any folder they create
+        if self.private:
+            staging.chmod(0o700)
         self._staging = staging
         return self
 
@@ -259,6 +269,7 @@ def staged_directories(
     *,
     overwrite: bool = False,
     markers: Sequence[str | None] | None = None,
+    private: Sequence[bool] | None = None,
     on_commit: Callable[[], None] | None = None,
 ) -> Iterator[list[StagedDirectory]]:
     """Stage several folders that must appear together or not at all.
@@ -268,9 +279,10 @@ def staged_directories(
     swapped folders are put back as they were and the error propagates.
     """
     marks = list(markers) if markers is not None else [None] * len(targets)
+    privacy = list(private) if private is not None else [False] * len(targets)
     staged = [
-        StagedDirectory(t, overwrite=overwrite, marker=m)
-        for t, m in zip(targets, marks, strict=True)
+        StagedDirectory(t, overwrite=overwrite, marker=m, private=p)
+        for t, m, p in zip(targets, marks, privacy, strict=True)
     ]
     opened: list[StagedDirectory] = []
     try:

@@ -191,6 +191,6 @@ def test_progress_reaches_the_end(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
-def test_staging_folder_is_private(tmp_path: Path) -> None:
-    with StagedDirectory(tmp_path / "out") as st:
-        assert (st.path.stat().st_mode & 0o077) == 0
+def test_crosswalk_folder_is_private_to_its_owner(tmp_path: Path) -> None:
+    run_export(tmp_path)
+    assert ((tmp_path / "crosswalk").stat().st_mode & 0o077) == 0

@@ -198,7 +198,11 @@ def export_release(
         append_register(register, {**record, "record_path": str(out_dir / RECORD_JSON)})
 
     with staged_directories(
-        targets, overwrite=overwrite, markers=markers, on_commit=_append_register
+        targets,
+        overwrite=overwrite,
+        markers=markers,
+        private=[False, True][: len(targets)],  # the crosswalk folder: owner only
+        on_commit=_append_register,
     ) as staged:
         rel = staged[0]
         n_tables = max(len(release.tables), 1)
