@@ -622,7 +622,8 @@ CHECKS: tuple[Check, ...] = (
         "45 CFR 164.514(b)(2)(i)(C)",
         BLOCKING,
         "No released column is date-typed and no cell holds a full date in a common "
-        "format (2024-03-01, 03/01/2024, 1.3.2024, 20240301, 1 March 2024, March 1, 2024).",
+        "format (YYYY-MM-DD, MM/DD/YYYY, DD.MM.YYYY, YYYYMMDD, day month-name year, "
+        "month-name day, year).",
         check_no_full_dates,
         SAFE_HARBOR,
     ),

@@ -1,0 +1,243 @@
+"""The verification gate: a clean release passes; each crafted leak fails its check
+with the right count; outcomes never carry a value."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from deid_desktop.core.model import Pathway, Release
+from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
+from deid_desktop.core.verify import (
+    BLOCKING,
+    CHECKS,
+    Check,
+    Finding,
+    Verification,
+    VerifyContext,
+    _run,
+    checks_for,
+    verify_release,
+)
+from tests.core.test_safe_harbor_support import make_case, restricted_prefix
+
+EXTRACT, PROJECT = make_case(n=12)
+CLEAN = build_safe_harbor(EXTRACT, PROJECT)
+SH_IDS = {
+    "row_counts",
+    "no_direct_columns",
+    "no_direct_values",
+    "no_full_dates",
+    "no_zip5",
+    "zip3_allowed",
+    "ages_pooled",
+    "no_age_revealing_year",
+    "subject_ids",
+    "crosswalk_apart",
+}
+
+
+def _tamper(table: str, edit: Callable[[pd.DataFrame], pd.DataFrame], **changes: object) -> Release:
+    tables = {k: v.copy() for k, v in CLEAN.tables.items()}
+    tables[table] = edit(tables[table])
+    return replace(CLEAN, tables=tables, **changes)
+
+
+def _set(column: str, row: int, value: object) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    def edit(frame: pd.DataFrame) -> pd.DataFrame:
+        if column not in frame.columns:
+            frame[column] = pd.array([None] * len(frame), dtype="string")
+        frame.loc[row, column] = value
+        return frame
+
+    return edit
+
+
+def _old_subject() -> str:
+    """The subject ID of the person over 89 (the second row of the support data)."""
+    cw = CLEAN.crosswalk
+    old = EXTRACT.person.frame.loc[1, "pid"]
+    return str(cw.loc[cw["pid"] == old, "subject_id"].iloc[0])
+
+
+def _row_of(table: str, subject: str) -> int:
+    frame = CLEAN.tables[table]
+    return int(frame.index[frame["subject_id"] == subject][0])
+
+
+def test_clean_release_passes_every_safe_harbor_check() -> None:
+    result = verify_release(EXTRACT, CLEAN, PROJECT)
+    assert result.passed and not result.blocking_failures
+    assert {o.check.id for o in result.outcomes} == SH_IDS
+    assert all(o.passed and o.count == 0 for o in result.outcomes)
+
+
+MRN = str(EXTRACT.person.frame.loc[3, "mrn"])
+PHONE = str(EXTRACT.person.frame.loc[5, "phone"])
+LAST = str(EXTRACT.person.frame.loc[1, "last_name"])
+ZIP5 = str(EXTRACT.person.frame.loc[0, "zip"])
+
+LEAKS = [
+    # (case, table, edit, check id, count)
+    ("mrn inside a clinical column", "visits", _set("comment", 0, f"ref {MRN.lower()} ok"),
+     "no_direct_values", 1),
+    ("phone as a whole cell", "visits", _set("comment", 3, PHONE), "no_direct_values", 1),
+    ("phone digits only", "visits", _set("comment", 3, "".join(c for c in PHONE if c.isdigit())),
+     "no_direct_values", 1),
+    ("surname as a whole word", "visits", _set("comment", 2, f"seen by {LAST} today"),
+     "no_direct_values", 1),
+    ("direct column kept", "people", _set("mrn", 0, "x"), "no_direct_columns", 1),
+    ("person key kept", "stays", _set("pid", 0, "x"), "no_direct_columns", 1),
+    ("iso date", "visits", _set("comment", 1, "2024-03-01"), "no_full_dates", 1),
+    ("us date", "stays", _set("los", 1, "seen 3/1/24"), "no_full_dates", 1),
+    ("month-name date", "visits", _set("comment", 4, "on March 1, 2024"), "no_full_dates", 1),
+    ("5-digit zip in zip3", "people", _set("zip3", 0, ZIP5), "no_zip5", 1),
+    ("5-digit zip in a quasi column", "people", _set("sex", 0, ZIP5), "no_zip5", 1),
+    ("restricted zip3", "people", _set("zip3", 0, restricted_prefix()), "zip3_allowed", 1),
+    ("age over 89", "people", _set("age", 0, "95"), "ages_pooled", 1),
+    ("age band above 89", "people", _set("age", 0, "85-94"), "ages_pooled", 1),
+    ("finer top code", "people", _set("age", 0, "95+"), "ages_pooled", 1),
+    ("duplicated subject id", "people", _set("subject_id", 1, str(CLEAN.crosswalk.iloc[0, 0])),
+     "subject_ids", 4),  # 1 duplicate, and that person's 1 stay + 2 visits left unlinked
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "table", "edit", "check", "count"), LEAKS, ids=[c[0] for c in LEAKS]
+)
+def test_each_leak_fails_its_check_with_the_right_count(
+    case: str, table: str, edit: Callable, check: str, count: int
+) -> None:
+    result = verify_release(EXTRACT, _tamper(table, edit), PROJECT)
+    outcome = result.outcome(check)
+    assert not outcome.passed, case
+    assert outcome.count == count, case
+    assert not result.passed
+    assert check in {o.check.id for o in result.blocking_failures}
+
+
+def test_names_match_whole_words_only_and_short_values_are_skipped() -> None:
+    release = _tamper("visits", _set("comment", 2, f"{LAST}son"))
+    assert verify_release(EXTRACT, release, PROJECT).outcome("no_direct_values").passed
+    detail = verify_release(EXTRACT, CLEAN, PROJECT).outcome("no_direct_values").detail
+    assert detail["skipped_shorter_than_3"] == 0
+    assert detail["values_searched"] > 0
+
+
+def test_a_common_category_equal_to_a_name_is_not_a_leak() -> None:
+    def race(frame: pd.DataFrame) -> pd.DataFrame:
+        frame["sex"] = pd.array([LAST] * len(frame), dtype="string")  # e.g. race "White"
+        return frame
+
+    extract, project = make_case(n=30)
+    clean = build_safe_harbor(extract, project)
+    tables = dict(clean.tables)
+    tables["people"] = race(tables["people"].copy())
+    outcome = verify_release(extract, replace(clean, tables=tables), project).outcome(
+        "no_direct_values"
+    )
+    assert outcome.passed
+    assert outcome.detail["category_cells_equal_to_a_name"] == 30
+
+
+def test_year_of_a_person_over_89_fails() -> None:
+    old = _old_subject()
+    release = _tamper("visits", _set("visit_year", _row_of("visits", old), "2024"))
+    outcome = verify_release(EXTRACT, release, PROJECT).outcome("no_age_revealing_year")
+    assert not outcome.passed and outcome.count == 1
+    assert outcome.detail["cells_by_column"] == {"visits.visit_year": 1}
+
+
+def test_birth_year_of_a_person_over_89_fails_even_if_age_was_not_pooled() -> None:
+    old = _old_subject()
+    row = _row_of("people", old)
+    release = _tamper("people", lambda f: _set("dob_year", row, "1930")(_set("age", row, "89")(f)))
+    outcome = verify_release(EXTRACT, release, PROJECT).outcome("no_age_revealing_year")
+    assert not outcome.passed and outcome.count == 1  # known from the input, not the release
+
+
+def test_date_typed_column_fails() -> None:
+    def typed(frame: pd.DataFrame) -> pd.DataFrame:
+        frame["visit_year"] = pd.to_datetime(["2024-01-01"] * len(frame))
+        return frame
+
+    outcome = verify_release(EXTRACT, _tamper("visits", typed), PROJECT).outcome("no_full_dates")
+    assert not outcome.passed
+    assert outcome.detail["date_typed_columns"] == ["visits.visit_year"]
+
+
+def test_subject_id_containing_the_person_key_fails() -> None:
+    cw = CLEAN.crosswalk.copy()
+    derived = "S-" + cw["pid"]
+    mapping = dict(zip(cw["subject_id"], derived, strict=True))
+    tables = {k: v.assign(subject_id=v["subject_id"].map(mapping)) for k, v in CLEAN.tables.items()}
+    release = replace(CLEAN, tables=tables, crosswalk=cw.assign(subject_id=derived))
+    outcome = verify_release(EXTRACT, release, PROJECT).outcome("subject_ids")
+    assert not outcome.passed
+    assert outcome.count == 12
+    assert outcome.detail["ids_containing_their_own_key"] == 12
+
+
+def test_subject_id_equal_to_a_person_key_fails() -> None:
+    key = str(EXTRACT.person.frame.loc[0, "pid"])
+    release = _tamper("people", _set("subject_id", 5, key))
+    outcome = verify_release(EXTRACT, release, PROJECT).outcome("subject_ids")
+    assert not outcome.passed
+    assert outcome.detail["ids_equal_to_a_person_key"] == 1
+
+
+def test_row_counts_must_match_unless_suppression_is_reported() -> None:
+    shorter = _tamper("visits", lambda f: f.iloc[:-3])
+    outcome = verify_release(EXTRACT, shorter, PROJECT).outcome("row_counts")
+    assert not outcome.passed and outcome.count == 1
+    reported = replace(shorter, suppressed_rows={"visits": 3})
+    assert verify_release(EXTRACT, reported, PROJECT).outcome("row_counts").passed
+
+
+@pytest.mark.parametrize(
+    ("crosswalk", "inside"),
+    [("release", True), ("release/crosswalk", True), ("apart", False), ("release/../apart", False)],
+)
+def test_crosswalk_folder_must_not_be_the_release_folder_or_inside_it(
+    tmp_path: Path, crosswalk: str, inside: bool
+) -> None:
+    out = tmp_path / "release"
+    result = verify_release(
+        EXTRACT, CLEAN, PROJECT, out_dir=out, crosswalk_dir=tmp_path / crosswalk
+    )
+    assert result.outcome("crosswalk_apart").passed is not inside
+
+
+def test_outcomes_never_carry_a_value() -> None:
+    release = _tamper("visits", _set("comment", 0, f"ref {MRN} on 2024-03-01 at {ZIP5}"))
+    result = verify_release(EXTRACT, release, PROJECT)
+    text = json.dumps(result.to_dict())
+    for value in (MRN, "2024-03-01", ZIP5, LAST):
+        assert value not in text
+    assert not result.to_dict()["passed"]
+
+
+def test_checks_are_declared_as_data_per_pathway() -> None:
+    assert {c.id for c in checks_for(Pathway.SAFE_HARBOR)} >= SH_IDS
+    linkable = {c.id for c in checks_for(Pathway.LINKABLE)}
+    # Full dates and exact ZIP handling are expected in a linkable or limited release.
+    assert "no_full_dates" not in linkable and "no_age_revealing_year" not in linkable
+    assert "no_full_dates" not in {c.id for c in checks_for(Pathway.LIMITED_DATA_SET)}
+    for check in CHECKS:
+        assert check.severity == BLOCKING and check.rule and check.explanation
+    assert len({c.id for c in CHECKS}) == len(CHECKS)
+
+
+def test_a_check_that_cannot_run_fails_instead_of_passing() -> None:
+    def broken(*_args: object) -> Finding:
+        raise RuntimeError("boom")
+
+    check = Check("broken", "Broken", "test", BLOCKING, "always raises", broken)
+    outcome = _run(check, EXTRACT, CLEAN, PROJECT, VerifyContext(EXTRACT, PROJECT))
+    assert not outcome.passed and outcome.detail == {"could_not_run": "RuntimeError"}
+    assert not Verification((outcome,)).passed
