@@ -140,10 +140,10 @@ def release_order(person_numbers_per_row: np.ndarray) -> np.ndarray:
 
 
 def default_quasi_identifiers(project: Project, frame: pd.DataFrame) -> tuple[str, ...]:
-    """The quasi-tagged columns of the person table as released (ZIP -> zip3)."""
+    """The quasi-tagged columns of the person table as released (ZIP -> zip3 if cut)."""
     names: list[str] = []
     for tag in project.person_table.by_class(ColumnClass.QUASI):
-        name = ZIP3_COLUMN if tag.role == Role.ZIP else tag.name
+        name = ZIP3_COLUMN if tag.role == Role.ZIP and ZIP3_COLUMN in frame.columns else tag.name
         if name in frame.columns and name not in names:
             names.append(name)
     return tuple(names)
