@@ -1,0 +1,201 @@
+"""core.engine on the demo project: the one entry point both front ends call."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from deid_desktop.core import engine
+from deid_desktop.core.demo import write_demo
+from deid_desktop.core.errors import Cancelled, CheckFailed, UsageError
+from deid_desktop.core.export import RECORD_JSON, RECORD_TXT
+from deid_desktop.core.model import ColumnClass, ExportMeta, Project, RiskSettings
+from deid_desktop.core.progress import CancelToken
+from deid_desktop.core.project import save_project
+
+
+def sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def retag(project: Project, table: str, column: str, cls: ColumnClass) -> Project:
+    spec = project.table(table)
+    tag = dataclasses.replace(spec.column(column), cls=cls, role=None, category=None)
+    return project.with_table(spec.with_column(tag))
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_demo(tmp_path_factory.mktemp("demo") / "demo")
+
+
+@pytest.fixture(scope="module")
+def reviewed(demo: Path) -> tuple[Project, engine.ReviewResult]:
+    project, problems = engine.open_project(demo)
+    assert problems == []
+    extract = engine.load(project, demo)
+    return project, engine.review(project, extract)
+
+
+def test_review_builds_verifies_measures_and_scans(reviewed, demo: Path) -> None:
+    _project, result = reviewed
+    assert result.passed
+    assert {o.check.id for o in result.verification.outcomes} >= {
+        "no_direct_columns",
+        "no_direct_values",
+        "no_full_dates",
+        "no_zip5",
+    }
+    assert result.quasi_identifiers == ("age", "sex", "race", "ethnicity", "zip3")
+    assert result.risk is not None and result.risk.rows == 2432
+    assert result.risk.quasi_identifiers == result.quasi_identifiers
+    assert result.scan is not None
+    assert [f"{c.table}.{c.column}" for c in result.scan.columns] == ["demographics.notes"]
+    assert result.scan.total_hits > 0
+    for name, (path, digest) in result.inputs.items():
+        assert path.parent == demo.parent and digest == sha(path), name
+    assert result.input_rows["demographics"] == 2432
+
+
+def test_projects_own_quasi_identifiers_are_used(reviewed, demo: Path) -> None:
+    project, _ = reviewed
+    chosen = dataclasses.replace(
+        project, risk=RiskSettings(quasi_identifiers=("sex", "zip3", "gone"), k_target=3)
+    )
+    result = engine.review(chosen, engine.load(chosen, demo))
+    assert result.quasi_identifiers == ("sex", "zip3")
+    assert result.risk is not None and result.risk.k_target == 3
+
+
+def test_export_writes_release_and_records_the_project_file(reviewed, demo, tmp_path) -> None:
+    project, result = reviewed
+    rec = engine.export(
+        project,
+        demo,
+        result,
+        out_dir=tmp_path / "out",
+        crosswalk_dir=tmp_path / "xw",
+        meta=ExportMeta(purpose="engine test"),
+        register_path=tmp_path / "register.jsonl",
+    )
+    record = json.loads((tmp_path / "out" / RECORD_JSON).read_text())
+    assert record["project"]["sha256"] == sha(demo)
+    assert record["project"]["file"] == str(demo.absolute())
+    assert record["meta"]["purpose"] == "engine test"
+    assert record["risk"]["k"] == result.risk.k and record["risk"]["lone"] == result.risk.lone
+    assert record["scan"]["hits"] == result.scan.total_hits
+    assert {i["table"] for i in record["inputs"]} == {"demographics", "baseline", "visits"}
+    assert (tmp_path / "out" / "demographics.csv").exists()
+    assert rec.crosswalk_files and all(p.exists() for p in rec.crosswalk_files)
+
+
+def test_nothing_from_the_demo_data_reaches_record_readme_or_register(
+    reviewed, demo, tmp_path
+) -> None:
+    project, result = reviewed
+    engine.export(
+        project,
+        demo,
+        result,
+        out_dir=tmp_path / "out",
+        crosswalk_dir=tmp_path / "xw",
+        register_path=tmp_path / "register.jsonl",
+    )
+    extract = engine.load(project, demo)
+    identifying = set()
+    for spec in project.tables:
+        frame = extract.table(spec.name).frame
+        for tag in (*spec.by_class(ColumnClass.DIRECT), *spec.by_class(ColumnClass.FREE_TEXT)):
+            identifying |= {v for v in frame[tag.name].dropna().unique() if len(v) >= 6}
+    assert len(identifying) > 2000
+    docs = {
+        n: (tmp_path / "out" / n).read_text(encoding="utf-8")
+        for n in (RECORD_JSON, RECORD_TXT, "README.txt", "data_dictionary.csv")
+    }
+    docs["register"] = (tmp_path / "register.jsonl").read_text(encoding="utf-8")
+    for name, doc in docs.items():
+        leaked = [v for v in identifying if v in doc]
+        assert leaked == [], name
+        assert "anonym" not in doc.lower(), name
+
+
+@pytest.mark.parametrize(
+    ("column", "failing"),
+    [("notes", {"no_direct_values", "no_full_dates"}), ("dob", {"no_full_dates"})],
+)
+def test_a_column_wrongly_tagged_clinical_fails_the_gate_and_writes_nothing(
+    reviewed, demo: Path, tmp_path: Path, column: str, failing: set[str]
+) -> None:
+    project, _ = reviewed
+    leaky = retag(project, "demographics", column, ColumnClass.CLINICAL)
+    result = engine.review(leaky, engine.load(leaky, demo))
+    assert not result.passed
+    failed = {o.check.id for o in result.verification.blocking_failures}
+    assert failing <= failed
+    with pytest.raises(CheckFailed, match="Nothing was written"):
+        engine.export(
+            leaky,
+            demo,
+            result,
+            out_dir=tmp_path / "out",
+            crosswalk_dir=tmp_path / "xw",
+            register_path=tmp_path / "register.jsonl",
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_refuses_a_review_of_another_project_state(reviewed, demo, tmp_path) -> None:
+    project, result = reviewed
+    changed = dataclasses.replace(project, seed=project.seed + 1)
+    with pytest.raises(UsageError, match="changed after the review"):
+        engine.export(changed, demo, result, out_dir=tmp_path / "o", crosswalk_dir=tmp_path / "x")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_does_everything_and_cancel_leaves_nothing(demo: Path, tmp_path: Path) -> None:
+    token = CancelToken()
+
+    def progress(fraction: float, stage: str) -> None:
+        if fraction > 0.85:
+            token.cancel()
+
+    with pytest.raises(Cancelled):
+        engine.run(
+            demo,
+            out_dir=tmp_path / "out",
+            crosswalk_dir=tmp_path / "xw",
+            register_path=tmp_path / "register.jsonl",
+            progress=progress,
+            cancel=token,
+        )
+    assert list(tmp_path.iterdir()) == []
+    seen: list[float] = []
+    rec = engine.run(
+        demo,
+        out_dir=tmp_path / "out",
+        crosswalk_dir=tmp_path / "xw",
+        register_path=tmp_path / "register.jsonl",
+        progress=lambda f, _s: seen.append(f),
+    )
+    assert rec.record_path.exists() and seen[-1] == 1.0
+    export_part = seen[next(i for i, f in enumerate(seen) if f >= 0.8) :]
+    assert all(b >= a - 1e-9 for a, b in itertools.pairwise(export_part))
+
+
+def test_saved_project_reopens_with_the_same_release(demo: Path, tmp_path: Path) -> None:
+    project, _ = engine.open_project(demo)
+    copy = tmp_path / demo.name
+    for f in demo.parent.iterdir():
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    save_project(project, copy)
+    again, problems = engine.open_project(copy)
+    assert problems == []
+    a = engine.review(project, engine.load(project, demo))
+    b = engine.review(again, engine.load(again, copy))
+    for name, frame in a.release.tables.items():
+        assert frame.equals(b.release.tables[name]), name
