@@ -71,6 +71,10 @@ CHECKABLE: dict[Cat, tuple[tuple[str, ...], str]] = {
 }
 
 
+#: Categories whose values are typically codes (record, plan, account, licence numbers...).
+CODE_CATEGORIES = frozenset({Cat.H, Cat.I, Cat.J, Cat.K, Cat.L, Cat.M, Cat.R})
+
+
 def pct(share: float) -> str:
     return f"{share:.0%}"
 
@@ -223,6 +227,13 @@ def _direct_from_name(hint: NameHint, p: ValueProfile) -> Draft:
             )
     elif hint.category is Cat.A and p.person_name_share >= 0.3:
         draft.evidence.append(names_sentence(p))
+    elif hint.category in CODE_CATEGORIES and p.share("uuid") >= STRONG:
+        draft.evidence.append(f"{pct(p.share('uuid'))} of sampled values are UUID-style codes")
+    elif hint.category in CODE_CATEGORIES and p.share("record_code") >= STRONG:
+        draft.evidence.append(
+            f"{pct(p.share('record_code'))} of sampled values look like record-number codes "
+            "(letters and digits)"
+        )
     if hint.doubt:
         draft.doubt(hint.doubt)
     return draft
@@ -326,7 +337,7 @@ def decide_column(hints: tuple[NameHint, ...], p: ValueProfile, *, is_person: bo
                 return _date(hint, p)
             if p.empty:
                 return _date(hint, p).doubt(
-                    "every value is missing and the name suggests a date; kept as a date to be safe"
+                    "the name suggests a date but no value can confirm it; kept as a date"
                 )
             continue
         if kind is HintKind.FREE_TEXT:

@@ -27,7 +27,7 @@ _TIME = r"([T ]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*([AaPp][Mm])?\s*(Z|[+-]\d{2}:?\d
 
 #: name -> (RE2 pattern matched against the whole trimmed value, ignore case)
 PATTERNS: dict[str, tuple[str, bool]] = {
-    "email": (r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$", False),
+    "email": (r"^[^@\s]+@[^@\s.]+(\.[^@\s.]+)*\.[^@\s.]{2,}$", False),
     "phone": (
         r"^(\+?1[-.\s]?)?(\(\d{3}\)[-.\s]?|\d{3}[-.\s])\d{3}[-.\s]\d{4}"
         r"(\s*(x|ext\.?|extension)\s*\d{1,6})?$",
