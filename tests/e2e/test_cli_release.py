@@ -1,0 +1,213 @@
+"""`deid check` and `deid run` end to end, in fresh processes, on the demo project."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deid_desktop.core.demo import write_demo
+from deid_desktop.core.model import ColumnClass
+from deid_desktop.core.project import load_project, save_project
+from deid_desktop.core.register import read_register
+
+
+def deid(*args: str | Path, register: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DEID_REGISTER": str(register)}
+    return subprocess.run(
+        [sys.executable, "-m", "deid_desktop", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+
+
+def sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def tree(path: Path) -> set[str]:
+    return {str(p.relative_to(path)) for p in path.rglob("*")}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_demo(tmp_path_factory.mktemp("e2e") / "demo")
+
+
+@pytest.fixture(scope="module")
+def leaky(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo with the notes column tagged clinical: names in notes would leak."""
+    path = write_demo(tmp_path_factory.mktemp("leaky") / "demo")
+    project = load_project(path)
+    spec = project.table("demographics")
+    tag = dataclasses.replace(spec.column("notes"), cls=ColumnClass.CLINICAL)
+    save_project(project.with_table(spec.with_column(tag)), path)
+    return path
+
+
+def test_check_passes_on_the_demo_and_writes_nothing(demo: Path, tmp_path: Path) -> None:
+    before = tree(demo.parent)
+    res = deid("check", demo, register=tmp_path / "reg.jsonl")
+    assert res.returncode == 0, res.stderr
+    assert re.search(r"^Checks: \d+ passed, 0 failed$", res.stdout, re.MULTILINE)
+    assert "k = " in res.stdout and "cannot prove a note clean" in res.stdout
+    assert "Nothing was written." in res.stdout
+    assert tree(demo.parent) == before and list(tmp_path.iterdir()) == []
+
+
+def test_check_json_schema(demo: Path, tmp_path: Path) -> None:
+    res = deid("check", demo, "--json", register=tmp_path / "reg.jsonl")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert set(doc) == {
+        "schema",
+        "project",
+        "pathway",
+        "label",
+        "passed",
+        "checks",
+        "risk",
+        "scan",
+        "rows",
+        "transformations",
+        "warnings",
+        "problems",
+    }
+    assert doc["schema"] == 1 and doc["passed"] is True and doc["pathway"] == "safe_harbor"
+    assert doc["label"] == "de-identified under HIPAA Safe Harbor (45 CFR 164.514(b)(2))"
+    assert all(
+        set(c) == {"id", "name", "rule", "severity", "passed", "count"} for c in doc["checks"]
+    )
+    assert {"k", "classes", "lone", "below_k", "k_target", "prosecutor_max"} <= set(doc["risk"])
+    assert doc["risk"]["rows"] == 2432
+    assert doc["scan"]["columns_scanned"] == ["demographics.notes"]
+    assert doc["rows"]["visits"]["released"] == doc["rows"]["visits"]["input"]
+
+
+def test_check_exits_3_when_a_blocking_check_fails(leaky: Path, tmp_path: Path) -> None:
+    before = tree(leaky.parent)
+    res = deid("check", leaky, "--json", register=tmp_path / "reg.jsonl")
+    assert res.returncode == 3, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["passed"] is False
+    assert doc["checks"][0]["passed"] is False  # failures first
+    failed = {c["id"] for c in doc["checks"] if not c["passed"]}
+    assert "no_direct_values" in failed
+    text = deid("check", leaky, register=tmp_path / "reg.jsonl")
+    assert text.returncode == 3 and "FAIL" in text.stdout
+    assert tree(leaky.parent) == before and list(tmp_path.iterdir()) == []
+
+
+def test_run_refuses_a_failing_release_and_writes_nothing(leaky: Path, tmp_path: Path) -> None:
+    res = deid(
+        "run",
+        leaky,
+        "--out",
+        tmp_path / "out",
+        "--crosswalk-out",
+        tmp_path / "xw",
+        register=tmp_path / "reg.jsonl",
+    )
+    assert res.returncode == 3
+    assert "No direct-identifier value appears in the release" in res.stderr
+    assert "Nothing was written" in res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_refuses_a_crosswalk_inside_the_release(demo: Path, tmp_path: Path) -> None:
+    res = deid(
+        "run",
+        demo,
+        "--out",
+        tmp_path / "out",
+        "--crosswalk-out",
+        tmp_path / "out" / "xw",
+        register=tmp_path / "reg.jsonl",
+    )
+    assert res.returncode == 3
+    assert "164.514(c)" in res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_twice_in_two_processes_gives_identical_release_files(
+    demo: Path, tmp_path: Path
+) -> None:
+    reg = tmp_path / "reg.jsonl"
+    outs = []
+    for i in (1, 2):
+        res = deid(
+            "run",
+            demo,
+            "--out",
+            tmp_path / f"out{i}",
+            "--crosswalk-out",
+            tmp_path / f"xw{i}",
+            "--purpose",
+            "HF readmission",
+            "--recipient",
+            "Biostat core",
+            "--retention",
+            "2 years",
+            "--dua",
+            "DUA-17",
+            register=reg,
+        )
+        assert res.returncode == 0, res.stderr
+        assert "Export record:" in res.stdout
+        outs.append(tmp_path / f"out{i}")
+    names = sorted(p.name for p in outs[0].iterdir())
+    assert names == sorted(p.name for p in outs[1].iterdir())
+    csvs = [n for n in names if n.endswith(".csv")]
+    assert set(csvs) >= {"demographics.csv", "baseline.csv", "visits.csv", "data_dictionary.csv"}
+    for n in [*csvs, "README.txt"]:
+        assert sha(outs[0] / n) == sha(outs[1] / n), n
+    assert sha(tmp_path / "xw1" / "crosswalk-DO-NOT-DISCLOSE.csv") == sha(
+        tmp_path / "xw2" / "crosswalk-DO-NOT-DISCLOSE.csv"
+    )
+    r1, r2 = (json.loads((o / "export_record.json").read_text()) for o in outs)
+    assert r1["outputs"]["files"] == r2["outputs"]["files"]
+    assert r1["meta"] == {
+        "purpose": "HF readmission",
+        "recipient": "Biostat core",
+        "retention": "2 years",
+        "dua": "DUA-17",
+        "formats": ["csv"],
+    }
+    entries = read_register(reg)
+    assert [e["outputs"]["folder"] for e in entries] == [str(o) for o in outs]
+    for out in outs:
+        for p in out.iterdir():
+            assert "anonym" not in p.read_text(encoding="utf-8").lower(), p.name
+
+
+def test_run_json_xlsx_and_overwrite(demo: Path, tmp_path: Path) -> None:
+    reg = tmp_path / "reg.jsonl"
+    args = ["run", demo, "--out", tmp_path / "out", "--crosswalk-out", tmp_path / "xw"]
+    res = deid(*args, "--xlsx", "--json", register=reg)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["record"] == str(tmp_path / "out" / "export_record.json")
+    assert str(tmp_path / "out" / "visits.xlsx") in doc["files"]
+    assert doc["register"] == str(reg)
+    first = sha(tmp_path / "out" / "export_record.json")
+    again = deid(*args, register=reg)
+    assert again.returncode == 2 and "not empty" in again.stderr
+    assert sha(tmp_path / "out" / "export_record.json") == first
+    forced = deid(*args, "--overwrite", register=reg)
+    assert forced.returncode == 0, forced.stderr
+    assert not (tmp_path / "out" / "visits.xlsx").exists()  # replaced whole
+    assert len(read_register(reg)) == 2
+
+
+def test_run_needs_out(demo: Path, tmp_path: Path) -> None:
+    res = deid("run", demo, register=tmp_path / "reg.jsonl")
+    assert res.returncode == 2 and "--out" in res.stderr
