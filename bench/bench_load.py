@@ -1,0 +1,115 @@
+"""Benchmark: load a 14-column clinical-ish CSV of 100k and 1M rows with ``read_table``.
+
+Each size is generated once in a temporary folder and measured in a fresh subprocess, so
+the peak RSS (``resource.getrusage``) belongs to that load alone. Prints seconds, rows/s,
+MB/s and peak RSS. Run: ``.venv/bin/python bench/bench_load.py [ROWS ...]``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+SIZES = (100_000, 1_000_000)
+GIVEN = ("Maria", "José", "Li", "Aisha", "John", "Chloé", "Dmitri", "Fatima", "Noah", "Zoë")
+FAMILY = ("Smith", "García", "Nguyen", "O'Brien", "Kowalski", "Müller", "Okafor", "Haddad")
+NOTES = (
+    "Stable, no complaints.",
+    'Pt reports "mild" dyspnea, on furosemide; follow-up in 2 weeks',
+    "Daughter called re: appointment, see note",
+    "",
+    "BP elevated, recheck\nnext visit",
+)
+
+
+def make_frame(rows: int, seed: int = 7) -> pd.DataFrame:
+    """A synthetic extract: ids, names, dates, ZIP with leading zeros, phone, numbers, notes."""
+    rng = np.random.default_rng(seed)
+    idx = np.arange(rows)
+    base = np.datetime64("1930-01-01")
+    dob = base + rng.integers(0, 365 * 80, rows).astype("timedelta64[D]")
+    visit = np.datetime64("2020-01-01") + rng.integers(0, 1500, rows).astype("timedelta64[D]")
+    zips = rng.integers(600, 99950, rows)
+    phone = rng.integers(2_000_000_000, 9_999_999_999, rows).astype(str)
+    frame = pd.DataFrame(
+        {
+            "patient_id": pd.Series(idx).map("P{:07d}".format),
+            "mrn": pd.Series(rng.integers(10**7, 10**8, rows)).astype(str),
+            "first_name": np.asarray(GIVEN)[rng.integers(0, len(GIVEN), rows)],
+            "last_name": np.asarray(FAMILY)[rng.integers(0, len(FAMILY), rows)],
+            "dob": pd.Series(dob).dt.strftime("%Y-%m-%d"),
+            "sex": np.asarray(("F", "M", "U"))[rng.integers(0, 3, rows)],
+            "zip": pd.Series(zips).map("{:05d}".format),
+            "phone": pd.Series(phone).str.slice(0, 3)
+            + "-"
+            + pd.Series(phone).str.slice(3, 6)
+            + "-"
+            + pd.Series(phone).str.slice(6, 10),
+            "visit_date": pd.Series(visit).dt.strftime("%m/%d/%Y"),
+            "weight_kg": np.round(rng.normal(80, 15, rows), 1).astype(str),
+            "ef_percent": rng.integers(10, 70, rows).astype(str),
+            "nt_probnp": rng.integers(50, 30000, rows).astype(str),
+            "diagnosis": np.asarray(("I50.9", "I50.22", "I11.0", "NA"))[rng.integers(0, 4, rows)],
+            "notes": np.asarray(NOTES)[rng.integers(0, len(NOTES), rows)],
+        }
+    )
+    return frame
+
+
+def write_csv(rows: int, folder: Path) -> Path:
+    path = folder / f"extract_{rows}.csv"
+    make_frame(rows).to_csv(path, index=False)
+    return path
+
+
+def measure(path: Path) -> dict[str, float]:
+    """Runs in the child process: one load, its time and the process's peak RSS."""
+    import resource
+
+    from deid_desktop.core.io import read_table
+
+    start = time.perf_counter()
+    table = read_table(path)
+    seconds = time.perf_counter() - start
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "rows": table.report.rows,
+        "columns": table.report.columns,
+        "seconds": seconds,
+        "peak_rss_mb": peak_kib / 1024,
+        "mb": path.stat().st_size / 1e6,
+    }
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[0] == "--child":
+        print(json.dumps(measure(Path(argv[1]))))
+        return 0
+    sizes = tuple(int(a) for a in argv) or SIZES
+    with tempfile.TemporaryDirectory(prefix="deid-bench-") as tmp:
+        for rows in sizes:
+            path = write_csv(rows, Path(tmp))
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", str(path)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            r = json.loads(out.stdout)
+            print(
+                f"load CSV {r['rows']:>9,} rows x {r['columns']} cols  {r['mb']:7.1f} MB  "
+                f"{r['seconds']:6.2f} s  {r['rows'] / r['seconds']:>11,.0f} rows/s  "
+                f"{r['mb'] / r['seconds']:6.1f} MB/s  peak RSS {r['peak_rss_mb']:7.0f} MB"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,140 @@
+"""Loading a project's extract: every table read, verified, related and prepared."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from deid_desktop.core.errors import ProjectError
+from deid_desktop.core.io.dates import infer_date_format, parse_dates
+from deid_desktop.core.io.relations import check_relations
+from deid_desktop.core.io.tables import read_table
+from deid_desktop.core.io.zips import count_not_zip_like, restore_zip_zeros
+from deid_desktop.core.model import (
+    ColumnClass,
+    ColumnTag,
+    Extract,
+    LoadedTable,
+    Project,
+    Role,
+    TableSpec,
+)
+from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
+
+DATE_ROLES = frozenset({Role.BIRTH_DATE, Role.INDEX_DATE})
+
+
+def resolve_input(spec: TableSpec, base_dir: Path) -> Path:
+    """The table's file: ``spec.path`` relative to ``base_dir`` unless absolute."""
+    path = Path(spec.path).expanduser()
+    return path if path.is_absolute() else Path(base_dir) / path
+
+
+def _read(spec: TableSpec, base_dir: Path, reporter: Reporter) -> LoadedTable:
+    path = resolve_input(spec, base_dir)
+    if not path.is_file():
+        raise ProjectError(
+            f"The file of table '{spec.name}' was moved or deleted",
+            file=path.name,
+            hint="Re-point the table to where the file is now.",
+        )
+    table = read_table(
+        path,
+        name=spec.name,
+        sheet=spec.sheet,
+        expected_sha256=spec.sha256 or None,
+        progress=reporter.progress,
+        cancel=reporter.cancel,
+    )
+    lost = [tag.name for tag in spec.columns if tag.name not in table.frame.columns]
+    if lost:
+        shown = ", ".join(f"'{name}'" for name in lost)
+        raise ProjectError(
+            f"Tagged column(s) {shown} of table '{spec.name}' are no longer in the file",
+            file=path.name,
+            column=lost[0],
+            hint="Re-point the table to the right file, or re-tag it.",
+        )
+    return table
+
+
+def load_extract(
+    project: Project,
+    base_dir: Path,
+    *,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> Extract:
+    """Read every table of ``project`` (paths relative to ``base_dir``), check each file's
+    SHA-256 and tagged columns, check the relations, then ``prepare_extract``."""
+    reporter = Reporter(progress, cancel)
+    specs = (project.person_table, *project.event_tables)
+    share = 0.85 / len(specs)
+    tables = [
+        _read(spec, base_dir, reporter.sub(i * share, (i + 1) * share))
+        for i, spec in enumerate(specs)
+    ]
+    person, events = tables[0], tables[1:]
+    reporter.step(0.86, "Checking how the tables link")
+    check_relations(
+        person, specs[0].key, [(t, spec.key) for t, spec in zip(events, specs[1:], strict=True)]
+    )
+    extract = Extract(person=person, events=tuple(events))
+    return prepare_extract(extract, project, reporter=reporter.sub(0.9, 1.0))
+
+
+def _is_date(tag: ColumnTag) -> bool:
+    return tag.cls == ColumnClass.DATE or tag.role in DATE_ROLES
+
+
+def _prepare_table(table: LoadedTable, spec: TableSpec) -> LoadedTable:
+    frame = table.frame
+    file = table.report.file
+    warnings: list[str] = []
+    changed = False
+    for tag in spec.columns:
+        if tag.name not in frame.columns:
+            continue
+        if tag.role == Role.ZIP:
+            restored, count = restore_zip_zeros(frame[tag.name])
+            if count:
+                if not changed:
+                    frame, changed = frame.copy(deep=False), True
+                frame[tag.name] = restored
+                warnings.append(
+                    f"{count} ZIP codes in column '{tag.name}' had lost their leading zero "
+                    "(as spreadsheets do) and were restored to 5 digits."
+                )
+            odd = count_not_zip_like(restored)
+            if odd:
+                warnings.append(
+                    f"{odd} values in column '{tag.name}' are not US ZIP codes (5 digits or "
+                    "ZIP+4); a release treats them as unknown (000)."
+                )
+        if _is_date(tag):
+            values = frame[tag.name]
+            fmt = tag.date_format or infer_date_format(values, file=file, column=tag.name)
+            parse_dates(values, fmt, file=file, column=tag.name)  # every value a real date
+    if not warnings and not changed:
+        return table
+    report = replace(table.report, warnings=(*table.report.warnings, *warnings))
+    return replace(table, frame=frame, report=report)
+
+
+def prepare_extract(
+    extract: Extract, project: Project, *, reporter: Reporter | None = None
+) -> Extract:
+    """Tag-driven preparation: ZIP-role columns restored to 5 digits (counted in the
+    table's report), date columns checked against their format (or one inferred)."""
+    reporter = reporter or Reporter()
+    prepared: list[LoadedTable] = []
+    for i, table in enumerate(extract.tables):
+        reporter.step(i / len(extract.tables), f"Preparing {table.report.file}")
+        try:
+            spec = project.table(table.name)
+        except KeyError:
+            prepared.append(table)
+            continue
+        prepared.append(_prepare_table(table, spec))
+    reporter.step(1.0, "Extract ready")
+    return Extract(person=prepared[0], events=tuple(prepared[1:]))

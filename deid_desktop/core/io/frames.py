@@ -1,0 +1,38 @@
+"""From parsed cells to the engine's frame: pyarrow-backed strings, missing = <NA>."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+
+TEXT = pd.StringDtype("pyarrow")
+
+
+def arrow_to_frame(table: pa.Table) -> pd.DataFrame:
+    """A frame of ``string[pyarrow]`` columns sharing the Arrow buffers."""
+    table = table.cast(pa.schema([pa.field(n, pa.string()) for n in table.column_names]))
+    # Names first: a self-destructed table must not be touched again (it segfaults when
+    # read off the main thread, as the desktop app's workers do).
+    names = list(table.column_names)
+    frame = table.to_pandas(types_mapper={pa.string(): TEXT}.get, self_destruct=True)
+    frame.columns = names
+    return frame
+
+
+def drop_trailing_empty_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Remove rows with no value at all after the last row that has one.
+
+    Spreadsheets and editors leave such rows at the end; empty rows in the middle are
+    kept so line numbers stay true.
+    """
+    if frame.empty or frame.shape[1] == 0 or frame.iloc[-1].notna().any():
+        return frame, 0
+    has_value = frame.notna().any(axis=1).to_numpy()
+    last = int(has_value.nonzero()[0][-1]) + 1 if has_value.any() else 0
+    return frame.iloc[:last].reset_index(drop=True), len(frame) - last
+
+
+def empty_rows_warning(count: int) -> str:
+    noun = "row" if count == 1 else "rows"
+    verb = "was" if count == 1 else "were"
+    return f"{count} empty {noun} at the end of the file {verb} ignored."

@@ -1,0 +1,103 @@
+"""The person table and its event tables: one row per person, every event linked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from deid_desktop.core.errors import InputError, Problem
+from deid_desktop.core.model import LoadedTable
+
+
+def _rows(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
+def _key_column(table: LoadedTable, key: str) -> pd.Series:
+    if key not in table.frame.columns:
+        raise InputError(
+            f"The person key column '{key}' is not in table '{table.name}'",
+            file=table.report.file,
+            column=key,
+            hint="Choose the column that holds the person key for this table.",
+        )
+    return table.frame[key]
+
+
+def relation_problems(
+    person: LoadedTable, person_key: str, events: Sequence[tuple[LoadedTable, str]]
+) -> list[Problem]:
+    """Every relationship problem, counted (never the key values)."""
+    problems: list[Problem] = []
+    keys = _key_column(person, person_key)
+    file = person.report.file
+    missing = int(keys.isna().sum())
+    if missing:
+        problems.append(
+            Problem(
+                f"{_rows(missing)} of the person table have no person key",
+                file=file,
+                column=person_key,
+                severity="error",
+            )
+        )
+    present = keys.dropna()
+    repeated = present.duplicated(keep=False)
+    if repeated.any():
+        n_keys = int(present[repeated].nunique())
+        problems.append(
+            Problem(
+                f"{_rows(int(repeated.sum()))} of the person table share a person key with "
+                f"another row ({n_keys} key(s) repeated); the person table needs one row "
+                "per person",
+                file=file,
+                column=person_key,
+                severity="error",
+            )
+        )
+    for table, key in events:
+        event_keys = _key_column(table, key)
+        efile = table.report.file
+        absent = int(event_keys.isna().sum())
+        if absent:
+            problems.append(
+                Problem(
+                    f"{_rows(absent)} of table '{table.name}' have no person key",
+                    file=efile,
+                    column=key,
+                    severity="error",
+                )
+            )
+        linked = event_keys.isin(present.unique())
+        unmatched = int((event_keys.notna() & ~linked).sum())
+        if unmatched:
+            problems.append(
+                Problem(
+                    f"{_rows(unmatched)} of table '{table.name}' have a person key that is "
+                    f"not in the person table ('{person.name}')",
+                    file=efile,
+                    column=key,
+                    severity="error",
+                )
+            )
+    return problems
+
+
+def check_relations(
+    person: LoadedTable, person_key: str, events: Sequence[tuple[LoadedTable, str]]
+) -> None:
+    """Raise one ``InputError`` listing every problem: missing or repeated person keys,
+    event rows without a key or whose key is not in the person table. Counts only."""
+    problems = relation_problems(person, person_key, events)
+    if not problems:
+        return
+    hint = (
+        "Fix the keys in the source files (or choose the right key columns) and load "
+        "the extract again."
+    )
+    if len(problems) == 1:
+        p = problems[0]
+        raise InputError(p.message, file=p.file, column=p.column, hint=hint)
+    lines = [f"- {p.message} (file {p.file}, column '{p.column}')" for p in problems]
+    raise InputError("The tables do not link up as they should:\n" + "\n".join(lines), hint=hint)

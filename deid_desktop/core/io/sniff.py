@@ -1,0 +1,211 @@
+"""Text-level detection for CSV files: encoding, NUL bytes, delimiter and header.
+
+Works on the raw bytes. Everything is turned into UTF-8 bytes (a zero-copy view for UTF-8
+files) so the parser downstream sees one encoding. Error messages name the file and line,
+never the bytes found there.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from deid_desktop.core.errors import InputError
+
+DELIMITERS = (",", ";", "\t", "|")
+DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+SAMPLE_BYTES = 256 * 1024
+SAMPLE_RECORDS = 200
+
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+#: How each encoding is named to the user.
+ENCODING_LABELS = {
+    "utf-8": "UTF-8",
+    "utf-8-sig": "UTF-8 with BOM",
+    "utf-16": "UTF-16",
+    "cp1252": "Windows-1252",
+    "latin-1": "Latin-1 (ISO-8859-1)",
+}
+
+SAVE_AS_UTF8 = "Open it in a spreadsheet or text editor and save it as 'CSV UTF-8'."
+
+
+@dataclass(frozen=True)
+class DecodedText:
+    """The file's content as UTF-8 bytes, and the encoding it was read with."""
+
+    data: pa.Buffer
+    encoding: str  # a key of ENCODING_LABELS
+    warnings: tuple[str, ...] = ()
+
+
+def line_of(data: bytes | bytearray | memoryview | pa.Buffer, pos: int) -> int:
+    """1-based physical line number of byte offset ``pos``."""
+    view = np.frombuffer(data, dtype=np.uint8, count=pos)
+    return int(np.count_nonzero(view == 0x0A)) + 1
+
+
+def _is_utf8(buf: pa.Buffer) -> bool:
+    offsets = pa.py_buffer(np.array([0, buf.size], dtype=np.int64).tobytes())
+    arr = pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, buf])
+    try:
+        arr.cast(pa.large_string())
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def decode(raw: bytes | bytearray, *, file: str) -> DecodedText:
+    """Detect the encoding (BOM, UTF-8, else Windows-1252, Latin-1 last) and check for NULs."""
+    if len(raw) <= SAMPLE_BYTES and not raw.strip(b" \t\r\n" + UTF8_BOM):
+        raise InputError(
+            "The file is empty", file=file, hint="Choose the file that holds the extract."
+        )
+    if raw.startswith(UTF16_BOMS):
+        try:
+            text = bytes(raw).decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                "The file starts as UTF-16 text but has bytes that are not UTF-16",
+                file=file,
+                hint=SAVE_AS_UTF8,
+            ) from exc
+        return _checked(pa.py_buffer(text.encode("utf-8")), "utf-16", file=file)
+    buf = pa.py_buffer(raw)
+    if raw.startswith(UTF8_BOM):
+        body = buf.slice(len(UTF8_BOM))
+        if not _is_utf8(body):
+            raise _not_utf8(body, file=file, why="starts with a UTF-8 marker (BOM)")
+        return _checked(body, "utf-8-sig", file=file)
+    _reject_nul(buf, file=file)
+    if _is_utf8(buf):
+        return DecodedText(buf, "utf-8")
+    first_bad = _first_invalid_utf8(buf)
+    if np.any(np.frombuffer(buf, dtype=np.uint8, count=first_bad) >= 0x80):
+        # Valid UTF-8 accents before the first invalid byte: a file pasted together
+        # from two encodings. Reading it as Windows-1252 would garble the UTF-8 part.
+        raise _not_utf8(buf, file=file, why="is mostly UTF-8")
+    for encoding in ("cp1252", "latin-1"):
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        label = ENCODING_LABELS[encoding]
+        warning = (
+            f"Read as {label} text (not UTF-8); accented letters were converted. "
+            "If any look wrong, save the file as 'CSV UTF-8' and load it again."
+        )
+        return DecodedText(pa.py_buffer(text.encode("utf-8")), encoding, (warning,))
+    raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
+
+
+def _checked(buf: pa.Buffer, encoding: str, *, file: str) -> DecodedText:
+    _reject_nul(buf, file=file)
+    return DecodedText(buf, encoding)
+
+
+def _reject_nul(buf: pa.Buffer, *, file: str) -> None:
+    pos = _find_nul(buf)
+    if pos >= 0:
+        raise InputError(
+            "The file holds NUL bytes, so it is not plain text (it may be a binary file, "
+            "UTF-16 text without a marker, or damaged)",
+            file=file,
+            row=line_of(buf, pos),
+            hint="Export the extract again as CSV (UTF-8).",
+        )
+
+
+def _find_nul(buf: pa.Buffer) -> int:
+    """Offset of the first NUL byte, scanning in blocks (no copy of the whole file)."""
+    view = memoryview(buf)
+    block = 8 << 20
+    for start in range(0, buf.size, block):
+        pos = bytes(view[start : start + block]).find(b"\x00")
+        if pos >= 0:
+            return start + pos
+    return -1
+
+
+def _first_invalid_utf8(buf: pa.Buffer) -> int:
+    try:
+        bytes(buf).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    return buf.size  # pragma: no cover - only called on invalid UTF-8
+
+
+def _not_utf8(buf: pa.Buffer, *, file: str, why: str) -> InputError:
+    pos = _first_invalid_utf8(buf)
+    return InputError(
+        f"The file {why} but has bytes that are not valid UTF-8 (mixed encodings?)",
+        file=file,
+        row=line_of(buf, pos),
+        hint=SAVE_AS_UTF8,
+    )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The delimiter and the header found at the start of the file."""
+
+    delimiter: str
+    header: tuple[str, ...]
+    header_only: bool  # nothing follows the header
+    bytes_per_row: float = 100.0  # from the sample; for progress estimates
+
+
+def _sample(buf: pa.Buffer) -> tuple[str, bool]:
+    """Decode the first ``SAMPLE_BYTES`` (cut at a line end); ``True`` if that is all."""
+    whole = buf.size <= SAMPLE_BYTES
+    chunk = bytes(buf.slice(0, min(buf.size, SAMPLE_BYTES)))
+    if not whole:
+        cut = chunk.rfind(b"\n")
+        chunk = chunk[: cut + 1] if cut > 0 else chunk
+    return chunk.decode("utf-8", errors="replace"), whole
+
+
+def _records(sample: str, delimiter: str, whole: bool) -> list[list[str]]:
+    reader = csv.reader(io.StringIO(sample, newline=""), delimiter=delimiter, strict=False)
+    records: list[list[str]] = []
+    try:
+        for record in reader:
+            records.append(record)
+            if len(records) > SAMPLE_RECORDS:
+                break
+    except csv.Error:
+        pass
+    if not whole and len(records) <= SAMPLE_RECORDS and len(records) > 1:
+        records.pop()  # the last record of a cut sample may be incomplete
+    return records
+
+
+def sniff_layout(buf: pa.Buffer, *, file: str) -> Layout:
+    """Choose the delimiter among , ; tab | by field counts (quotes respected)."""
+    sample, whole = _sample(buf)
+    best: tuple[float, int, int] | None = None
+    chosen = ","
+    parsed: dict[str, list[list[str]]] = {}
+    for rank, delimiter in enumerate(DELIMITERS):
+        records = [r for r in _records(sample, delimiter, whole) if r]
+        parsed[delimiter] = records
+        if not records or len(records[0]) < 2:
+            continue
+        width = len(records[0])
+        rest = records[1:]
+        share = sum(len(r) == width for r in rest) / len(rest) if rest else 1.0
+        score = (share, width, -rank)
+        if best is None or score > best:
+            best, chosen = score, delimiter
+    records = parsed[chosen]
+    if not records:
+        raise InputError("The file has no header line", file=file, hint=SAVE_AS_UTF8)
+    header = tuple(records[0])
+    per_row = len(sample.encode("utf-8")) / max(1, len(records))
+    return Layout(chosen, header, header_only=whole and len(records) == 1, bytes_per_row=per_row)

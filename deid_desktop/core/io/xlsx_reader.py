@@ -1,0 +1,240 @@
+"""XLSX reader (openpyxl, read-only, cached values) with formulas counted and flagged.
+
+openpyxl parses the workbook XML with defusedxml when it is installed; this module
+refuses to open a workbook otherwise. Cells become text the way a person reads them in
+Excel: dates as ISO, whole numbers without ".0".
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Iterator
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+from defusedxml.ElementTree import iterparse
+from openpyxl.workbook.workbook import Workbook
+from openpyxl.worksheet._read_only import ReadOnlyWorksheet
+from openpyxl.xml import DEFUSEDXML
+
+from deid_desktop.core.errors import DeidError, InputError
+from deid_desktop.core.io.frames import TEXT, drop_trailing_empty_rows, empty_rows_warning
+from deid_desktop.core.io.hashing import changed_file_error, sha256_file
+from deid_desktop.core.io.headers import check_header, column_letter
+from deid_desktop.core.model import LoadedTable, LoadReport
+from deid_desktop.core.progress import Reporter
+
+ROWS_PER_STEP = 2000
+_FORMULA_TAG = re.compile(rb"<(?:[A-Za-z0-9_]+:)?f[\s/>]")
+XLSX_HINT = "Open it in Excel or LibreOffice and save it as .xlsx (or as CSV UTF-8)."
+
+
+def _require_defusedxml() -> None:
+    if not DEFUSEDXML:  # pragma: no cover - defusedxml is a dependency
+        raise DeidError(
+            "Excel files are not opened without the defusedxml safeguard",
+            hint="Reinstall deid-desktop with its dependencies (defusedxml), "
+            "or save the sheet as CSV.",
+        )
+
+
+def cell_text(value: object) -> str | None:
+    """One cell as the text Excel shows; ``None`` for an empty cell."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return f"{value:.15g}"
+    if isinstance(value, datetime):
+        if value.time() == time(0):
+            return value.date().isoformat()
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, time):
+        return value.strftime("%H:%M:%S")
+    if isinstance(value, timedelta):
+        seconds = int(value.total_seconds())
+        return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    return str(value)
+
+
+def _open(path: Path) -> Workbook:
+    _require_defusedxml()
+    with open(path, "rb") as handle:
+        magic = handle.read(8)
+    if magic.startswith(b"\xd0\xcf\x11\xe0"):
+        raise InputError(
+            "The file is an old-style .xls workbook or a password-protected one",
+            file=path.name,
+            hint=XLSX_HINT + " Remove any password first.",
+        )
+    try:
+        return openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        raise InputError(
+            "The file is not a readable .xlsx workbook", file=path.name, hint=XLSX_HINT
+        ) from exc
+
+
+def list_sheets(path: Path) -> list[str]:
+    """The worksheet names of an XLSX file, in workbook order."""
+    wb = _open(path)
+    try:
+        return [ws.title for ws in wb.worksheets]
+    finally:
+        wb.close()
+
+
+def _choose(wb: Workbook, sheet: str | None, file: str) -> ReadOnlyWorksheet:
+    sheets = [ws.title for ws in wb.worksheets]
+    if not sheets:
+        raise InputError("The workbook has no worksheet", file=file, hint=XLSX_HINT)
+    if sheet is None:
+        return wb.worksheets[0]
+    if sheet not in sheets:
+        available = ", ".join(f"'{s}'" for s in sheets)
+        raise InputError(
+            f"The workbook has no sheet '{sheet}'; its sheets are {available}",
+            file=file,
+            hint="Choose one of those sheets.",
+        )
+    return wb[sheet]
+
+
+def _formula_cells(wb: Workbook, ws: ReadOnlyWorksheet, file: str) -> int:
+    """Count formula cells in the sheet's XML; a formula without a cached value is an error.
+
+    A quick byte scan skips the XML parse for the usual sheet that has no formula.
+    """
+    archive: zipfile.ZipFile = wb._archive  # openpyxl keeps the package open in read-only mode
+    member = ws._worksheet_path
+    with archive.open(member) as stream:
+        tail = b""
+        found = False
+        while chunk := stream.read(4 << 20):
+            if _FORMULA_TAG.search(tail + chunk):
+                found = True
+                break
+            tail = chunk[-16:]
+    if not found:
+        return 0
+    count, uncached, first = 0, 0, None
+    with archive.open(member) as stream:
+        for _, element in iterparse(stream, events=("end",)):
+            if not element.tag.endswith("}c") and element.tag != "c":
+                if element.tag.endswith("}row"):
+                    element.clear()
+                continue
+            children = {child.tag.rsplit("}", 1)[-1]: child for child in element}
+            if "f" in children:
+                count += 1
+                cached = children.get("v")
+                has_value = cached is not None and bool(cached.text)
+                if not has_value and element.get("t") not in ("str", "inlineStr"):
+                    uncached += 1
+                    first = first or element.get("r")
+    if uncached:
+        raise InputError(
+            f"{uncached} formula cell(s) have no saved result, the first at cell {first}",
+            file=file,
+            hint="Open the workbook in Excel or LibreOffice, let it calculate, save it, and "
+            "load it again (or paste the values over the formulas).",
+        )
+    return count
+
+
+def _rows(ws: ReadOnlyWorksheet, reporter: Reporter, file: str) -> Iterator[tuple[object, ...]]:
+    total = ws.max_row or 0
+    for number, row in enumerate(ws.iter_rows(values_only=True), start=1):
+        if number % ROWS_PER_STEP == 0:
+            reporter.step(number / total if total else 0.5, f"Reading {file}")
+        yield row
+
+
+def read_xlsx_table(
+    path: Path,
+    *,
+    name: str | None = None,
+    sheet: str | None = None,
+    expected_sha256: str | None = None,
+    reporter: Reporter | None = None,
+) -> LoadedTable:
+    """Read one worksheet; row 1 is the header, every cell becomes text."""
+    reporter = reporter or Reporter()
+    file = path.name
+    digest = sha256_file(path)
+    if expected_sha256 is not None and digest != expected_sha256:
+        raise changed_file_error(file)
+    wb = _open(path)
+    try:
+        ws = _choose(wb, sheet, file)
+        title = ws.title
+        formulas = _formula_cells(wb, ws, file)
+        reporter.step(0.05, f"Reading {file}")
+        rows = _rows(ws, reporter.sub(0.05, 0.9), file)
+        header_cells = next(rows, None)
+        header = [cell_text(v) or "" for v in header_cells or ()]
+        while header and not header[-1]:
+            header.pop()
+        if not header:
+            raise InputError(
+                f"Sheet '{title}' is empty (no header in row 1)",
+                file=file,
+                hint="Choose the sheet that holds the extract, with column names in row 1.",
+            )
+        check_header(header, file=file)
+        width = len(header)
+        columns: list[list[str | None]] = [[] for _ in range(width)]
+        wide_rows, first_wide = 0, None
+        for line, row in enumerate(rows, start=2):
+            cells = [cell_text(v) for v in row]
+            if len(cells) > width and any(c is not None for c in cells[width:]):
+                wide_rows += 1
+                first_wide = first_wide or line
+                continue
+            cells.extend([None] * (width - len(cells)))
+            for column, value in zip(columns, cells, strict=False):
+                column.append(value)
+    finally:
+        wb.close()
+    if wide_rows:
+        noun = "row has" if wide_rows == 1 else "rows have"
+        raise InputError(
+            f"{wide_rows} {noun} values beyond the last named column "
+            f"({column_letter(width)}, '{header[-1]}')",
+            file=file,
+            row=first_wide,
+            hint="Give those columns a name in row 1, or clear the stray cells.",
+        )
+    frame = pd.DataFrame(
+        {name_: pd.array(values, dtype=TEXT) for name_, values in zip(header, columns, strict=True)}
+    )
+    frame, trailing = drop_trailing_empty_rows(frame)
+    warnings: list[str] = []
+    if formulas:
+        warnings.append(f"{formulas} cells held formulas; their last calculated values were used.")
+    if trailing:
+        warnings.append(empty_rows_warning(trailing))
+    if frame.empty:
+        warnings.append(f"Sheet '{title}' has a header but no data rows.")
+    reporter.step(1.0, f"Read {file}")
+    report = LoadReport(
+        file=file,
+        rows=len(frame),
+        columns=width,
+        sheet=title,
+        formula_cells=formulas,
+        warnings=tuple(warnings),
+    )
+    return LoadedTable(name=name or path.stem, path=path, sha256=digest, frame=frame, report=report)
