@@ -23,6 +23,7 @@ import contextlib
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -50,12 +51,36 @@ def fsync_file(path: Path) -> None:
         os.fsync(fh.fileno())
 
 
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: Read once at import (single-threaded then); new files get the usual 0o666 & ~umask.
+_UMASK = _current_umask()
+
+
+def _mode_for(path: Path) -> int:
+    """An existing file keeps its permissions; a new one gets what ``open`` would give."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_UMASK
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, rename)."""
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, rename).
+
+    The file keeps its permissions when it already exists; a new file gets the user's
+    default (umask), as with ``open``.
+    """
     path = Path(path)
+    mode = _mode_for(path)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
     try:
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

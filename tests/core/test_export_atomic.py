@@ -44,6 +44,20 @@ def test_atomic_write_failure_keeps_the_old_file(tmp_path: Path, monkeypatch) ->
     assert sorted(x.name for x in tmp_path.iterdir()) == ["project.deid"]
 
 
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_atomic_write_keeps_permissions_or_uses_the_umask(tmp_path: Path) -> None:
+    new = tmp_path / "new.txt"
+    atomic_write_text(new, "x")
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert new.stat().st_mode & 0o777 == 0o666 & ~umask
+    kept = tmp_path / "kept.txt"
+    kept.write_text("old")
+    kept.chmod(0o640)
+    atomic_write_text(kept, "new")
+    assert kept.stat().st_mode & 0o777 == 0o640
+
+
 def test_text_keeps_lf_line_endings(tmp_path: Path) -> None:
     atomic_write_text(tmp_path / "a.txt", "x\ny\n")
     assert (tmp_path / "a.txt").read_bytes() == b"x\ny\n"
