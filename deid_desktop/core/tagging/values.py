@@ -7,8 +7,10 @@ figure here is a share or a count: no value leaves this module.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -25,39 +27,49 @@ MISSING_TEXTS = ("", "na", "n/a", "nan", "null", "none", "nil", ".", "-", "?")
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 _TIME = r"([T ]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*([AaPp][Mm])?\s*(Z|[+-]\d{2}:?\d{2})?)?"
 
-#: name -> (RE2 pattern matched against the whole trimmed value, ignore case)
-PATTERNS: dict[str, tuple[str, bool]] = {
-    "email": (r"^[^@\s]+@[^@\s.]+(\.[^@\s.]+)*\.[^@\s.]{2,}$", False),
+#: name -> (pattern, ignore case, what a value must hold for the pattern to be tried:
+#: "digit", "@" or None). Each pattern is valid for both RE2 (pyarrow) and Python's re, and
+#: matches the whole trimmed value unless it says otherwise.
+PATTERNS: dict[str, tuple[str, bool, str | None]] = {
+    "email": (r"^[^@\s]+@[^@\s.]+(\.[^@\s.]+)*\.[^@\s.]{2,}$", False, "@"),
     "phone": (
         r"^(\+?1[-.\s]?)?(\(\d{3}\)[-.\s]?|\d{3}[-.\s])\d{3}[-.\s]\d{4}"
         r"(\s*(x|ext\.?|extension)\s*\d{1,6})?$",
         True,
+        "digit",
     ),
-    "digits10": (r"^(\+?1)?\d{10}$", False),
-    "ssn": (r"^\d{3}-\d{2}-\d{4}$", False),
-    "digits9": (r"^\d{9}$", False),
-    "url": (r"^((https?|ftp)://|www\.)[^\s]+$", True),
-    "ipv4": (r"^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$", False),
+    "digits10": (r"^(\+?1)?\d{10}$", False, "digit"),
+    "ssn": (r"^\d{3}-\d{2}-\d{4}$", False, "digit"),
+    "digits9": (r"^\d{9}$", False, "digit"),
+    "url": (r"^((https?|ftp)://|www\.)[^\s]+$", True, None),
+    "ipv4": (
+        r"^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$",
+        False,
+        "digit",
+    ),
     "ipv6": (
         r"^(([0-9a-f]{1,4}:){7}[0-9a-f]{1,4}|([0-9a-f]{1,4}:)*[0-9a-f]{0,4}::([0-9a-f]{1,4}:)*"
         r"[0-9a-f]{0,4})$",
         True,
+        None,
     ),
-    "mac": (r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", True),
+    "mac": (r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", True, None),
     "uuid": (
         r"^\{?[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\}?$",
         True,
+        "digit",
     ),
     # letters and digits, like SYN-1234567, S99984236, X19277260X
     "record_code": (
         r"^([A-Za-z]{1,6}[-_/. ]?\d{3,14}([-_/.]?[A-Za-z0-9]{1,4})?|\d{3,14}[-_/.]?[A-Za-z]{1,4})$",
         False,
+        "digit",
     ),
-    "long_digits": (r"^\d{6,14}$", False),
+    "long_digits": (r"^\d{6,14}$", False, "digit"),
     # one word of letters, digits and separators holding at least one digit: an opaque code
-    "code_token": (r"^[A-Za-z0-9_./:#-]*\d[A-Za-z0-9_./:#-]*$", False),
-    "zip": (r"^\d{5}(-\d{4})?$", False),
-    "zip_lost_zero": (r"^\d{4}$", False),
+    "code_token": (r"^[A-Za-z0-9_./:#-]*\d[A-Za-z0-9_./:#-]*$", False, "digit"),
+    "zip": (r"^\d{5}(-\d{4})?$", False, "digit"),
+    "zip_lost_zero": (r"^\d{4}$", False, "digit"),
     "date": (
         r"^((19|20)\d\d-(0?[1-9]|1[0-2])-(0?[1-9]|[12]\d|3[01])" + _TIME + r"|"
         r"(19|20)\d\d/(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])" + _TIME + r"|"
@@ -65,20 +77,80 @@ PATTERNS: dict[str, tuple[str, bool]] = {
         r"\d{1,2}[-\s]?(" + _MONTHS + r")[a-z]*\.?[-\s,]+\d{2,4}" + _TIME + r"|"
         r"(" + _MONTHS + r")[a-z]*\.?\s+\d{1,2},?\s+\d{4}" + _TIME + r")$",
         True,
+        "digit",
     ),
     "numeric": (
-        r"^([<>]=?|≤|≥)?\s*[+-]?(\d+([.,]\d+)?|\.\d+|\d{1,3}(,\d{3})+(\.\d+)?)([eE][+-]?\d+)?\s*%?$",
+        r"^([<>]=?|≤|≥)?\s*[+-]?(\d+([.,]\d+)?|\.\d+|\d{1,3}(,\d{3})+(\.\d+)?)([eE][+-]?\d+)?"
+        r"\s*%?$",
         False,
+        "digit",
     ),
-    "integer": (r"^[+-]?\d+$", False),
-    "decimal": (r"^[+-]?\d*[.,]\d+$", False),
+    "integer": (r"^[+-]?\d+$", False, "digit"),
+    "decimal": (r"^[+-]?\d*[.,]\d+$", False, "digit"),
     "age": (
         r"^(\d{1,3}(\.\d+)?\s*\+?|(>|>=|≥)\s*\d{2,3}|\d{2,3}\s*(or older|and over|plus|y|yr|yrs|"
         r"years)?)$",
         True,
+        "digit",
     ),
-    "letters": (r"[A-Za-z]", False),  # contains a letter (not a full match)
+    "letters": (r"[A-Za-z]", False, None),  # holds a letter (not a whole-value match)
 }
+
+#: Up to this many distinct values, patterns run in Python (cheaper than compiling RE2).
+FEW_DISTINCT = 300
+_DIGIT = re.compile(r"[0-9]")
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> dict[str, re.Pattern[str]]:
+    return {
+        name: re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+        for name, (pattern, ignore_case, _needs) in PATTERNS.items()
+    }
+
+
+def _pattern_shares(values: pa.Array, weights: np.ndarray, n: int) -> dict[str, float]:
+    """Weighted share of sampled values matching each pattern.
+
+    With few distinct values, Python's precompiled patterns run (RE2 would be compiled on
+    each call). Patterns needing a digit or an "@" are skipped when no value has one.
+    """
+    few = len(values) <= FEW_DISTINCT
+    texts: list[str] = values.to_pylist() if few else []
+    if few:
+        screens = {
+            "digit": np.fromiter((_DIGIT.search(t) is not None for t in texts), bool, len(texts)),
+            "@": np.fromiter(("@" in t for t in texts), bool, len(texts)),
+        }
+    else:
+        screens = {
+            "digit": np.asarray(pc.match_substring_regex(values, r"[0-9]"), dtype=bool),
+            "@": np.asarray(pc.match_substring(values, "@"), dtype=bool),
+        }
+    compiled = _compiled()
+    shares: dict[str, float] = {}
+    for name, (pattern, ignore_case, needs) in PATTERNS.items():
+        if needs is not None and not screens[needs].any():
+            shares[name] = 0.0
+            continue
+        if few:
+            regex = compiled[name]
+            mask = np.fromiter((regex.search(t) is not None for t in texts), bool, len(texts))
+        else:
+            matched = pc.match_substring_regex(values, pattern, ignore_case=ignore_case)
+            mask = np.asarray(matched, dtype=bool)
+        shares[name] = float(weights[mask].sum() / n)
+    return shares
+
+
+def _may_hold_names(shares: dict[str, float]) -> bool:
+    """Skip the name look-up for columns of codes, dates and numbers."""
+    return (
+        shares["letters"] >= 0.3
+        and shares["uuid"] < 0.5
+        and shares["date"] < 0.8
+        and shares["numeric"] < 0.8
+    )
 
 
 @dataclass(frozen=True)
@@ -195,17 +267,11 @@ def profile_values(series: pd.Series) -> ValueProfile:
     values = counted.field("values")
     weights = np.asarray(counted.field("counts"), dtype=np.float64)
 
-    def share_of(mask: pa.Array) -> float:
-        return float(weights[np.asarray(mask, dtype=bool)].sum() / n)
-
-    shares = {
-        name: share_of(pc.match_substring_regex(values, pat, ignore_case=ic))
-        for name, (pat, ic) in PATTERNS.items()
-    }
+    shares = _pattern_shares(values, weights, n)
     lengths = np.asarray(pc.utf8_length(values), dtype=np.int64)
     spaces = np.asarray(pc.count_substring_regex(values, r"\s+"), dtype=np.float64)
     length_counts = np.bincount(lengths, weights=weights)
-    if shares["letters"] > 0:
+    if _may_hold_names(shares):
         given, surname, either, word_share = _name_shares(values, weights)
     else:
         given = surname = either = word_share = 0.0
