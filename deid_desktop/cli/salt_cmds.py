@@ -225,7 +225,8 @@ def run_create(args: argparse.Namespace) -> int:
 
 def run_rotate(args: argparse.Namespace) -> int:
     project = _project(args.project)
-    print(f"deid: warning: {secrets.ROTATE_WARNING}", file=sys.stderr)
+    if args.yes:
+        print(f"deid: warning: {secrets.ROTATE_WARNING}", file=sys.stderr)
     status = secrets.rotate_salt(project.project_id, confirm=bool(args.yes))
     _emit(
         args,

@@ -363,7 +363,9 @@ def build_linkable(
         "offset_days": opts.offset_days,
         "offset_zero_excluded": True,
         "seed": project.seed,
-        "salt_fingerprint": salt_fingerprint(bytes(salt)),
+        # which salt made the keys (HMAC of a fixed label; reveals nothing of the salt):
+        # releases with the same fingerprint link, others do not
+        "linkage_fingerprint": salt_fingerprint(bytes(salt)),
         "zip_rule": opts.zip_rule,
         "date_formats": dict(sorted(dates.formats.items())),
         "date_output": "ISO YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS where the input had a time",
