@@ -74,7 +74,7 @@ def make_notes(
     )
     lasts = _names(shared_data, "last_names_unambig.txt")
     people = []
-    for _ in range(dictionary_size // 4):
+    for _ in range(int(dictionary_size / 3.7)):
         people.append(
             (
                 rng.choice(firsts),

@@ -90,7 +90,8 @@ class ScanDictionary:
     @cached_property
     def automaton(self) -> ahocorasick.Automaton:
         """Aho-Corasick over " term " (folded, space-padded, so matches are whole words),
-        with the cue and month words. Value: (padded length, ((kind, rule), ...))."""
+        with the cue and month words. Value: (padded length, kind, rule, ((kind, rule), ...));
+        kind and rule are set only for a plain dictionary term (the fast path)."""
         entries: dict[str, list[tuple[str, str]]] = {}
         for term, kind in self.terms.items():
             entries.setdefault(term, []).append((kind, f"dictionary:{kind.lower()}"))
@@ -101,7 +102,9 @@ class ScanDictionary:
         auto = ahocorasick.Automaton()
         for term, what in entries.items():
             padded = f" {term} "
-            auto.add_word(padded, (len(padded), tuple(what)))
+            simple = len(what) == 1 and what[0][1].startswith("dictionary:")
+            kind, rule = what[0] if simple else (None, None)
+            auto.add_word(padded, (len(padded), kind, rule, tuple(what)))
         auto.make_automaton()
         return auto
 

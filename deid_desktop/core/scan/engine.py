@@ -49,7 +49,8 @@ def scan_texts(
                 if rep is not None:
                     rep.step(done / total, "Scanning free text")
             batch, size = [], 0
-    found.sort()
+    if ascii_idx and other_idx:
+        found.sort()  # batches are in note order within each group; merge the two groups
     return found
 
 
@@ -65,36 +66,38 @@ def _scan_batch(
         return []
     lengths = np.fromiter((len(n) for n in notes), dtype=np.int64, count=len(notes))
     starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
-    candidates.sort()
-    best: dict[tuple[int, int], Candidate] = {}
-    for c in candidates:  # one hit per span: dictionary beats cue beats pattern
-        key = (c[0], c[1])
-        if key not in best:
-            best[key] = c
-    kept = _drop_contained(list(best.values()))
+    kept = _dedupe(candidates)
     g_start = np.fromiter((c[0] for c in kept), dtype=np.int64, count=len(kept))
-    g_end = np.fromiter((c[1] for c in kept), dtype=np.int64, count=len(kept))
+    g_end = -np.fromiter((c[1] for c in kept), dtype=np.int64, count=len(kept))
     note = np.searchsorted(starts, g_start, side="right") - 1
-    local_start = g_start - starts[note]
-    local_end = g_end - starts[note]
-    inside = local_end <= lengths[note]
+    local_start = (g_start - starts[note]).tolist()
+    local_end = (g_end - starts[note]).tolist()
+    inside = (g_end - starts[note] <= lengths[note]).tolist()
+    ids = np.asarray(note_ids, dtype=np.int64)[note].tolist()
     return [
-        (note_ids[int(n)], int(s), int(e), c[3], c[4])
-        for n, s, e, c, ok in zip(note, local_start, local_end, kept, inside, strict=True)
+        (n, s, e, c[3], c[4])
+        for n, s, e, c, ok in zip(ids, local_start, local_end, kept, inside, strict=True)
         if ok
     ]
 
 
-def _drop_contained(candidates: list[Candidate]) -> list[Candidate]:
-    """Drop pattern hits lying inside a dictionary or cue hit (e.g. the digits of an MRN)."""
-    candidates.sort(key=lambda c: (c[0], -c[1], c[2]))
+def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
+    """One hit per span (dictionary beats cue beats pattern), and no pattern hit inside a
+    dictionary or cue hit (e.g. the digits of an MRN read as a ZIP)."""
+    candidates.sort()  # by start, longest first, then priority
     kept: list[Candidate] = []
     cover_end = -1
+    last_start = last_neg_end = None
     for c in candidates:
-        if c[2] == PATTERN and c[1] <= cover_end:
+        start, neg_end, prio = c[0], c[1], c[2]
+        if start == last_start and neg_end == last_neg_end:
             continue
-        if c[2] != PATTERN:
-            cover_end = max(cover_end, c[1])
+        last_start, last_neg_end = start, neg_end
+        if prio == PATTERN:
+            if -neg_end <= cover_end:
+                continue
+        elif -neg_end > cover_end:
+            cover_end = -neg_end
         kept.append(c)
     return kept
 
@@ -128,9 +131,9 @@ def scan_frames(
         sub = rep.sub(j / len(jobs), (j + 1) / len(jobs))
         sub.step(0.0, "Scanning free text")
         found = scan_texts(texts, dictionary, sub)
-        col_hits = [
-            Hit(table, int(positions[i]), column, s, e, kind, rule) for i, s, e, kind, rule in found
-        ]
+        rows = positions.tolist()
+        new = tuple.__new__
+        col_hits = [new(Hit, (table, rows[i], column, s, e, k, r)) for i, s, e, k, r in found]
         hits.extend(col_hits)
         columns.append(
             ColumnScan(

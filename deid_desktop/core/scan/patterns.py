@@ -1,7 +1,8 @@
 """The finders run over one batch of notes joined by NOTE_SEP.
 
-Each finder returns candidate hits as (start, end, priority, kind, rule) with offsets in
-the batch text. Priority breaks ties on the same span: dictionary 0, cue 1, pattern 2.
+Each finder returns candidate hits as (start, -end, priority, kind, rule) with offsets in
+the batch text (the negated end makes a plain sort put the longest span first).
+Priority breaks ties on the same span: dictionary 0, cue 1, pattern 2.
 
 - words (dictionary terms, cue words, month words): one Aho-Corasick pass over the
   folded, space-padded text, so every match is a whole word;
@@ -16,7 +17,7 @@ import re
 
 import numpy as np
 
-from deid_desktop.core.scan.dictionary import ScanDictionary, phone_digits
+from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.fold import ascii_projection
 
 Candidate = tuple[int, int, int, str, str]
@@ -43,6 +44,9 @@ _KIND = {
     "zip": "ZIP",
     "mrn": "MRN",
 }
+_RULE = {g: f"pattern:{g.split('_')[0]}" for g in _KIND}
+_DICT_RULE = {k: f"dictionary:{k.lower()}" for k in ("NAME", "MRN", "PHONE", "EMAIL", "SSN", "ID")}
+_KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
 _NUM = re.compile(r"\d+")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'\x00]+", re.I)
@@ -57,22 +61,28 @@ _MONTH_YEAR = re.compile(r"[^\W\d_]+\.?,?[ \t]+\d{4}(?!\d)", re.I)
 
 def find_words(text: str, folded: str, dictionary: ScanDictionary) -> list[Candidate]:
     """Dictionary terms (whole words), cue-introduced names and month-name dates."""
-    out: list[Candidate] = []
-    padded = f" {folded} "
-    for end_idx, (length, entries) in dictionary.automaton.iter(padded):
-        start = end_idx - length + 1  # padded index of the leading space == original start
-        end = end_idx - 1
-        for kind, rule in entries:
+    raw = list(dictionary.automaton.iter(f" {folded} "))
+    # payload: (padded length, kind, rule, entries); kind is None for cue/month words.
+    # The leading space of " term " sits at padded index e - length + 1, which is the
+    # term's start in the original text; its end (exclusive) is e - 1.
+    out: list[Candidate] = [
+        (e - p[0] + 1, 1 - e, DICT, p[1], p[2]) for e, p in raw if p[1] is not None
+    ]
+    for e, p in raw:
+        if p[1] is not None:
+            continue
+        start, end = e - p[0] + 1, e - 1
+        for kind, rule in p[3]:
             if rule.startswith("dictionary:"):
-                out.append((start, end, DICT, kind, rule))
+                out.append((start, -end, DICT, kind, rule))
             elif rule == "month":
                 hit = _month_date(text, start, end)
                 if hit:
-                    out.append((*hit, PATTERN, "DATE", "pattern:date"))
+                    out.append((hit[0], -hit[1], PATTERN, "DATE", "pattern:date"))
             else:
                 hit = _cue_name(text, start, end, rule[4:])
                 if hit:
-                    out.append((*hit, CUE, "NAME", rule))
+                    out.append((hit[0], -hit[1], CUE, "NAME", rule))
     return out
 
 
@@ -107,19 +117,20 @@ def _valid_date(kind: str, s: str) -> bool:
     return 1 <= a <= 31 and 1 <= b <= 31 and (a <= 12 or b <= 12)
 
 
-def digit_regions(text: str) -> tuple[str, np.ndarray]:
+def digit_regions(text: str) -> tuple[str, np.ndarray, list[list[int]]]:
     """The parts of ``text`` around runs of 4+ digits (gaps of up to 2 characters), joined
-    by NUL, and the original offset of each character of that string (-1 for a NUL)."""
+    by NUL, the original offset of each character of that string (-1 for a NUL), and the
+    [start, end) of each region in that string."""
     raw = np.frombuffer(ascii_projection(text), dtype=np.uint8)
     pos = np.flatnonzero((raw >= 48) & (raw <= 57))
     if pos.size == 0:
-        return "", np.empty(0, dtype=np.int64)
+        return "", np.empty(0, dtype=np.int64), []
     breaks = np.flatnonzero(np.diff(pos) > 3)
     first = np.concatenate(([0], breaks + 1))
     last = np.concatenate((breaks, [pos.size - 1]))
     keep = (last - first + 1) >= 4
     if not keep.any():
-        return "", np.empty(0, dtype=np.int64)
+        return "", np.empty(0, dtype=np.int64), []
     starts = np.maximum(pos[first[keep]] - 4, 0)
     ends = np.minimum(pos[last[keep]] + 2, raw.size)
     new = np.concatenate(([True], starts[1:] >= ends[:-1]))  # merge overlapping regions
@@ -134,29 +145,46 @@ def digit_regions(text: str) -> tuple[str, np.ndarray]:
     buf[out_pos] = raw[idx]
     orig = np.full(buf.size, -1, dtype=np.int64)
     orig[out_pos] = idx
-    return buf.tobytes().decode("ascii"), orig
+    bounds = np.stack((offsets + np.arange(1, r_start.size + 1), offsets + lengths))
+    bounds[1] += np.arange(1, r_start.size + 1)
+    return buf.tobytes().decode("ascii"), orig, bounds.T.tolist()
 
 
 def find_digits(text: str, dictionary: ScanDictionary) -> list[Candidate]:
     """SSNs, phones, numeric dates, IPs, ZIPs and MRN-like codes."""
-    regions, orig = digit_regions(text)
-    out: list[Candidate] = []
+    regions, orig, bounds = digit_regions(text)
     if not regions:
-        return out
+        return []
+    # one search per region (a region usually holds one item): the regex engine is only
+    # run inside the regions, never over the long stretches between them
+    search = _DIGITS.search
+    matches = []
+    for lo, hi in bounds:
+        m = search(regions, lo, hi)
+        while m is not None:
+            matches.append(m)
+            m = search(regions, m.end(), hi)
+    if not matches:
+        return []
+    starts = orig[np.fromiter((m.start() for m in matches), np.int64, len(matches))].tolist()
+    ends = (orig[np.fromiter((m.end() for m in matches), np.int64, len(matches)) - 1] + 1).tolist()
     lookup = dictionary.digits
-    for m in _DIGITS.finditer(regions):
+    out: list[Candidate] = []
+    for m, start, end in zip(matches, starts, ends, strict=True):
         group = m.lastgroup or ""
         value = m.group()
-        if group.startswith("date") and not _valid_date(group, value):
+        if group[0] == "d" and not _valid_date(group, value):
             continue
-        start = int(orig[m.start()])
-        end = int(orig[m.end() - 1]) + 1
-        digits = phone_digits(value) if group == "phone" else "".join(_NUM.findall(value))
-        kind = lookup.get(digits) if lookup else None
-        if kind is not None and group != "date_iso" and group != "date_num":
-            out.append((start, end, DICT, kind, f"dictionary:{kind.lower()}"))
+        kind = None
+        if lookup and group[0] != "d":
+            digits = value.translate(_KEEP_DIGITS)
+            if group == "phone" and len(digits) == 11 and digits[0] == "1":
+                digits = digits[1:]
+            kind = lookup.get(digits)
+        if kind is not None:
+            out.append((start, -end, DICT, kind, _DICT_RULE[kind]))
         else:
-            out.append((start, end, PATTERN, _KIND[group], f"pattern:{group.split('_')[0]}"))
+            out.append((start, -end, PATTERN, _KIND[group], _RULE[group]))
     return out
 
 
@@ -169,7 +197,7 @@ def find_emails_urls(text: str, folded: str) -> list[Candidate]:
             lo = max(0, at - 64)
             for m in _EMAIL.finditer(text, lo, min(len(text), at + 256)):
                 if m.start() <= at < m.end():
-                    out.append((m.start(), m.end(), PATTERN, "EMAIL", "pattern:email"))
+                    out.append((m.start(), -m.end(), PATTERN, "EMAIL", "pattern:email"))
                     seen_end = m.end()
                     break
         at = text.find("@", at + 1)
@@ -182,6 +210,6 @@ def find_emails_urls(text: str, folded: str) -> list[Candidate]:
                 end = m.end()
                 while end > m.start() and text[end - 1] in _URL_TRAIL:
                     end -= 1
-                out.append((m.start(), end, PATTERN, "URL", "pattern:url"))
+                out.append((m.start(), -end, PATTERN, "URL", "pattern:url"))
             i = padded.find(literal, i + 1)
     return out
