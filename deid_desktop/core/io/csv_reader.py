@@ -23,7 +23,7 @@ from deid_desktop.core.io.frames import (
 )
 from deid_desktop.core.io.hashing import changed_file_error, sha256_bytes
 from deid_desktop.core.io.headers import check_header
-from deid_desktop.core.io.sniff import ENCODING_LABELS, Layout, decode, sniff_layout
+from deid_desktop.core.io.sniff import ENCODING_LABELS, Layout, count_byte, decode, sniff_layout
 from deid_desktop.core.model import LoadedTable, LoadReport
 from deid_desktop.core.progress import Reporter
 
@@ -116,7 +116,28 @@ def _parse(buf: pa.Buffer, layout: Layout, reporter: Reporter, *, file: str) -> 
         raise _ragged_error(buf, layout, file=file)
     if list(schema.names) != list(layout.header):
         raise _unreadable(buf, layout, file=file)
+    if count_byte(buf, b'"') % 2:
+        _check_quotes(buf, layout, file=file)
     return pa.Table.from_batches(batches, schema=schema)
+
+
+def _check_quotes(buf: pa.Buffer, layout: Layout, *, file: str) -> None:
+    """An odd number of quote marks: either harmless (5'10" inside a field) or a quoted
+    field that never closes and swallows the rest of the file. Find out, strictly."""
+    text = buf.to_pybytes().decode("utf-8", errors="replace")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=layout.delimiter, strict=True)
+    records = 0
+    try:
+        for _ in reader:
+            records += 1
+    except csv.Error as exc:
+        raise InputError(
+            "A quoted field is not closed properly, so the rest of the file would be read "
+            "as one value",
+            file=file,
+            row=records + 1,
+            hint="Check the quotes on that line in a text editor, or export the extract again.",
+        ) from exc
 
 
 def _ragged_error(buf: pa.Buffer, layout: Layout, *, file: str) -> InputError:

@@ -122,15 +122,23 @@ def _reject_nul(buf: pa.Buffer, *, file: str) -> None:
         )
 
 
+_BLOCK = 8 << 20
+
+
 def _find_nul(buf: pa.Buffer) -> int:
     """Offset of the first NUL byte, scanning in blocks (no copy of the whole file)."""
     view = memoryview(buf)
-    block = 8 << 20
-    for start in range(0, buf.size, block):
-        pos = bytes(view[start : start + block]).find(b"\x00")
+    for start in range(0, buf.size, _BLOCK):
+        pos = bytes(view[start : start + _BLOCK]).find(b"\x00")
         if pos >= 0:
             return start + pos
     return -1
+
+
+def count_byte(buf: pa.Buffer, byte: bytes) -> int:
+    """How many times ``byte`` occurs in ``buf``, scanning in blocks."""
+    view = memoryview(buf)
+    return sum(bytes(view[s : s + _BLOCK]).count(byte) for s in range(0, buf.size, _BLOCK))
 
 
 def _first_invalid_utf8(buf: pa.Buffer) -> int:
