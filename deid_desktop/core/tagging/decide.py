@@ -116,7 +116,11 @@ def values_are_dates(p: ValueProfile) -> bool:
 
 
 def looks_like_names(p: ValueProfile) -> bool:
-    return p.person_name_share >= NAME_SHARE and p.distinct >= NAME_MIN_DISTINCT
+    return (
+        p.person_name_share >= NAME_SHARE
+        and p.distinct >= NAME_MIN_DISTINCT
+        and p.distinct_names >= NAME_MIN_DISTINCT
+    )
 
 
 def names_sentence(p: ValueProfile) -> str:

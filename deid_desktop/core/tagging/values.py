@@ -169,6 +169,7 @@ class ValueProfile:
     surname_share: float = 0.0  # every word a common surname
     person_name_share: float = 0.0  # every word a common given name or surname
     name_word_share: float = 0.0  # share of all words (2+ letters) that are common names
+    distinct_names: int = 0  # how many different listed names occur
 
     def share(self, pattern: str) -> float:
         return self.shares.get(pattern, 0.0)
@@ -210,14 +211,16 @@ def sample_values(series: pd.Series, size: int = SAMPLE_SIZE) -> tuple[pa.Array,
     return arr, non_missing
 
 
-def _name_shares(values: pa.Array, weights: np.ndarray) -> tuple[float, float, float, float]:
+def _name_shares(values: pa.Array, weights: np.ndarray) -> tuple[float, float, float, float, int]:
     """Shares of values made only of common given names / surnames / either, and the share
     of all words that are names. ``values`` are distinct, ``weights`` their counts. Accents
-    are folded and Synthea-style trailing digits ("Milo271") dropped before the look-up."""
+    are folded and Synthea-style trailing digits ("Milo271") dropped before the look-up.
+    Also returns how many different listed names occur (codes such as "AU0001", "AU0002"
+    fold to one name, real name columns to many)."""
     n = len(values)
     total_weight = float(weights.sum())
     if n == 0 or total_weight == 0:
-        return 0.0, 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0, 0
     folded = pc.replace_substring_regex(pc.utf8_normalize(values, "NFKD"), r"\p{Mn}", "")
     folded = pc.replace_substring_regex(pc.utf8_lower(folded), r"[0-9]+", "")
     lists = pc.split_pattern_regex(folded, r"[^a-z]+")
@@ -227,7 +230,7 @@ def _name_shares(values: pa.Array, weights: np.ndarray) -> tuple[float, float, f
     words = pc.filter(words, pa.array(keep))
     parents = parents[keep]
     if len(words) == 0:
-        return 0.0, 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0, 0
     # Look each distinct word up once in the cached frozensets.
     distinct_words = pc.unique(words)
     given_set, surname_set = given_names(), surnames()
@@ -251,6 +254,7 @@ def _name_shares(values: pa.Array, weights: np.ndarray) -> tuple[float, float, f
         weighted(name_like & (surname == total)),
         weighted(name_like & (either == total)),
         float(word_weights[in_given | in_surname].sum() / word_weights.sum()),
+        int((is_given | is_surname).sum()),
     )
 
 
@@ -272,9 +276,10 @@ def profile_values(series: pd.Series) -> ValueProfile:
     spaces = np.asarray(pc.count_substring_regex(values, r"\s+"), dtype=np.float64)
     length_counts = np.bincount(lengths, weights=weights)
     if _may_hold_names(shares):
-        given, surname, either, word_share = _name_shares(values, weights)
+        given, surname, either, word_share, distinct_names = _name_shares(values, weights)
     else:
         given = surname = either = word_share = 0.0
+        distinct_names = 0
     return ValueProfile(
         rows=len(series),
         non_missing=non_missing,
@@ -288,4 +293,5 @@ def profile_values(series: pd.Series) -> ValueProfile:
         surname_share=surname,
         person_name_share=either,
         name_word_share=word_share,
+        distinct_names=distinct_names,
     )
