@@ -12,7 +12,7 @@ from deid_desktop.core.scan.dictionary import (
     build_dictionary_from_values,
     dictionary_kind,
 )
-from deid_desktop.core.scan.engine import scan_frames, scan_texts
+from deid_desktop.core.scan.engine import TextHits, scan_frames, scan_text_arrays, scan_texts
 from deid_desktop.core.scan.redact import merge_spans, redact_column, redact_text
 from deid_desktop.core.scan.report import DISCLAIMER, KINDS, ColumnScan, Hit, ScanReport
 
@@ -23,6 +23,7 @@ __all__ = [
     "Hit",
     "ScanDictionary",
     "ScanReport",
+    "TextHits",
     "build_dictionary",
     "build_dictionary_from_values",
     "dictionary_kind",
@@ -30,5 +31,6 @@ __all__ = [
     "redact_column",
     "redact_text",
     "scan_frames",
+    "scan_text_arrays",
     "scan_texts",
 ]

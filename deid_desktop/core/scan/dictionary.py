@@ -14,11 +14,13 @@ from functools import cached_property
 from types import MappingProxyType
 
 import ahocorasick
+import numpy as np
 import pandas as pd
 
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project
 from deid_desktop.core.scan.fold import fold
+from deid_desktop.core.scan.rules import CUE_WORDS, MONTH_WORDS, dict_code
 
 #: Dictionary kinds accepted by ``build_dictionary_from_values`` -> hit kind.
 DICT_KINDS: Mapping[str, str] = MappingProxyType(
@@ -43,22 +45,6 @@ _NAME_STOP = frozenset(
 _MIN_NAME = 2
 _MIN_ID = 3
 _NON_DIGIT = re.compile(r"\D+")
-
-#: Words whose occurrence triggers a check of the text around them.
-CUE_WORDS = frozenset(
-    {
-        "mr", "mrs", "ms", "miss", "dr",
-        "daughter", "son", "wife", "husband", "mother", "father", "sister", "brother",
-        "grandson", "granddaughter", "niece", "nephew", "aunt", "uncle", "partner",
-    }
-)  # fmt: skip
-MONTH_WORDS = frozenset(
-    {
-        "january", "february", "march", "april", "may", "june", "july", "august",
-        "september", "october", "november", "december",
-        "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-    }
-)  # fmt: skip
 
 
 def phone_digits(value: str) -> str:
@@ -88,25 +74,46 @@ class ScanDictionary:
         return dict(sorted(out.items()))
 
     @cached_property
-    def automaton(self) -> ahocorasick.Automaton:
-        """Aho-Corasick over " term " (folded, space-padded, so matches are whole words),
-        with the cue and month words. Value: (padded length, kind, rule, ((kind, rule), ...));
-        kind and rule are set only for a plain dictionary term (the fast path)."""
+    def matcher(self) -> WordMatcher:
+        """The Aho-Corasick matcher of the terms, cue words and month words (built once)."""
+        return WordMatcher.build(self.terms)
+
+
+@dataclass(frozen=True, eq=False)
+class WordMatcher:
+    """Aho-Corasick over " term " (folded and space-padded, so every match is a whole
+    word). The value of a word is its number ``i``: ``lengths[i]`` is the padded length,
+    ``codes[i]`` the rule code of a plain dictionary term, or -1 for a word that needs a
+    look at its context (cue and month words), whose entries are ``special[i]``."""
+
+    automaton: ahocorasick.Automaton
+    lengths: np.ndarray
+    codes: np.ndarray
+    special: dict[int, tuple[tuple[str, str], ...]]
+
+    @classmethod
+    def build(cls, terms: Mapping[str, str]) -> WordMatcher:
         entries: dict[str, list[tuple[str, str]]] = {}
-        for term, kind in self.terms.items():
+        for term, kind in terms.items():
             entries.setdefault(term, []).append((kind, f"dictionary:{kind.lower()}"))
         for word in CUE_WORDS:
             entries.setdefault(word, []).append(("NAME", f"cue:{word}"))
         for word in MONTH_WORDS:
             entries.setdefault(word, []).append(("DATE", "month"))
-        auto = ahocorasick.Automaton()
-        for term, what in entries.items():
+        auto = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+        lengths = np.zeros(len(entries), dtype=np.int64)
+        codes = np.full(len(entries), -1, dtype=np.int64)
+        special: dict[int, tuple[tuple[str, str], ...]] = {}
+        for i, (term, what) in enumerate(entries.items()):
             padded = f" {term} "
-            simple = len(what) == 1 and what[0][1].startswith("dictionary:")
-            kind, rule = what[0] if simple else (None, None)
-            auto.add_word(padded, (len(padded), kind, rule, tuple(what)))
+            auto.add_word(padded, i)
+            lengths[i] = len(padded)
+            if len(what) == 1 and what[0][1].startswith("dictionary:"):
+                codes[i] = dict_code(what[0][0])
+            else:
+                special[i] = tuple(what)
         auto.make_automaton()
-        return auto
+        return cls(auto, lengths, codes, special)
 
 
 def _name_tokens(folded: str) -> list[str]:

@@ -1,9 +1,14 @@
-"""scan_frames: run every finder over the text columns, in batches of joined notes."""
+"""scan_frames: run every finder over the text columns, in batches of joined notes.
+
+Candidate hits travel as int arrays (start, end, rule code) from the finders to the
+report; Python objects are made once per final hit.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
+from itertools import repeat
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -12,29 +17,49 @@ from deid_desktop.core.errors import UsageError
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.fold import NOTE_SEP, fold
-from deid_desktop.core.scan.patterns import (
-    PATTERN,
-    Candidate,
-    find_digits,
-    find_emails_urls,
-    find_words,
-)
+from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
 from deid_desktop.core.scan.report import ColumnScan, Hit, ScanReport
+from deid_desktop.core.scan.rules import KIND_OF, PATTERN, PRIORITY, RULE_OF
 
 #: Characters of note text joined into one batch.
 BATCH_CHARS = 4_000_000
 
 
-def scan_texts(
+class TextHits(NamedTuple):
+    """Hits in a list of notes, as parallel arrays sorted by note then start."""
+
+    note: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    code: np.ndarray  # index into rules.RULES
+
+    @property
+    def kinds(self) -> np.ndarray:
+        return KIND_OF[self.code]
+
+    @property
+    def rules(self) -> np.ndarray:
+        return RULE_OF[self.code]
+
+
+def _empty() -> TextHits:
+    e = np.empty(0, dtype=np.int64)
+    return TextHits(e, e, e, e)
+
+
+def scan_text_arrays(
     texts: Sequence[str], dictionary: ScanDictionary, rep: Reporter | None = None
-) -> list[tuple[int, int, int, str, str]]:
-    """Hits in a list of notes: (note index, start, end, kind, rule), sorted."""
-    ascii_idx = [i for i, t in enumerate(texts) if t.isascii()]
-    other_idx = [i for i, t in enumerate(texts) if not t.isascii()]
+) -> TextHits:
+    """Hits in a list of notes (note index, start, end, rule code)."""
+    is_ascii = [t.isascii() for t in texts]
+    groups = (
+        [i for i, a in enumerate(is_ascii) if a],
+        [i for i, a in enumerate(is_ascii) if not a],
+    )
     total = sum(len(t) for t in texts) or 1
     done = 0
-    found: list[tuple[int, int, int, str, str]] = []
-    for group in (ascii_idx, other_idx):
+    parts: list[TextHits] = []
+    for group in groups:
         batch: list[int] = []
         size = 0
         for i in [*group, -1]:
@@ -44,62 +69,74 @@ def scan_texts(
                 if size < BATCH_CHARS:
                     continue
             if batch:
-                found.extend(_scan_batch([texts[j] for j in batch], batch, dictionary))
+                parts.append(_scan_batch([texts[j] for j in batch], batch, dictionary))
                 done += size
                 if rep is not None:
                     rep.step(done / total, "Scanning free text")
             batch, size = [], 0
-    if ascii_idx and other_idx:
-        found.sort()  # batches are in note order within each group; merge the two groups
-    return found
+    if not parts:
+        return _empty()
+    out = TextHits(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
+    if groups[0] and groups[1]:  # each group is in note order; merge the two
+        order = np.lexsort((out.end, out.start, out.note))
+        out = TextHits(*(a[order] for a in out))
+    return out
 
 
-def _scan_batch(
-    notes: list[str], note_ids: list[int], dictionary: ScanDictionary
+def scan_texts(
+    texts: Sequence[str], dictionary: ScanDictionary
 ) -> list[tuple[int, int, int, str, str]]:
+    """Hits in a list of notes: (note index, start, end, kind, rule), sorted."""
+    h = scan_text_arrays(texts, dictionary)
+    return list(
+        zip(
+            h.note.tolist(),
+            h.start.tolist(),
+            h.end.tolist(),
+            h.kinds.tolist(),
+            h.rules.tolist(),
+            strict=True,
+        )
+    )
+
+
+def _scan_batch(notes: list[str], note_ids: list[int], dictionary: ScanDictionary) -> TextHits:
     text = NOTE_SEP.join(notes)
     folded = fold(text)
-    candidates: list[Candidate] = find_words(text, folded, dictionary)
-    candidates += find_digits(text, dictionary)
-    candidates += find_emails_urls(text, folded)
-    if not candidates:
-        return []
-    lengths = np.fromiter((len(n) for n in notes), dtype=np.int64, count=len(notes))
-    starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
-    kept = _dedupe(candidates)
-    g_start = np.fromiter((c[0] for c in kept), dtype=np.int64, count=len(kept))
-    g_end = -np.fromiter((c[1] for c in kept), dtype=np.int64, count=len(kept))
-    note = np.searchsorted(starts, g_start, side="right") - 1
-    local_start = (g_start - starts[note]).tolist()
-    local_end = (g_end - starts[note]).tolist()
-    inside = (g_end - starts[note] <= lengths[note]).tolist()
-    ids = np.asarray(note_ids, dtype=np.int64)[note].tolist()
-    return [
-        (n, s, e, c[3], c[4])
-        for n, s, e, c, ok in zip(ids, local_start, local_end, kept, inside, strict=True)
-        if ok
+    found = [
+        find_words(text, folded, dictionary),
+        find_digits(text, dictionary),
+        find_emails_urls(text, folded),
     ]
+    start, end, code = (np.concatenate(a) for a in zip(*found, strict=True))
+    if start.size == 0:
+        return _empty()
+    start, end, code = _dedupe(start, end, code)
+    lengths = np.fromiter((len(n) for n in notes), dtype=np.int64, count=len(notes))
+    offsets = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+    note = np.searchsorted(offsets, start, side="right") - 1
+    local_start = start - offsets[note]
+    local_end = end - offsets[note]
+    inside = local_end <= lengths[note]  # nothing may run across two notes
+    ids = np.asarray(note_ids, dtype=np.int64)
+    return TextHits(ids[note[inside]], local_start[inside], local_end[inside], code[inside])
 
 
-def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
+def _dedupe(
+    start: np.ndarray, end: np.ndarray, code: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One hit per span (dictionary beats cue beats pattern), and no pattern hit inside a
-    dictionary or cue hit (e.g. the digits of an MRN read as a ZIP)."""
-    candidates.sort()  # by start, longest first, then priority
-    kept: list[Candidate] = []
-    cover_end = -1
-    last_start = last_neg_end = None
-    for c in candidates:
-        start, neg_end, prio = c[0], c[1], c[2]
-        if start == last_start and neg_end == last_neg_end:
-            continue
-        last_start, last_neg_end = start, neg_end
-        if prio == PATTERN:
-            if -neg_end <= cover_end:
-                continue
-        elif -neg_end > cover_end:
-            cover_end = -neg_end
-        kept.append(c)
-    return kept
+    dictionary or cue hit (e.g. the digits of an MRN read as a ZIP). Sorted by start."""
+    prio = PRIORITY[code]
+    order = np.lexsort((prio, -end, start))  # by start, longest first, then priority
+    start, end, code, prio = start[order], end[order], code[order], prio[order]
+    same = np.zeros(start.size, dtype=bool)
+    same[1:] = (start[1:] == start[:-1]) & (end[1:] == end[:-1])
+    cover = np.maximum.accumulate(np.where(prio != PATTERN, end, -1))
+    covered = np.zeros(start.size, dtype=bool)
+    covered[1:] = (prio[1:] == PATTERN) & (end[1:] <= cover[:-1])
+    keep = ~same & ~covered
+    return start[keep], end[keep], code[keep]
 
 
 def scan_frames(
@@ -125,24 +162,35 @@ def scan_frames(
     columns: list[ColumnScan] = []
     for j, (table, column) in enumerate(jobs):
         series = frames[table][column]
-        present = series.notna().to_numpy(dtype=bool)
-        positions = np.flatnonzero(present)
+        positions = np.flatnonzero(series.notna().to_numpy(dtype=bool))
         texts = [str(v) for v in series.iloc[positions].tolist()]
         sub = rep.sub(j / len(jobs), (j + 1) / len(jobs))
         sub.step(0.0, "Scanning free text")
-        found = scan_texts(texts, dictionary, sub)
-        rows = positions.tolist()
+        found = scan_text_arrays(texts, dictionary, sub)
+        rows = positions[found.note]
         new = tuple.__new__
-        col_hits = [new(Hit, (table, rows[i], column, s, e, k, r)) for i, s, e, k, r in found]
-        hits.extend(col_hits)
+        hits.extend(
+            new(Hit, t)
+            for t in zip(
+                repeat(table),
+                rows.tolist(),
+                repeat(column),
+                found.start.tolist(),
+                found.end.tolist(),
+                found.kinds.tolist(),
+                found.rules.tolist(),
+                strict=False,
+            )
+        )
+        kinds, counts = np.unique(found.kinds.astype(str), return_counts=True)
         columns.append(
             ColumnScan(
                 table=table,
                 column=column,
                 notes=len(texts),
-                notes_with_hits=len({h.row for h in col_hits}),
+                notes_with_hits=int(np.unique(found.note).size),
                 characters=sum(len(t) for t in texts),
-                hits_by_kind=dict(Counter(h.kind for h in col_hits)),
+                hits_by_kind={str(k): int(n) for k, n in zip(kinds, counts, strict=True)},
             )
         )
     rep.step(1.0, "Scan finished")

@@ -1,27 +1,29 @@
 """The finders run over one batch of notes joined by NOTE_SEP.
 
-Each finder returns candidate hits as (start, -end, priority, kind, rule) with offsets in
-the batch text (the negated end makes a plain sort put the longest span first).
-Priority breaks ties on the same span: dictionary 0, cue 1, pattern 2.
+Each finder returns candidate hits as three int arrays: start, end (offsets in the batch
+text) and rule code (``rules.RULES``); the engine ranks them by ``rules.PRIORITY``.
 
 - words (dictionary terms, cue words, month words): one Aho-Corasick pass over the
-  folded, space-padded text, so every match is a whole word;
+  folded, space-padded text, so every match is a whole word; offsets are computed for
+  all matches at once, and only cue and month words get a look at their context;
 - digits (SSN, phone, dates, IP, ZIP, MRN-like codes): numpy finds the few regions dense
-  in digits, and one exact regex runs over those regions only;
+  in digits, and one exact regex is searched inside each region only;
 - e-mails and URLs: located by '@' and 'http'/'www' literals, then matched exactly.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
 
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.fold import ascii_projection
+from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
 
-Candidate = tuple[int, int, int, str, str]
-DICT, CUE, PATTERN = 0, 1, 2
+Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # start, end, rule code
+_EMPTY = np.empty(0, dtype=np.int64)
 
 _DIGITS = re.compile(
     r"""(?<![0-9A-Za-z])(?:
@@ -44,8 +46,10 @@ _KIND = {
     "zip": "ZIP",
     "mrn": "MRN",
 }
-_RULE = {g: f"pattern:{g.split('_')[0]}" for g in _KIND}
-_DICT_RULE = {k: f"dictionary:{k.lower()}" for k in ("NAME", "MRN", "PHONE", "EMAIL", "SSN", "ID")}
+_CODE_OF_GROUP = {g: pattern_code(k, f"pattern:{g.split('_')[0]}") for g, k in _KIND.items()}
+_DATE_CODE = pattern_code("DATE", "pattern:date")
+_EMAIL_CODE = pattern_code("EMAIL", "pattern:email")
+_URL_CODE = pattern_code("URL", "pattern:url")
 _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
 _NUM = re.compile(r"\d+")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -59,31 +63,54 @@ _DAY_BEFORE = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?[ \t]+$", re.I)
 _MONTH_YEAR = re.compile(r"[^\W\d_]+\.?,?[ \t]+\d{4}(?!\d)", re.I)
 
 
-def find_words(text: str, folded: str, dictionary: ScanDictionary) -> list[Candidate]:
+def _arrays(starts: list[int], ends: list[int], codes: list[int]) -> Found:
+    return (
+        np.asarray(starts, dtype=np.int64),
+        np.asarray(ends, dtype=np.int64),
+        np.asarray(codes, dtype=np.int64),
+    )
+
+
+def find_words(text: str, folded: str, dictionary: ScanDictionary) -> Found:
     """Dictionary terms (whole words), cue-introduced names and month-name dates."""
-    raw = list(dictionary.automaton.iter(f" {folded} "))
-    # payload: (padded length, kind, rule, entries); kind is None for cue/month words.
-    # The leading space of " term " sits at padded index e - length + 1, which is the
-    # term's start in the original text; its end (exclusive) is e - 1.
-    out: list[Candidate] = [
-        (e - p[0] + 1, 1 - e, DICT, p[1], p[2]) for e, p in raw if p[1] is not None
-    ]
-    for e, p in raw:
-        if p[1] is not None:
-            continue
-        start, end = e - p[0] + 1, e - 1
-        for kind, rule in p[3]:
+    matcher = dictionary.matcher
+    flat = np.fromiter(
+        itertools.chain.from_iterable(matcher.automaton.iter(f" {folded} ")), dtype=np.int64
+    )
+    if flat.size == 0:
+        return _EMPTY, _EMPTY, _EMPTY
+    last, ids = flat[0::2], flat[1::2]
+    # " term " ends at padded index `last`; its leading space sits at last - length + 1,
+    # which is the term's start in the original text; its end (exclusive) is last - 1.
+    starts = last - matcher.lengths[ids] + 1
+    ends = last - 1
+    codes = matcher.codes[ids]
+    plain = codes >= 0
+    if plain.all():
+        return starts, ends, codes
+    xs: list[int] = []
+    xe: list[int] = []
+    xc: list[int] = []
+    for i in np.flatnonzero(~plain).tolist():
+        start, end = int(starts[i]), int(ends[i])
+        for kind, rule in matcher.special[int(ids[i])]:
+            hit: tuple[int, int] | None = None
             if rule.startswith("dictionary:"):
-                out.append((start, -end, DICT, kind, rule))
+                hit, code = (start, end), dict_code(kind)
             elif rule == "month":
-                hit = _month_date(text, start, end)
-                if hit:
-                    out.append((hit[0], -hit[1], PATTERN, "DATE", "pattern:date"))
+                hit, code = _month_date(text, start, end), _DATE_CODE
             else:
-                hit = _cue_name(text, start, end, rule[4:])
-                if hit:
-                    out.append((hit[0], -hit[1], CUE, "NAME", rule))
-    return out
+                hit, code = _cue_name(text, start, end, rule[4:]), CODE[(kind, rule)]
+            if hit is not None:
+                xs.append(hit[0])
+                xe.append(hit[1])
+                xc.append(code)
+    extra = _arrays(xs, xe, xc)
+    return (
+        np.concatenate((starts[plain], extra[0])),
+        np.concatenate((ends[plain], extra[1])),
+        np.concatenate((codes[plain], extra[2])),
+    )
 
 
 def _cue_name(text: str, start: int, end: int, word: str) -> tuple[int, int] | None:
@@ -150,13 +177,13 @@ def digit_regions(text: str) -> tuple[str, np.ndarray, list[list[int]]]:
     return buf.tobytes().decode("ascii"), orig, bounds.T.tolist()
 
 
-def find_digits(text: str, dictionary: ScanDictionary) -> list[Candidate]:
+def find_digits(text: str, dictionary: ScanDictionary) -> Found:
     """SSNs, phones, numeric dates, IPs, ZIPs and MRN-like codes."""
     regions, orig, bounds = digit_regions(text)
     if not regions:
-        return []
-    # one search per region (a region usually holds one item): the regex engine is only
-    # run inside the regions, never over the long stretches between them
+        return _EMPTY, _EMPTY, _EMPTY
+    # one search per region (a region usually holds one item): the regex engine only
+    # runs inside the regions, never over the long stretches between them
     search = _DIGITS.search
     matches = []
     for lo, hi in bounds:
@@ -164,32 +191,36 @@ def find_digits(text: str, dictionary: ScanDictionary) -> list[Candidate]:
         while m is not None:
             matches.append(m)
             m = search(regions, m.end(), hi)
-    if not matches:
-        return []
-    starts = orig[np.fromiter((m.start() for m in matches), np.int64, len(matches))].tolist()
-    ends = (orig[np.fromiter((m.end() for m in matches), np.int64, len(matches)) - 1] + 1).tolist()
     lookup = dictionary.digits
-    out: list[Candidate] = []
-    for m, start, end in zip(matches, starts, ends, strict=True):
+    keep: list[int] = []
+    codes: list[int] = []
+    for i, m in enumerate(matches):
         group = m.lastgroup or ""
-        value = m.group()
-        if group[0] == "d" and not _valid_date(group, value):
+        if group[0] == "d":
+            if _valid_date(group, m.group()):
+                keep.append(i)
+                codes.append(_DATE_CODE)
             continue
         kind = None
-        if lookup and group[0] != "d":
-            digits = value.translate(_KEEP_DIGITS)
+        if lookup:
+            digits = m.group().translate(_KEEP_DIGITS)
             if group == "phone" and len(digits) == 11 and digits[0] == "1":
                 digits = digits[1:]
             kind = lookup.get(digits)
-        if kind is not None:
-            out.append((start, -end, DICT, kind, _DICT_RULE[kind]))
-        else:
-            out.append((start, -end, PATTERN, _KIND[group], _RULE[group]))
-    return out
+        keep.append(i)
+        codes.append(dict_code(kind) if kind is not None else _CODE_OF_GROUP[group])
+    if not keep:
+        return _EMPTY, _EMPTY, _EMPTY
+    kept = [matches[i] for i in keep]
+    lo_idx = np.fromiter((m.start() for m in kept), np.int64, len(kept))
+    hi_idx = np.fromiter((m.end() for m in kept), np.int64, len(kept))
+    return orig[lo_idx], orig[hi_idx - 1] + 1, np.asarray(codes, dtype=np.int64)
 
 
-def find_emails_urls(text: str, folded: str) -> list[Candidate]:
-    out: list[Candidate] = []
+def find_emails_urls(text: str, folded: str) -> Found:
+    xs: list[int] = []
+    xe: list[int] = []
+    xc: list[int] = []
     seen_end = -1
     at = text.find("@")
     while at != -1:
@@ -197,7 +228,9 @@ def find_emails_urls(text: str, folded: str) -> list[Candidate]:
             lo = max(0, at - 64)
             for m in _EMAIL.finditer(text, lo, min(len(text), at + 256)):
                 if m.start() <= at < m.end():
-                    out.append((m.start(), -m.end(), PATTERN, "EMAIL", "pattern:email"))
+                    xs.append(m.start())
+                    xe.append(m.end())
+                    xc.append(_EMAIL_CODE)
                     seen_end = m.end()
                     break
         at = text.find("@", at + 1)
@@ -210,6 +243,8 @@ def find_emails_urls(text: str, folded: str) -> list[Candidate]:
                 end = m.end()
                 while end > m.start() and text[end - 1] in _URL_TRAIL:
                     end -= 1
-                out.append((m.start(), -end, PATTERN, "URL", "pattern:url"))
+                xs.append(m.start())
+                xe.append(end)
+                xc.append(_URL_CODE)
             i = padded.find(literal, i + 1)
-    return out
+    return _arrays(xs, xe, xc)
