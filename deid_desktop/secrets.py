@@ -39,7 +39,7 @@ import keyring.errors
 from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
-from deid_desktop.core.errors import DeidError, InputError, KeyringUnavailable, UsageError
+from deid_desktop.core.errors import InputError, KeyringUnavailable, UsageError
 from deid_desktop.core.linkage import salt_fingerprint
 from deid_desktop.core.model import Pathway, Project
 
@@ -147,8 +147,8 @@ def _read(backend: keyring.backend.KeyringBackend, project_id: str) -> bytes | N
     except (binascii.Error, ValueError, UnicodeEncodeError):
         salt = b""
     if len(salt) != SALT_BYTES:
-        raise DeidError(
-            "The keyring holds an entry for this project that is not a valid salt.",
+        raise InputError(
+            "The keyring holds an entry for this project that is not a valid salt",
             hint="Import the escrowed salt with 'deid salt import', or, if none was ever "
             "released with it, remove the entry and create a new one.",
         )
@@ -184,10 +184,10 @@ def salt_status(project_id: str) -> SaltStatus:
 
 
 def get_salt(project_id: str) -> bytes:
-    """The project's salt as bytes, for the engine. Missing -> ``DeidError``."""
+    """The project's salt as bytes, for the engine. Missing -> ``UsageError`` (exit 2)."""
     salt = _read(_backend(), project_id)
     if salt is None:
-        raise DeidError(
+        raise UsageError(
             "This project has no salt in the keyring of this computer, so a linkable "
             "release cannot be made.",
             hint="Create one with 'deid salt create PROJECT', or import the escrowed salt "

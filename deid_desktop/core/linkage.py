@@ -39,7 +39,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.errors import CheckFailed, DeidError, InputError
+from deid_desktop.core.errors import CheckFailed, InputError, UsageError
 from deid_desktop.core.model import OffsetMode
 
 DEFAULT_KEY_LENGTH = 16
@@ -102,7 +102,7 @@ def salt_fingerprint(salt: bytes) -> str:
 
 def _check_salt(salt: bytes) -> None:
     if not isinstance(salt, bytes | bytearray) or len(salt) < MIN_SALT_BYTES:
-        raise DeidError(
+        raise UsageError(
             "The project's salt is missing or too short to make link keys.",
             hint="Check it with 'deid salt status PROJECT'; create one with 'deid salt create'.",
         )
@@ -162,7 +162,7 @@ def link_keys(
     """
     _check_salt(salt)
     if not isinstance(length, int) or not MIN_KEY_LENGTH <= length <= MAX_KEY_LENGTH:
-        raise DeidError(
+        raise UsageError(
             f"Link key length must be between {MIN_KEY_LENGTH} and {MAX_KEY_LENGTH} "
             f"hex characters (got {length}).",
             hint="The default, 16, suits up to several million persons.",
@@ -186,12 +186,12 @@ def _offset_key(salt: bytes, mode: OffsetMode, seed: int) -> bytes:
     if mode == OffsetMode.RANDOM:
         seed_bytes = str(int(seed)).encode("ascii")
         return hmac.new(salt, _RANDOM_LABEL + b"\0" + seed_bytes, hashlib.sha256).digest()
-    raise DeidError(f"Unknown date offset mode '{mode}'.", hint="Use 'keyed' or 'random'.")
+    raise UsageError(f"Unknown date offset mode '{mode}'.", hint="Use 'keyed' or 'random'.")
 
 
 def check_offset_days(days: int) -> None:
     if not isinstance(days, int | np.integer) or not 1 <= int(days) <= MAX_OFFSET_DAYS:
-        raise DeidError(
+        raise UsageError(
             f"The date offset range must be a whole number of days from 1 to "
             f"{MAX_OFFSET_DAYS} (got {days}).",
             hint="The default is 180: each person's dates move by up to 180 days.",
@@ -217,7 +217,7 @@ def date_offsets(
     mode = OffsetMode(mode)
     series = keys if isinstance(keys, pd.Series) else pd.Series(list(keys), dtype="string")
     if series.isna().any():
-        raise DeidError("A person has no link key; date offsets cannot be derived.")
+        raise InputError("A person has no link key; date offsets cannot be derived")
     encoded = pc.dictionary_encode(pa.array(series.astype("string[pyarrow]")))
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     uniques = encoded.dictionary.cast(pa.large_binary()).to_pylist()

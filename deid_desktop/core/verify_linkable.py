@@ -15,7 +15,7 @@ to raise k) are left out of the comparison too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -46,18 +46,14 @@ from deid_desktop.core.verify import (
     Finding,
     VerifyContext,
     check_ages,
+    check_no_direct_columns,
+    check_no_direct_values,
     check_no_zip5,
     check_zip3_allowed,
 )
 
 LINKABLE = frozenset({Pathway.LINKABLE})
 LIMITED = frozenset({Pathway.LIMITED_DATA_SET})
-
-#: Whole-cell copies of a removed direct value shorter than this are not searched (a
-#: value of one or two characters matches ordinary data by chance); all-digit values
-#: need :data:`MIN_DIGITS` (a code "12" is not an identifier found in a lab value "12").
-MIN_TEXT = 3
-MIN_DIGITS = 6
 
 #: ``kept(project, table, column)``: whether a pathway may release a direct column.
 KeptFn = Callable[[Project, str, str], bool]
@@ -343,76 +339,36 @@ def _dua_present(
     return Finding(ok, int(not ok), {"dua_recorded": ok})
 
 
+def lds_view(project: Project, kept: KeptFn) -> Project:
+    """The project as the shared direct-identifier checks should see a limited data set:
+    the geography it may keep (town or city, state, ZIP) tagged quasi, not direct."""
+    tables = []
+    for spec in project.tables:
+        cols = tuple(
+            replace(tag, cls=ColumnClass.QUASI, category=None)
+            if tag.cls == ColumnClass.DIRECT and kept(project, spec.name, tag.name)
+            else tag
+            for tag in spec.columns
+        )
+        tables.append(replace(spec, columns=cols))
+    return replace(project, tables=tuple(tables))
+
+
 def lds_no_direct_columns(kept: KeptFn) -> CheckFn:
     """No released column is a direct column the limited data set must remove."""
 
     def run(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
-        found: list[str] = []
-        for table in extract.tables:
-            spec = spec_for(project, table)
-            frame = release.tables.get(table.name)
-            if frame is None:
-                continue
-            names = {c.name for c in spec.by_class(ColumnClass.DIRECT)} | {spec.key}
-            names.discard(release.id_column)
-            found += [
-                f"{table.name}.{c}"
-                for c in frame.columns
-                if c in names and not kept(project, table.name, c)
-            ]
-        return Finding(not found, len(found), {"columns": sorted(found)})
+        return check_no_direct_columns(extract, release, lds_view(project, kept), ctx)
 
     return run
 
 
-def _removed_values(extract: Extract, project: Project, kept: KeptFn) -> pa.Array:
-    """Distinct values of every removed direct column, long enough to test."""
-    chunks: list[pa.Array] = []
-    for table in extract.tables:
-        spec = spec_for(project, table)
-        for tag in spec.columns:
-            if tag.name not in table.frame.columns:
-                continue
-            direct = tag.cls == ColumnClass.DIRECT or tag.name == spec.key
-            if not direct or kept(project, table.name, tag.name):
-                continue
-            values = pc.utf8_trim_whitespace(
-                pa.array(table.frame[tag.name].astype(STRING), type=pa.large_string())
-            )
-            chunks.append(pc.unique(values.drop_null()))
-    if not chunks:
-        return pa.array([], type=pa.large_string())
-    values = pc.unique(pa.concat_arrays(chunks))
-    length = pc.utf8_length(values)
-    digits = pc.match_substring_regex(values, r"^[0-9]+$")
-    long_enough = pc.if_else(
-        digits, pc.greater_equal(length, MIN_DIGITS), pc.greater_equal(length, MIN_TEXT)
-    )
-    return values.filter(long_enough)
-
-
 def lds_no_direct_values(kept: KeptFn) -> CheckFn:
-    """No released cell equals (whole cell, trimmed) a value of a removed direct column."""
+    """The shared value search (names as whole words, IDs as substrings) over every
+    direct column the limited data set removed."""
 
     def run(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
-        needles = _removed_values(extract, project, kept)
-        per_column: dict[str, int] = {}
-        for table, frame in release.tables.items():
-            for name in frame.columns:
-                if name == release.id_column or not len(needles):
-                    continue
-                col = pc.utf8_trim_whitespace(
-                    pa.array(frame[name].astype(STRING), type=pa.large_string())
-                )
-                n = int(pc.sum(pc.is_in(col, value_set=needles)).as_py() or 0)
-                if n:
-                    per_column[f"{table}.{name}"] = n
-        count = sum(per_column.values())
-        return Finding(
-            count == 0,
-            count,
-            {"values_searched": len(needles), "cells_by_column": per_column},
-        )
+        return check_no_direct_values(extract, release, lds_view(project, kept), ctx)
 
     return run
 
@@ -557,9 +513,9 @@ def limited_checks(kept: KeptFn) -> tuple[Check, ...]:
             "No removed identifier value in any released cell",
             "45 CFR 164.514(e)(2)",
             BLOCKING,
-            "No released cell equals a value of a removed direct column (whole cell, "
-            "spaces trimmed; values shorter than 3 characters and numbers shorter than 6 "
-            "digits are not searched). Free text is the scan's task.",
+            "No value of a removed direct column appears in any released cell (names as "
+            "whole words, IDs, phones and e-mails as substrings; the shared search of the "
+            "Safe Harbor gate, minus the town or city, state and ZIP the rule keeps).",
             lds_no_direct_values(kept),
             LIMITED,
         ),

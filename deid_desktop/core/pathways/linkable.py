@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.errors import DeidError, InputError
+from deid_desktop.core.errors import InputError, UsageError
 from deid_desktop.core.linkage import (
     date_offsets,
     iso_strings,
@@ -217,14 +217,14 @@ def build_linkable(
 ) -> Release:
     """Build the linkable release in memory. Nothing is written here."""
     if not salt:
-        raise DeidError(
+        raise UsageError(
             "A linkable release needs the project's salt, and none was given.",
             hint="Create one with 'deid salt create PROJECT' (or import the escrowed one).",
         )
     rep = Reporter(progress, cancel)
     opts = project.linkable
     if opts.zip_rule not in ZIP_RULES:
-        raise DeidError(
+        raise UsageError(
             f"Unknown ZIP rule '{opts.zip_rule}' for the linkable release.",
             hint="Use 'zip3' (allow-listed three digits) or 'drop'.",
         )
