@@ -9,13 +9,15 @@ TEXT = pd.StringDtype("pyarrow")
 
 
 def arrow_to_frame(table: pa.Table) -> pd.DataFrame:
-    """A frame of ``string[pyarrow]`` columns sharing the Arrow buffers."""
-    table = table.cast(pa.schema([pa.field(n, pa.string()) for n in table.column_names]))
-    # Names first: a self-destructed table must not be touched again (it segfaults when
-    # read off the main thread, as the desktop app's workers do).
-    names = list(table.column_names)
-    frame = table.to_pandas(types_mapper={pa.string(): TEXT}.get, self_destruct=True)
-    frame.columns = names
+    """A frame of ``string[pyarrow]`` columns sharing the Arrow buffers (no copy)."""
+    columns = {}
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        if not pa.types.is_large_string(column.type):
+            column = column.cast(pa.large_string())
+        columns[name] = pd.Series(TEXT.__from_arrow__(column), name=name, copy=False)
+    frame = pd.DataFrame(columns, copy=False)
+    if frame.shape[1] != len(table.column_names):  # pragma: no cover - names are unique
+        raise ValueError("duplicate column names")
     return frame
 
 
