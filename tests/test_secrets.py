@@ -296,3 +296,24 @@ def test_real_secret_service_round_trip(tmp_path: Path) -> None:
         assert salts.get_salt(project_id) == salt
     finally:
         keyring.delete_password(salts.SERVICE, project_id)
+
+
+def test_the_core_never_touches_the_keyring() -> None:
+    """The engine receives the salt as bytes; only deid_desktop.secrets talks to keyring."""
+    import ast
+
+    core = Path(salts.__file__).parent / "core"
+    offenders = []
+    for path in core.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(n.split(".")[0] in {"keyring", "keyrings"} or n == "deid_desktop.secrets"
+                   for n in names):  # fmt: skip
+                offenders.append(path.name)
+    assert offenders == []
