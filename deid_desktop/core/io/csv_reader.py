@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -60,7 +60,6 @@ class _BadRows:
     first_line: int | None = None
     expected: int = 0
     found: int = 0
-    lines: list[int] = field(default_factory=list)
 
     def __call__(self, row: pacsv.InvalidRow) -> str:
         self.count += 1

@@ -90,7 +90,7 @@ def decode(raw: bytes | bytearray, *, file: str) -> DecodedText:
     if np.any(np.frombuffer(buf, dtype=np.uint8, count=first_bad) >= 0x80):
         # Valid UTF-8 accents before the first invalid byte: a file pasted together
         # from two encodings. Reading it as Windows-1252 would garble the UTF-8 part.
-        raise _not_utf8(buf, file=file, why="is mostly UTF-8")
+        raise _not_utf8(buf, file=file, why="holds UTF-8 text")
     for encoding in ("cp1252", "latin-1"):
         try:
             text = raw.decode(encoding)
@@ -152,7 +152,7 @@ def _first_invalid_utf8(buf: pa.Buffer) -> int:
 def _not_utf8(buf: pa.Buffer, *, file: str, why: str) -> InputError:
     pos = _first_invalid_utf8(buf)
     return InputError(
-        f"The file {why} but has bytes that are not valid UTF-8 (mixed encodings?)",
+        f"The file {why} but also bytes that are not valid UTF-8 (mixed encodings?)",
         file=file,
         row=line_of(buf, pos),
         hint=SAVE_AS_UTF8,
