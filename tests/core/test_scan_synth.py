@@ -64,10 +64,17 @@ class _Note:
 
 
 def make_notes(
-    shared_data: Path, *, n: int, seed: int = 1, dictionary_size: int = 10_000
+    shared_data: Path,
+    *,
+    n: int,
+    seed: int = 1,
+    dictionary_size: int = 10_000,
+    identified_share: float = 1.0,
 ) -> tuple[list[str], list[tuple[int, int, int, str]], ScanDictionary]:
     """``n`` notes of ~200-600 characters, the planted spans, and a dictionary with about
-    ``dictionary_size`` entries (patients' first and last names, MRNs, phones)."""
+    ``dictionary_size`` entries (patients' first and last names, MRNs, phones).
+    ``identified_share`` of the notes carry identifiers (3 to 6 each); the rest are
+    clinical filler only."""
     rng = random.Random(seed)
     firsts = _names(shared_data, "female_names_unambig.txt") + _names(
         shared_data, "male_names_unambig.txt"
@@ -96,6 +103,12 @@ def make_notes(
         first, last, mrn, phone = rng.choice(people)
         note = _Note()
         add = note.add
+        target = rng.randint(200, 600)
+        if rng.random() >= identified_share:
+            while note.pos < target:
+                add(rng.choice(FILLER) + " ")
+            notes.append("".join(note.parts).rstrip())
+            continue
 
         add(rng.choice(["Pt ", "Patient ", "Seen: "]))
         add(first, "NAME")
@@ -104,7 +117,6 @@ def make_notes(
         add(", ")
         add(mrn, "MRN")
         add(". ")
-        target = rng.randint(200, 600)
         extras = rng.sample(["phone", "date", "doctor", "relative", "email"], k=rng.randint(1, 3))
         for extra in extras:
             add(rng.choice(FILLER) + " ")

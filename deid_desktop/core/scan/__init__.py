@@ -14,12 +14,20 @@ from deid_desktop.core.scan.dictionary import (
 )
 from deid_desktop.core.scan.engine import TextHits, scan_frames, scan_text_arrays, scan_texts
 from deid_desktop.core.scan.redact import merge_spans, redact_column, redact_text
-from deid_desktop.core.scan.report import DISCLAIMER, KINDS, ColumnScan, Hit, ScanReport
+from deid_desktop.core.scan.report import (
+    DISCLAIMER,
+    KINDS,
+    ColumnScan,
+    ColumnSpans,
+    Hit,
+    ScanReport,
+)
 
 __all__ = [
     "DISCLAIMER",
     "KINDS",
     "ColumnScan",
+    "ColumnSpans",
     "Hit",
     "ScanDictionary",
     "ScanReport",

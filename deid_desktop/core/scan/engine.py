@@ -7,7 +7,6 @@ report; Python objects are made once per final hit.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -18,7 +17,7 @@ from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.fold import NOTE_SEP, fold
 from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
-from deid_desktop.core.scan.report import ColumnScan, Hit, ScanReport
+from deid_desktop.core.scan.report import ColumnScan, ColumnSpans, ScanReport
 from deid_desktop.core.scan.rules import KIND_OF, PATTERN, PRIORITY, RULE_OF
 
 #: Characters of note text joined into one batch.
@@ -158,7 +157,7 @@ def scan_frames(
                 hint="Choose among: " + ", ".join(str(c) for c in frames[table].columns),
             )
     rep = Reporter(progress, cancel)
-    hits: list[Hit] = []
+    spans: list[ColumnSpans] = []
     columns: list[ColumnScan] = []
     for j, (table, column) in enumerate(jobs):
         series = frames[table][column]
@@ -167,22 +166,22 @@ def scan_frames(
         sub = rep.sub(j / len(jobs), (j + 1) / len(jobs))
         sub.step(0.0, "Scanning free text")
         found = scan_text_arrays(texts, dictionary, sub)
-        rows = positions[found.note]
-        new = tuple.__new__
-        hits.extend(
-            new(Hit, t)
-            for t in zip(
-                repeat(table),
-                rows.tolist(),
-                repeat(column),
-                found.start.tolist(),
-                found.end.tolist(),
-                found.kinds.tolist(),
-                found.rules.tolist(),
-                strict=False,
+        spans.append(
+            ColumnSpans(
+                table,
+                column,
+                positions[found.note],
+                found.start,
+                found.end,
+                found.kinds,
+                found.rules,
             )
         )
-        kinds, counts = np.unique(found.kinds.astype(str), return_counts=True)
+        by_code = np.bincount(found.code, minlength=len(KIND_OF))
+        by_kind: dict[str, int] = {}
+        for code in np.flatnonzero(by_code).tolist():
+            kind = str(KIND_OF[code])
+            by_kind[kind] = by_kind.get(kind, 0) + int(by_code[code])
         columns.append(
             ColumnScan(
                 table=table,
@@ -190,8 +189,10 @@ def scan_frames(
                 notes=len(texts),
                 notes_with_hits=int(np.unique(found.note).size),
                 characters=sum(len(t) for t in texts),
-                hits_by_kind={str(k): int(n) for k, n in zip(kinds, counts, strict=True)},
+                hits_by_kind=by_kind,
             )
         )
     rep.step(1.0, "Scan finished")
-    return ScanReport(hits=tuple(hits), columns=tuple(columns), dictionary_entries=len(dictionary))
+    return ScanReport(
+        spans=tuple(spans), columns=tuple(columns), dictionary_entries=len(dictionary)
+    )

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import repeat
 from typing import Any, NamedTuple
+
+import numpy as np
 
 DISCLAIMER = (
     "This scan looks for identifiers it knows about: the values of the extract's own "
@@ -62,25 +66,64 @@ class ColumnScan:
 
 
 @dataclass(frozen=True, eq=False)
+class ColumnSpans:
+    """The hits of one column as parallel arrays (rows are 0-based frame positions)."""
+
+    table: str
+    column: str
+    row: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    kind: np.ndarray  # object array of kind names
+    rule: np.ndarray  # object array of rule names
+
+    def hits(self) -> list[Hit]:
+        new = tuple.__new__
+        return [
+            new(Hit, t)
+            for t in zip(
+                repeat(self.table),
+                self.row.tolist(),
+                repeat(self.column),
+                self.start.tolist(),
+                self.end.tolist(),
+                self.kind.tolist(),
+                self.rule.tolist(),
+                strict=False,
+            )
+        ]
+
+
+@dataclass(frozen=True, eq=False)
 class ScanReport:
-    hits: tuple[Hit, ...]
+    """What the scan found. Hit objects are made on first use of ``hits``; the spans are
+    held as arrays per column (``spans``)."""
+
+    spans: tuple[ColumnSpans, ...]
     columns: tuple[ColumnScan, ...]
     dictionary_entries: int
     disclaimer: str = DISCLAIMER
 
+    @cached_property
+    def hits(self) -> tuple[Hit, ...]:
+        return tuple(h for s in self.spans for h in s.hits())
+
     @property
     def total_hits(self) -> int:
-        return len(self.hits)
+        return sum(int(s.row.size) for s in self.spans)
 
     @property
     def notes_with_hits(self) -> int:
         return sum(c.notes_with_hits for c in self.columns)
 
     def hits_for(self, table: str, column: str) -> list[Hit]:
-        return [h for h in self.hits if h.table == table and h.column == column]
+        return [h for s in self.spans if (s.table, s.column) == (table, column) for h in s.hits()]
 
     def by_kind(self) -> dict[str, int]:
-        return dict(sorted(Counter(h.kind for h in self.hits).items()))
+        total: Counter[str] = Counter()
+        for c in self.columns:
+            total.update(c.hits_by_kind)
+        return dict(sorted(total.items()))
 
     def summary_dict(self) -> dict[str, Any]:
         """Counts only, safe for logs and the export record."""
