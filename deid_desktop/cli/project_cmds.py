@@ -139,15 +139,22 @@ def run_demo(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- deid init
 
 
-def _sheets(args: argparse.Namespace, inputs: Sequence[Path]) -> dict[Path, str | None]:
-    """The sheet for each input: FILE=S for one input, a bare S for every XLSX input."""
+def _sheets(args: argparse.Namespace, inputs: Sequence[Path]) -> list[str | None]:
+    """The sheet for each input, in order.
+
+    ``--sheet FILE=S`` picks S for FILE (for a workbook given twice, the first such option
+    goes to its first occurrence, the next to the second...); a bare ``--sheet S`` applies
+    to every other XLSX input.
+    """
     default: str | None = None
-    chosen: dict[Path, str | None] = {}
-    by_name = {str(p): p for p in inputs}
+    chosen: list[str | None] = [None] * len(inputs)
     for value in args.sheet:
         file, eq, sheet = value.rpartition("=")
-        if eq and file in by_name:
-            chosen[by_name[file]] = sheet
+        slots = [i for i, p in enumerate(inputs) if str(p) == file and chosen[i] is None]
+        if eq and slots:
+            chosen[slots[0]] = sheet
+        elif eq and any(str(p) == file for p in inputs):
+            raise UsageError(f"More --sheet options name {file} than it appears as an input")
         elif default is None:
             default = value
         else:
@@ -155,17 +162,18 @@ def _sheets(args: argparse.Namespace, inputs: Sequence[Path]) -> dict[Path, str 
                 "--sheet was given twice without naming a file",
                 hint="Use --sheet FILE=SHEET to choose a sheet for one input.",
             )
-    return {
-        p: chosen.get(p, default if p.suffix.lower() in (".xlsx", ".xlsm") else None)
-        for p in inputs
-    }
+    return [
+        c if c is not None else (default if p.suffix.lower() in (".xlsx", ".xlsm") else None)
+        for p, c in zip(inputs, chosen, strict=True)
+    ]
 
 
-def _table_names(inputs: Sequence[Path], sheets: dict[Path, str | None]) -> list[str]:
-    names = [p.stem for p in inputs]
-    for i, p in enumerate(inputs):
-        if names.count(p.stem) > 1 and sheets[p]:
-            names[i] = str(sheets[p])
+def _table_names(inputs: Sequence[Path], sheets: Sequence[str | None]) -> list[str]:
+    stems = [p.stem for p in inputs]
+    names = [
+        str(sheet) if stems.count(stem) > 1 and sheet else stem
+        for stem, sheet in zip(stems, sheets, strict=True)
+    ]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise UsageError(
@@ -216,7 +224,9 @@ def run_init(args: argparse.Namespace) -> int:
 
     sheets = _sheets(args, inputs)
     names = _table_names(inputs, sheets)
-    tables = [read_table(p, name=n, sheet=sheets[p]) for p, n in zip(inputs, names, strict=True)]
+    tables = [
+        read_table(p, name=n, sheet=sh) for p, n, sh in zip(inputs, names, sheets, strict=True)
+    ]
     person = tables[0]
     key = args.key or _suggested_key(person)
     if key not in person.frame.columns:

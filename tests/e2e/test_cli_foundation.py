@@ -292,3 +292,23 @@ def test_tag_and_tags_on_a_bad_project_exit_4(initialised: Path) -> None:
         assert "changed outside deid-desktop" in out.stderr and initialised.name in out.stderr
     out = deid("tags", "missing.deid.json", cwd=cwd)
     assert out.returncode == 4 and "missing.deid.json" in out.stderr
+
+
+def test_init_reads_two_sheets_of_one_workbook(demo_dir: Path, tmp_path: Path) -> None:
+    people = pd.read_csv(demo_dir / "demographics.csv", dtype=str, keep_default_na=False)
+    visits = pd.read_csv(demo_dir / "visits.csv", dtype=str, keep_default_na=False)
+    with pd.ExcelWriter(tmp_path / "trial.xlsx") as book:
+        people.head(200).to_excel(book, sheet_name="People", index=False)
+        visits[visits["patient_id"].isin(people["patient_id"].head(200))].to_excel(
+            book, sheet_name="Visits", index=False
+        )
+    out = deid(
+        "init", "trial.xlsx", "trial.xlsx", "--sheet", "trial.xlsx=People",
+        "--sheet", "trial.xlsx=Visits", "-o", "p.deid.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    project = load_project(tmp_path / "p.deid.json")
+    assert [(t.name, t.sheet, t.is_person) for t in project.tables] == [
+        ("People", "People", True), ("Visits", "Visits", False),
+    ]  # fmt: skip
+    assert project.table("People").column("zip").role is not None
