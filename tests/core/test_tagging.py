@@ -127,6 +127,7 @@ def test_synthea_patients_golden(synthea_patients: pd.DataFrame) -> None:
     assert list(tags) == list(synthea_patients.columns)
     for column in synthea_patients.columns:
         _check(tags[column], SYNTHEA_PATIENTS[column])
+    assert [t.name for t in tags.values() if t.unsure] == []
 
 
 def test_synthea_patients_evidence_is_plain_and_value_free(
@@ -153,6 +154,8 @@ def test_synthea_event_tables_golden(shared_data: Path, table: str) -> None:
     assert set(expected) == set(frame.columns)
     for column, exp in expected.items():
         _check(tags[column], exp)
+    unsure = {t.name for t in tags.values() if t.unsure}
+    assert unsure == {"ORGANIZATION", "PROVIDER", "PAYER"} & set(frame.columns)
     _assert_no_values_in_evidence(frame, tuple(tags.values()))
 
 

@@ -88,6 +88,8 @@ NAME_CASES: list[tuple[str, list[str | None], ColumnClass, Role | None, Cat | No
     ("date_of_birth", ["1950-02-03"], T, Role.BIRTH_DATE, None),
     ("admit_dt", ["2020-01-05"], T, Role.INDEX_DATE, None),
     ("dod", ["2021-07-09"], T, None, None),
+    ("dischtime", ["2180-07-23 12:35:00", "2181-01-02 08:00:00"], T, Role.INDEX_DATE, None),
+    ("charttime", ["2180-07-23T12:35", "2181-01-02 08:00"], T, None, None),
     ("postal_code", ["02139"], Q, Role.ZIP, None),
     ("age_years", ["64", "91"], Q, Role.AGE, None),
     ("age_group", ["60-69", "70-79"], Q, None, None),
@@ -241,6 +243,8 @@ def test_missing_values_are_ignored_and_an_empty_column_is_handled() -> None:
     assert tag_one("STOP", repeat(dates)).cls is T
     empty = tag_one("STOP", repeat([None, ""]))
     assert (empty.cls, empty.unsure) == (T, True)
+    deathtime = tag_one("deathtime", repeat([None]))
+    assert (deathtime.cls, deathtime.unsure) == (T, True)
     unknown = tag_one("misc", repeat([None]))
     assert (unknown.cls, unknown.unsure) == (D, True)
     assert "every value is missing" in unknown.evidence

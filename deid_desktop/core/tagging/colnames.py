@@ -578,6 +578,7 @@ RULES: tuple[Rule, ...] = (
         "died",
         "expired",
         "time",
+        "*time",
         "when",
         "enrolled",
         "enrollment",

@@ -33,25 +33,24 @@ from deid_desktop.core.tagging.decide import (
 )
 from deid_desktop.core.tagging.values import ValueProfile, profile_values
 
-#: Words naming an index date, best first.
+#: Words naming an index date, best first. A name word matches when it starts with one
+#: of them ("dischtime", "admitdate"); words of three letters or fewer must match exactly.
 INDEX_WORDS: tuple[tuple[str, ...], ...] = (
     ("index",),
-    ("discharge", "discharged", "dischg", "dc"),
-    ("admission", "admit", "admitted", "adm"),
-    (
-        "enrolment",
-        "enrollment",
-        "enrolled",
-        "enrol",
-        "enroll",
-        "randomisation",
-        "randomization",
-        "randomised",
-        "randomized",
-        "consent",
-        "baseline",
-    ),
+    ("discharge", "disch", "dc"),
+    ("admission", "admit", "adm"),
+    ("enrol", "randomis", "randomiz", "consent", "baseline"),
 )
+
+
+def _index_word(words: tuple[str, ...], stems: tuple[str, ...]) -> str | None:
+    for stem in stems:
+        for word in words:
+            if word == stem or (len(stem) > 3 and word.startswith(stem)):
+                return stem
+    return None
+
+
 _SINGLE_ROLES = (Role.BIRTH_DATE, Role.AGE, Role.SEX, Role.ZIP)
 
 
@@ -161,7 +160,7 @@ def _choose_index_date(names: list[ColumnName], drafts: list[Draft]) -> None:
     for words in INDEX_WORDS:
         for name, draft in zip(names, drafts, strict=True):
             if draft.cls is ColumnClass.DATE and draft.role is None:
-                hit = next((w for w in words if w in name.words), None)
+                hit = _index_word(name.words, words)
                 if hit is not None:
                     draft.role = Role.INDEX_DATE
                     draft.evidence.append(
