@@ -104,15 +104,26 @@ def run_selftest(window, app: QApplication) -> int:  # type: ignore[no-untyped-d
             app.exit(0)
             return
         window.session.reviewReady.connect(reviewed)
-        window.go_to(3)
-        if window.current_step != 3:
-            fail("review unavailable: " + (window.step_reason_for(3) or ""))
+
+        def to_review() -> None:
+            if window.runner.busy:
+                QTimer.singleShot(10, to_review)
+            elif not window.go_to(3):
+                fail("review unavailable: " + (window.step_reason_for(3) or ""))
+
+        QTimer.singleShot(0, to_review)
 
     def on_error() -> None:
         msg = window.load_page.banner.message or window.review_page.banner.message
         print(f"selftest: failed: {msg}", file=sys.stderr, flush=True)
         fail("error")
 
+    def hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        where = [f"{Path(f.filename).name}:{f.lineno}" for f in traceback.extract_tb(tb)][-5:]
+        log.error("unexpected error: %s at %s", exc_type.__name__, " < ".join(reversed(where)))
+        fail(f"unexpected {exc_type.__name__}")
+
+    sys.excepthook = hook  # no message box: nobody is there to close it
     window.session.extractLoaded.connect(loaded)
     window.runner.busyChanged.connect(
         lambda busy: (not busy and (window.load_page.banner.message or

@@ -16,6 +16,7 @@ from typing import Any
 from deid_desktop.core.errors import DeidError
 from deid_desktop.core.model import (
     ColumnTag,
+    ExportMeta,
     Extract,
     LoadedTable,
     Pathway,
@@ -87,16 +88,36 @@ def load_extract(
 
 
 # -- project files -----------------------------------------------------------------------
+def open_project(path: Path) -> tuple[Project, list[Any]]:
+    """The project and what changed about its inputs (moved, changed, lost columns)."""
+    from deid_desktop.core import engine
+
+    project, problems = engine.open_project(path)
+    return project, list(problems)
+
+
 def load_project(path: Path) -> Project:
     from deid_desktop.core.project import load_project as _load
 
     return _load(path)
 
 
-def save_project(project: Project, path: Path) -> Project:
-    """Save atomically; returns the project as saved (paths made relative to ``path``)."""
+def save_project(project: Project, path: Path, base: Path | None = None) -> Project:
+    """Save atomically; returns the project as saved.
+
+    ``base`` is the project path the stored input paths are relative to (the old file,
+    or where a new project was planned); inputs are re-stored relative to ``path``.
+    """
+    from dataclasses import replace
+
     from deid_desktop.core import project as p
 
+    if base is not None and base.resolve() != path.resolve():
+        tables = tuple(
+            replace(t, path=p.store_path(p.resolve_path(base, t.path), path))
+            for t in project.tables
+        )
+        project = replace(project, tables=tables)
     p.save_project(project, path)
     return p.load_project(path)
 
@@ -157,6 +178,15 @@ def available_pathways() -> list[Pathway]:
     return out
 
 
+def salt_for(project: Project) -> bytes | None:
+    """The linkable pathway's salt from the OS keyring (None for the other pathways)."""
+    if project.pathway != Pathway.LINKABLE:
+        return None
+    from deid_desktop import secrets as store
+
+    return store.salt_for_project(project)
+
+
 def review(
     extract: Extract,
     project: Project,
@@ -164,29 +194,32 @@ def review(
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> Any:
+    """Build the release in memory, verify it, measure risk, scan free text (core.engine)."""
     from deid_desktop.core import engine
 
-    return engine.review(extract, project, progress=progress, cancel=cancel)
+    return engine.review(project, extract, salt=salt_for(project), progress=progress, cancel=cancel)
 
 
 def export(
-    extract: Extract,
-    project: Project,
+    project_path: Path | None,
     result: Any,
+    meta: ExportMeta,
     *,
     out_dir: Path,
     crosswalk_dir: Path,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> Any:
+    """Write the reviewed release (core.engine refuses if a blocking check failed)."""
     from deid_desktop.core import engine
 
     return engine.export(
-        extract,
-        project,
+        result.project,
+        project_path,
         result,
         out_dir=out_dir,
         crosswalk_dir=crosswalk_dir,
+        meta=meta,
         progress=progress,
         cancel=cancel,
     )

@@ -376,7 +376,8 @@ class MainWindow(QMainWindow):
     def _save_to(self, path: Path) -> bool:
         assert self.session.project is not None
         try:
-            saved = backend.save_project(self.session.project, path)
+            base = self.session.project_path or self.session.suggested_path
+            saved = backend.save_project(self.session.project, path, base)
         except Exception as exc:
             self._show_error(exc)
             return False

@@ -328,8 +328,9 @@ class ClassFilterProxy(QSortFilterProxyModel):
         self._cls: str | None = None
 
     def set_class(self, cls: str | None) -> None:
+        self.beginFilterChange()
         self._cls = cls or None
-        self.invalidateRowsFilter()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         if self._cls is None:

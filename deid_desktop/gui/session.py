@@ -20,21 +20,29 @@ from deid_desktop.core.model import ColumnTag, Extract, LoadedTable, Project
 PROJECT_SUFFIX = ".deid.json"
 
 
-class _ProjectEdit(QUndoCommand):
-    """Swap the whole (frozen) project: undo is exact and cheap."""
+class _TagEdit(QUndoCommand):
+    """Change some columns' tags; undo puts back exactly those tags, nothing else."""
 
-    def __init__(self, session: Session, new: Project, text: str) -> None:
+    def __init__(
+        self, session: Session, changes: list[tuple[str, ColumnTag, ColumnTag]], text: str
+    ) -> None:
         super().__init__(text)
         self._session = session
-        self._old = session.project
-        self._new = new
+        self._changes = changes  # (table, old tag, new tag)
+
+    def _apply(self, new: bool) -> None:
+        project = self._session.project
+        assert project is not None
+        for table, old_tag, new_tag in self._changes:
+            spec = project.table(table)
+            project = project.with_table(spec.with_column(new_tag if new else old_tag))
+        self._session._set_project(project, review_stale=True)
 
     def redo(self) -> None:
-        self._session._set_project(self._new, review_stale=True)
+        self._apply(True)
 
     def undo(self) -> None:
-        assert self._old is not None
-        self._session._set_project(self._old, review_stale=True)
+        self._apply(False)
 
 
 class Session(QObject):
@@ -103,6 +111,7 @@ class Session(QObject):
 
     def mark_saved(self, path: Path, project: Project | None = None) -> None:
         self.project_path = path
+        self.suggested_path = path
         if project is not None:
             self.project = project
         self.undo_stack.setClean()
@@ -112,22 +121,18 @@ class Session(QObject):
     # -- edits -------------------------------------------------------------------------
     def set_tag(self, table: str, tag: ColumnTag, text: str | None = None) -> None:
         """Change one column's tag (undoable)."""
-        assert self.project is not None
-        spec = self.project.table(table)
-        if spec.column(tag.name) == tag:
-            return
-        new = self.project.with_table(spec.with_column(tag))
-        self.undo_stack.push(_ProjectEdit(self, new, text or f"Change tag of {tag.name}"))
+        self.set_tags([(table, tag)], text or f"Change tag of {tag.name}")
 
     def set_tags(self, changes: list[tuple[str, ColumnTag]], text: str) -> None:
         """Change several tags as one undo step."""
         assert self.project is not None
-        new = self.project
-        for table, tag in changes:
-            spec = new.table(table)
-            new = new.with_table(spec.with_column(tag))
-        if new != self.project:
-            self.undo_stack.push(_ProjectEdit(self, new, text))
+        edits = [
+            (table, old, tag)
+            for table, tag in changes
+            if (old := self.project.table(table).column(tag.name)) != tag
+        ]
+        if edits:
+            self.undo_stack.push(_TagEdit(self, edits, text))
 
     def update(self, review_stale: bool = True, **changes: Any) -> None:
         """Replace top-level project fields (pathway, options, risk, export meta)."""

@@ -90,7 +90,7 @@ class MessageBanner(QFrame):
 
     @property
     def message(self) -> str:
-        return self.text.text() if self.isVisible() else ""
+        return "" if self.isHidden() else self.text.text()
 
 
 def heading(text: str, level: int = 1) -> QLabel:

@@ -44,14 +44,20 @@ class JobSignals(QObject):
 class Throttle:
     """Forwards progress at most ``rate`` times a second (plus the final 100 %)."""
 
-    def __init__(self, emit: ProgressFn, rate: int = MAX_UPDATES_PER_SECOND) -> None:
+    def __init__(
+        self,
+        emit: ProgressFn,
+        rate: int = MAX_UPDATES_PER_SECOND,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._emit = emit
+        self._clock = clock
         self._interval = 1.0 / rate
         self._last = -1.0
         self._stage = ""
 
     def __call__(self, fraction: float, stage: str) -> None:
-        now = time.monotonic()
+        now = self._clock()
         if fraction >= 1.0 or stage != self._stage or now - self._last >= self._interval:
             self._last = now
             self._stage = stage

@@ -274,7 +274,8 @@ class ExportPage(Page):
         if reason or s.project is None or s.extract is None or s.review is None:
             self.banner.show_warning(reason or "Nothing to export yet.")
             return
-        project, extract, review = s.project, s.extract, s.review
+        project, review = s.project, s.review
+        path = s.project_path or s.suggested_path
         out, cw = self.release_dir.path, self.crosswalk_dir.path
         assert out is not None and cw is not None
         self.banner.clear()
@@ -282,9 +283,9 @@ class ExportPage(Page):
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
             return backend.export(
-                extract,
-                project,
+                path,
                 review,
+                project.export,
                 out_dir=out,
                 crosswalk_dir=cw,
                 progress=progress,

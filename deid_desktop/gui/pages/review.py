@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QPainter, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -130,6 +130,8 @@ class ReviewPage(Page):
         def done(result: Any) -> None:
             if s.project is project and s.extract is extract:
                 s.set_review(result)
+            else:  # the project changed while the review ran: review the new one
+                self._schedule_review()
 
         self.runner.run(
             job,
@@ -146,16 +148,24 @@ class ReviewPage(Page):
 
     def _invalidated(self) -> None:
         self.gate.show_info("The project changed: the review will run again.")
-        if self.isVisible() and not self.runner.busy:
-            self.run_review()
+        self._schedule_review()
         self.readinessChanged.emit()
+
+    def _schedule_review(self) -> None:
+        """Review again once the current job is over, if this page is still shown."""
+        if not self.isVisible() or self.session.review is not None:
+            return
+        if self.runner.busy:
+            QTimer.singleShot(50, self._schedule_review)
+        else:
+            self.run_review()
 
     # -- checks ------------------------------------------------------------------------
     def _build_checks(self) -> QWidget:
         self.checks = QTreeWidget()
         self.checks.setAccessibleName("Verification checklist")
         self.checks.setHeaderLabels(["Result", "Check", "Count", "What it means"])
-        self.checks.setRootIsDecorated(False)
+        self.checks.setRootIsDecorated(True)
         self.checks.setWordWrap(True)
         self.checks.setAlternatingRowColors(True)
         self.checks.setColumnWidth(0, 90)
@@ -186,19 +196,23 @@ class ReviewPage(Page):
             else:
                 result, icon = "Warning", QStyle.StandardPixmap.SP_MessageBoxWarning
             explanation = getattr(o.check, "explanation", "")
-            detail = getattr(o, "detail", "") or ""
+            detail = detail_text(getattr(o, "detail", None))
             rule = getattr(o.check, "rule", "")
-            text = " ".join(x for x in (detail, explanation) if x)
-            item = QTreeWidgetItem([result, o.check.name, f"{o.count:,}" if o.count else "0", text])
+            item = QTreeWidgetItem([result, o.check.name, f"{o.count:,}", explanation])
             item.setIcon(0, style.standardIcon(icon))
             item.setToolTip(1, rule)
-            item.setToolTip(3, text)
+            item.setToolTip(3, f"{explanation}\n\n{detail}" if detail else explanation)
+            if detail:
+                child = QTreeWidgetItem(["", "", "", detail])
+                child.setToolTip(3, detail)
+                item.addChild(child)
             if not o.passed:
                 font = item.font(1)
                 font.setBold(True)
                 item.setFont(0, font)
                 item.setFont(1, font)
             self.checks.addTopLevelItem(item)
+            item.setExpanded(not o.passed)  # failed ones show their counts at once
         failed = [o for o in outcomes if not o.passed]
         self.checks_summary.setText(
             f"{len(outcomes) - len(failed)} of {len(outcomes)} checks passed."
@@ -531,11 +545,26 @@ class ReviewPage(Page):
             key = (f"{h.table}.{h.column}", str(h.kind))
             counts[key] = counts.get(key, 0) + 1
             by_note.setdefault((h.table, h.row, h.column), []).append(h)
-        for (col, kind), n in sorted(counts.items()):
+        rows: list[tuple[str, str, str]] = []
+        columns = list(getattr(scan, "columns", ()) or ())
+        if columns:
+            for c in columns:
+                key = f"{c.table}.{c.column}"
+                notes = f"{c.notes_with_hits:,} of {c.notes:,} notes"
+                if not c.hits_by_kind:
+                    rows.append((key, "none", f"0 ({notes})"))
+                for kind, n in sorted(c.hits_by_kind.items()):
+                    rows.append((key, kind, f"{n:,}"))
+        else:
+            rows = [(col, kind, f"{n:,}") for (col, kind), n in sorted(counts.items())]
+        for values in rows:
             r = self.hit_counts.rowCount()
             self.hit_counts.insertRow(r)
-            for c, v in enumerate((col, kind, f"{n:,}")):
+            for c, v in enumerate(values):
                 self.hit_counts.setItem(r, c, QTableWidgetItem(v))
+        disclaimer = getattr(scan, "disclaimer", None)
+        if disclaimer:
+            self.text_warning.show_warning(disclaimer)
         for (table, row, column), note_hits in sorted(by_note.items()):
             note_hits.sort(key=lambda h: _span(h)[0])
             self._note_hits.append(((table, row, column), note_hits))
@@ -649,6 +678,29 @@ class ReviewPage(Page):
                 + ("\n" + "\n".join(warnings) if warnings else "")
             )
         self.readinessChanged.emit()
+
+
+def detail_text(detail: Any) -> str:
+    """A check's detail (counts and column names from core, never values) in one line."""
+    if not detail:
+        return ""
+    if not isinstance(detail, dict):
+        return str(detail)
+    parts: list[str] = []
+    for key, value in detail.items():
+        if value in ({}, [], (), None, ""):
+            continue
+        label = str(key).replace("_", " ")
+        if isinstance(value, dict):
+            inner = ", ".join(
+                f"{k} {detail_text(v) if isinstance(v, dict) else v}" for k, v in value.items()
+            )
+            parts.append(f"{label}: {inner}")
+        elif isinstance(value, list | tuple):
+            parts.append(f"{label}: {', '.join(str(v) for v in value)}")
+        else:
+            parts.append(f"{label}: {value}")
+    return "; ".join(parts)
 
 
 def _span(hit: Any) -> tuple[int, int]:

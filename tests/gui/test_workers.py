@@ -1,0 +1,100 @@
+"""Jobs run off the UI thread, report throttled progress, and stop on Cancel."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QThread
+
+from deid_desktop.core.errors import InputError
+from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
+from deid_desktop.gui.workers import JobRunner, ProgressStrip, Throttle
+
+
+def test_throttle_forwards_at_most_twenty_updates_a_second() -> None:
+    seen: list[float] = []
+    now = [0.0]
+    throttle = Throttle(lambda f, _s: seen.append(f), clock=lambda: now[0])
+    for i in range(10_000):  # 10,000 calls over 2 simulated seconds
+        now[0] = i * 0.0002
+        throttle(i / 10_000, "Working")
+    throttle(1.0, "Working")
+    assert seen[0] == 0.0 and seen[-1] == 1.0  # first and final updates always get through
+    assert len(seen) <= 2 * 20 + 2
+
+
+def test_job_runs_off_the_ui_thread_and_returns_its_result(qtbot) -> None:  # type: ignore[no-untyped-def]
+    runner = JobRunner()
+    threads: list[object] = []
+    results: list[object] = []
+
+    def job(progress: ProgressFn, cancel: CancelToken) -> int:
+        threads.append(QThread.currentThread())
+        progress(0.5, "Half way")
+        return 42
+
+    with qtbot.waitSignal(runner.busyChanged, check_params_cb=lambda b: b is False):
+        runner.run(job, name="answer", on_success=results.append)
+    assert results == [42]
+    assert threads and threads[0] is not QThread.currentThread()
+
+
+def test_failure_is_delivered_as_the_exception(qtbot) -> None:  # type: ignore[no-untyped-def]
+    runner = JobRunner()
+    errors: list[BaseException] = []
+
+    def job(progress: ProgressFn, cancel: CancelToken) -> None:
+        raise InputError("Ragged row", file="x.csv", row=3)
+
+    with qtbot.waitSignal(runner.busyChanged, check_params_cb=lambda b: b is False):
+        runner.run(job, name="bad", on_error=errors.append)
+    assert isinstance(errors[0], InputError) and errors[0].row == 3
+
+
+def test_cancel_stops_a_long_job_and_nothing_is_written(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A long fake job that writes its file only at the end (as core does): Cancel from
+    the progress strip stops it mid-way and the file never appears."""
+    runner = JobRunner()
+    strip = ProgressStrip(runner)
+    qtbot.addWidget(strip)
+    started = threading.Event()
+    steps: list[int] = []
+    out = tmp_path / "release.csv"
+    outcome: list[str] = []
+
+    def long_job(progress: ProgressFn, cancel: CancelToken) -> None:
+        rep = Reporter(progress, cancel)
+        for i in range(10_000):
+            rep.step(i / 10_000, "Building")
+            steps.append(i)
+            started.set()
+            time.sleep(0.001)
+        out.write_text("done")
+
+    runner.run(
+        long_job,
+        name="long",
+        on_success=lambda _r: outcome.append("finished"),
+        on_cancel=lambda: outcome.append("cancelled"),
+    )
+    assert strip.isVisibleTo(strip.parentWidget() or strip)
+    assert started.wait(5)
+    with qtbot.waitSignal(runner.busyChanged, timeout=10_000):
+        strip.cancel_button.click()
+    assert outcome == ["cancelled"]
+    assert len(steps) < 10_000
+    assert not out.exists()
+    assert not strip.isVisible()
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.37, 1.0])
+def test_progress_strip_shows_stage_and_percent(qtbot, fraction: float) -> None:  # type: ignore[no-untyped-def]
+    runner = JobRunner()
+    strip = ProgressStrip(runner)
+    qtbot.addWidget(strip)
+    runner.progress.emit(fraction, "Reading visits.csv")
+    assert strip.stage.text() == "Reading visits.csv"
+    assert strip.bar.value() == int(fraction * 1000)
