@@ -7,7 +7,7 @@ text) and rule code (``rules.RULES``); the engine ranks them by ``rules.PRIORITY
   folded, space-padded text, so every match is a whole word; offsets are computed for
   all matches at once, and only cue and month words get a look at their context;
 - digits (SSN, phone, dates, IP, ZIP, MRN-like codes): numpy finds the few regions dense
-  in digits, and one exact regex is searched inside each region only;
+  in digits, and one exact regex runs over those regions only;
 - e-mails and URLs: located by '@' and 'http'/'www' literals, then matched exactly.
 """
 
@@ -25,8 +25,8 @@ from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # start, end, rule code
 _EMPTY = np.empty(0, dtype=np.int64)
 
-_DIGITS = re.compile(
-    r"""(?<![0-9A-Za-z])(?:
+_DIGITS = re.compile(  # the lookahead first lets the engine reject most positions early
+    r"""(?<![0-9A-Za-z])(?=[(+0-9A-Za-z])(?:
       (?P<ssn>\d{3}-\d{2}-\d{4})
     | (?P<date_iso>\d{4}[-/.]\d{1,2}[-/.]\d{1,2})
     | (?P<ip>\d{1,3}(?:\.\d{1,3}){3})
@@ -144,20 +144,19 @@ def _valid_date(kind: str, s: str) -> bool:
     return 1 <= a <= 31 and 1 <= b <= 31 and (a <= 12 or b <= 12)
 
 
-def digit_regions(text: str) -> tuple[str, np.ndarray, list[list[int]]]:
+def digit_regions(text: str) -> tuple[str, np.ndarray]:
     """The parts of ``text`` around runs of 4+ digits (gaps of up to 2 characters), joined
-    by NUL, the original offset of each character of that string (-1 for a NUL), and the
-    [start, end) of each region in that string."""
+    by NUL, and the original offset of each character of that string (-1 for a NUL)."""
     raw = np.frombuffer(ascii_projection(text), dtype=np.uint8)
     pos = np.flatnonzero((raw >= 48) & (raw <= 57))
     if pos.size == 0:
-        return "", np.empty(0, dtype=np.int64), []
+        return "", np.empty(0, dtype=np.int64)
     breaks = np.flatnonzero(np.diff(pos) > 3)
     first = np.concatenate(([0], breaks + 1))
     last = np.concatenate((breaks, [pos.size - 1]))
     keep = (last - first + 1) >= 4
     if not keep.any():
-        return "", np.empty(0, dtype=np.int64), []
+        return "", np.empty(0, dtype=np.int64)
     starts = np.maximum(pos[first[keep]] - 4, 0)
     ends = np.minimum(pos[last[keep]] + 2, raw.size)
     new = np.concatenate(([True], starts[1:] >= ends[:-1]))  # merge overlapping regions
@@ -172,25 +171,16 @@ def digit_regions(text: str) -> tuple[str, np.ndarray, list[list[int]]]:
     buf[out_pos] = raw[idx]
     orig = np.full(buf.size, -1, dtype=np.int64)
     orig[out_pos] = idx
-    bounds = np.stack((offsets + np.arange(1, r_start.size + 1), offsets + lengths))
-    bounds[1] += np.arange(1, r_start.size + 1)
-    return buf.tobytes().decode("ascii"), orig, bounds.T.tolist()
+    return buf.tobytes().decode("ascii"), orig
 
 
 def find_digits(text: str, dictionary: ScanDictionary) -> Found:
     """SSNs, phones, numeric dates, IPs, ZIPs and MRN-like codes."""
-    regions, orig, bounds = digit_regions(text)
+    regions, orig = digit_regions(text)
     if not regions:
         return _EMPTY, _EMPTY, _EMPTY
-    # one search per region (a region usually holds one item): the regex engine only
-    # runs inside the regions, never over the long stretches between them
-    search = _DIGITS.search
-    matches = []
-    for lo, hi in bounds:
-        m = search(regions, lo, hi)
-        while m is not None:
-            matches.append(m)
-            m = search(regions, m.end(), hi)
+    # the regex runs over the digit regions only, never over the text between them
+    matches = list(_DIGITS.finditer(regions))
     lookup = dictionary.digits
     keep: list[int] = []
     codes: list[int] = []
