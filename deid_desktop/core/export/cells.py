@@ -9,28 +9,60 @@ Decision on numbers: a value that parses *entirely* as a decimal number (``-1.5`
 ``+3``, ``-2e-3``) is not a formula in any spreadsheet program and is left unchanged,
 so negative lab values and changes from baseline stay numbers. Anything else that starts
 with one of those characters (``-``, ``--1``, ``-1+2``, ``=1``, ``@SUM(A1)``) is prefixed.
+
+Speed: the first byte of every cell is read straight from the Arrow buffers (all six
+trigger characters are ASCII), so only the few cells that start with one are examined
+further; a million-row column costs milliseconds.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-FORMULA_START = r"[=+\-@\t\r]"
+FORMULA_CHARS = "=+-@\t\r"
 PLAIN_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 PREFIX = "'"
+TEXT = pd.StringDtype("pyarrow")
+_FORMULA_BYTES = np.array([ord(c) for c in FORMULA_CHARS], dtype=np.uint8)
+
+
+def _first_bytes(values: pd.Series) -> np.ndarray:
+    """The first byte of every cell (0 for missing and empty cells)."""
+    col = pa.chunked_array(values.array.__arrow_array__())
+    parts: list[np.ndarray] = []
+    for chunk in col.chunks:
+        n = len(chunk)
+        first = np.zeros(n, dtype=np.uint8)
+        _validity, offsets, data = chunk.buffers()
+        if n and data is not None and data.size:
+            width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+            offs = np.frombuffer(offsets, dtype=width, count=chunk.offset + n + 1)[chunk.offset :]
+            starts = offs[:-1]
+            filled = offs[1:] > starts
+            if chunk.null_count:
+                filled &= chunk.is_valid().to_numpy(zero_copy_only=False)
+            first[filled] = np.frombuffer(data, dtype=np.uint8)[starts[filled]]
+        parts.append(first)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint8)
 
 
 def neutralise_series(values: pd.Series) -> tuple[pd.Series, int]:
     """(values with formula-like cells prefixed by ``'``, how many were prefixed)."""
-    text = values if isinstance(values.dtype, pd.StringDtype) else values.astype("string")
-    risky = text.str.match(FORMULA_START, na=False)
-    if not bool(risky.any()):
+    text = values if values.dtype == TEXT else values.astype(TEXT)
+    starts = np.isin(_first_bytes(text), _FORMULA_BYTES)
+    if not starts.any():
         return values, 0
-    risky &= ~text.str.fullmatch(PLAIN_NUMBER, na=False)
-    count = int(risky.sum())
-    if count == 0:
+    where = np.flatnonzero(starts)
+    candidates = text.iloc[where]
+    risky = ~candidates.str.fullmatch(PLAIN_NUMBER, na=False).to_numpy(dtype=bool)
+    where = where[risky]
+    if where.size == 0:
         return values, 0
-    return text.mask(risky, PREFIX + text), count
+    out = text.copy()
+    out.iloc[where] = PREFIX + text.iloc[where]
+    return out, int(where.size)
 
 
 def neutralise_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -38,13 +70,15 @@ def neutralise_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
     Column names are neutralised too (a header is a cell like any other).
     """
+    if frame.columns.has_duplicates:
+        raise ValueError("a released table has duplicate column names")
     changed = 0
     out: dict[str, pd.Series] = {}
     for name in frame.columns:
         col, n = neutralise_series(frame[name])
         out[name] = col
         changed += n
-    header, n_header = neutralise_series(pd.Series([str(c) for c in frame.columns], dtype="string"))
+    header, n_header = neutralise_series(pd.Series([str(c) for c in frame.columns], dtype=TEXT))
     changed += n_header
     result = pd.DataFrame(out, index=frame.index)
     result.columns = list(header)

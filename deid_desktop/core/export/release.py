@@ -28,6 +28,7 @@ from deid_desktop import __version__
 from deid_desktop.core.atomic import staged_directories
 from deid_desktop.core.errors import CheckFailed, UsageError
 from deid_desktop.core.export.cells import neutralise_frame
+from deid_desktop.core.export.csvout import write_csv
 from deid_desktop.core.export.documents import (
     data_dictionary,
     render_crosswalk_readme,
@@ -42,7 +43,7 @@ from deid_desktop.core.export.record import (
     render_record_text,
 )
 from deid_desktop.core.export.summaries import check_rows, risk_summary, scan_summary
-from deid_desktop.core.export.tables import check_xlsx_fits, write_csv, write_xlsx
+from deid_desktop.core.export.tables import check_xlsx_fits, write_xlsx
 from deid_desktop.core.model import ExportMeta, Project, Release
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.register import append_register, resolve_register_path
@@ -209,14 +210,16 @@ def export_release(
         neutralised: dict[str, int] = {}
         shapes: dict[str, tuple[int, int]] = {}
         file_notes: list[tuple[str, str]] = []
+        digests: dict[str, str] = {}  # file name -> SHA-256 computed while writing
         for i, (name, frame) in enumerate(release.tables.items()):
             part = reporter.sub(0.85 * i / n_tables, 0.85 * (i + 1) / n_tables)
             safe, count = neutralise_frame(frame)
             neutralised[name] = count
             shapes[name] = (len(frame), frame.shape[1])
             csv_part = part.sub(0.0, 0.5 if "xlsx" in formats else 1.0)
-            write_csv(safe, rel.file(f"{stems[name]}.csv"), csv_part)
-            file_notes.append((f"{stems[name]}.csv", f"table {name}"))
+            csv_name = f"{stems[name]}.csv"
+            digests[csv_name] = write_csv(safe, rel.file(csv_name), csv_part)
+            file_notes.append((csv_name, f"table {name}"))
             if "xlsx" in formats:
                 write_xlsx(
                     safe, rel.file(f"{stems[name]}.xlsx"), sheet=name, reporter=part.sub(0.5, 1.0)
@@ -224,7 +227,7 @@ def export_release(
                 file_notes.append((f"{stems[name]}.xlsx", f"table {name} (spreadsheet)"))
 
         reporter.step(0.86, "Writing the data dictionary")
-        write_csv(data_dictionary(release, project), rel.file(DICTIONARY))
+        digests[DICTIONARY] = write_csv(data_dictionary(release, project), rel.file(DICTIONARY))
         file_notes.append((DICTIONARY, "each released column: class, what was done to it"))
         file_notes.append((README, "this file"))
         file_notes.append(
@@ -237,7 +240,7 @@ def export_release(
             reporter.step(0.88, "Writing the crosswalk")
             xw = staged[1]
             xw_safe, _ = neutralise_frame(release.crosswalk)
-            write_csv(xw_safe, xw.file(CROSSWALK_FILE))
+            crosswalk_sha = write_csv(xw_safe, xw.file(CROSSWALK_FILE))
             xw.write_text(
                 CROSSWALK_README,
                 render_crosswalk_readme(
@@ -249,7 +252,7 @@ def export_release(
             crosswalk_info = {
                 "folder": str(crosswalk_dir),
                 "file": CROSSWALK_FILE,
-                "sha256": sha256_of(xw.file(CROSSWALK_FILE)),
+                "sha256": crosswalk_sha,
                 "rows": len(release.crosswalk),
                 "readme": CROSSWALK_README,
             }
@@ -277,7 +280,11 @@ def export_release(
 
         reporter.step(0.93, "Hashing the files")
         outputs = [
-            {"name": p.name, "sha256": sha256_of(p), "bytes": p.stat().st_size}
+            {
+                "name": p.name,
+                "sha256": digests.get(p.name) or sha256_of(p),
+                "bytes": p.stat().st_size,
+            }
             for p in rel.staged_files()
             if p.name not in RECORD_FILES
         ]

@@ -1,14 +1,11 @@
-"""Writing one released table: CSV (always) and XLSX (on request), byte-reproducible.
+"""Writing one released table as XLSX (on request), byte-reproducible.
 
-CSV: UTF-8 without BOM, "\\n" line endings, the frame's own column order, no index,
-missing values as empty fields, minimal quoting (pandas ``to_csv``). Written in chunks
-so progress is reported and a cancel is honoured between chunks.
-
-XLSX: openpyxl write-only workbook, one sheet per table, every cell text (as in the CSV:
-a ZIP3 "021" keeps its zero). Reproducible bytes: the workbook properties carry a fixed
-timestamp (the export time is in the export record, not in the data files) and the ZIP
-container is rewritten with fixed entry times. The worksheet's streaming buffer is kept
-inside the staging folder, never in the system temp folder.
+CSV is written by ``csvout``. XLSX: an openpyxl write-only workbook, one sheet per table,
+every cell text (as in the CSV: a ZIP3 "021" keeps its zero). Reproducible bytes: the
+workbook properties carry a fixed timestamp (the export time is in the export record,
+not in the data files) and the ZIP container is rewritten with fixed entry times. The
+worksheet's streaming buffer is kept inside the staging folder, never in the system
+temp folder.
 """
 
 from __future__ import annotations
@@ -35,23 +32,6 @@ _ZIP_FIXED_TIME = (2000, 1, 1, 0, 0, 0)
 # Characters XML 1.0 forbids; openpyxl refuses them, so they are removed (counted).
 _ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _SHEET_TITLE_BAD = re.compile(r"[\[\]:*?/\\]")
-
-
-def write_csv(frame: pd.DataFrame, path: Path, reporter: Reporter | None = None) -> None:
-    """Write ``frame`` as CSV to ``path`` in chunks (progress + cancel between chunks)."""
-    n = len(frame)
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        if n == 0:
-            frame.to_csv(fh, index=False, lineterminator="\n")
-            return
-        for start in range(0, n, CSV_CHUNK_ROWS):
-            if reporter is not None:
-                reporter.step(start / n, f"Writing {path.name}")
-            frame.iloc[start : start + CSV_CHUNK_ROWS].to_csv(
-                fh, index=False, header=start == 0, lineterminator="\n"
-            )
-    if reporter is not None:
-        reporter.step(1.0, f"Writing {path.name}")
 
 
 def check_xlsx_fits(tables: dict[str, pd.DataFrame]) -> None:
