@@ -77,24 +77,27 @@ def risk_summary(report: Any | None) -> dict[str, Any] | None:
 
 
 def scan_summary(report: Any | None) -> dict[str, Any] | None:
-    """Counts by kind and by column, notes scanned and with hits; never the matched text."""
+    """Counts by kind and by column, notes scanned and with hits; never the matched text.
+
+    Read from the per-column counts, so no hit object is ever built.
+    """
     if report is None:
         return None
     if isinstance(report, Mapping):
         return dict(report)
-    by_kind: Counter[str] = Counter()
-    by_column: Counter[str] = Counter()
-    for h in report.hits:
-        by_kind[str(h.kind)] += 1
-        by_column[f"{h.table}.{h.column}"] += 1
     columns = list(report.columns)
+    by_kind: Counter[str] = Counter()
+    for c in columns:
+        by_kind.update({str(k): int(v) for k, v in c.hits_by_kind.items()})
     return {
         "columns_scanned": [f"{c.table}.{c.column}" for c in columns],
         "notes": int(sum(c.notes for c in columns)),
         "rows_with_hits": int(sum(c.notes_with_hits for c in columns)),
-        "hits": len(report.hits),
+        "hits": int(sum(by_kind.values())),
         "hits_by_kind": dict(sorted(by_kind.items())),
-        "hits_by_column": dict(sorted(by_column.items())),
+        "hits_by_column": {
+            f"{c.table}.{c.column}": int(sum(c.hits_by_kind.values())) for c in columns
+        },
         "dictionary_entries": int(getattr(report, "dictionary_entries", 0)),
         "disclaimer": str(getattr(report, "disclaimer", SCAN_DISCLAIMER)),
     }
