@@ -1,0 +1,158 @@
+"""`deid risk` and `deid scan` end to end, in fresh processes: golden figures on the
+adult data, counts-only output, usage errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ADULT_QIS = "age,sex,race,marital-status,education,native-country,workclass,occupation"
+
+
+def deid(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "deid_desktop", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+
+
+def test_risk_adult_json_golden(shared_data: Path) -> None:
+    run = deid(
+        "risk",
+        shared_data / "adult" / "adult.csv",
+        "--qi",
+        ADULT_QIS,
+        "--sep",
+        ";",
+        "--k",
+        "5",
+        "--sensitive",
+        "salary-class",
+        "--json",
+    )
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert (out["rows"], out["classes"], out["k"], out["lone"], out["below_k"]) == (
+        30162,
+        18109,
+        1,
+        14021,
+        21977,
+    )
+    assert out["l"] == 1
+    assert out["prosecutor_risk_max"] == 1.0
+    assert out["prosecutor_risk_mean"] == pytest.approx(18109 / 30162)
+    assert out["class_size_distribution"][0] == {"size": 1, "classes": 14021, "records": 14021}
+    assert out["best_rescue"]["quasi_identifier"] == "age"
+    assert out["missing_is_value"] is True
+    # counts only: no value of the data in the output
+    assert "Never-married" not in run.stdout and "United-States" not in run.stdout
+
+
+def test_risk_raw_uci_golden(shared_data: Path) -> None:
+    run = deid(
+        "risk",
+        shared_data / "adult" / "adult_uci_raw.csv",
+        "--qi",
+        ADULT_QIS,
+        "--sep",
+        ",",
+        "--strip",
+        "--json",
+    )
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert (out["rows"], out["lone"], out["below_k"]) == (32561, 15480, 23905)
+
+
+def test_risk_text_output_and_lone_lines(shared_data: Path, tmp_path: Path) -> None:
+    csv = tmp_path / "people.csv"
+    csv.write_text("age,sex\n30,F\n30,F\n41,M\n,M\n,M\n", encoding="utf-8")
+    run = deid("risk", csv, "--qi", "age,sex", "--k", "2", "--sep", ",")
+    assert run.returncode == 0, run.stderr
+    assert "lone records (class of 1): 1" in run.stdout
+    assert "k = 1" in run.stdout
+    assert "age 2" in run.stdout  # missing values counted and declared
+    listed = deid("risk", csv, "--qi", "age,sex", "--sep", ",", "--json", "--list-lone")
+    assert json.loads(listed.stdout)["lone_lines"] == [4]  # header is line 1
+
+
+def test_risk_usage_errors(tmp_path: Path) -> None:
+    csv = tmp_path / "t.csv"
+    csv.write_text("a,b\n1,2\n", encoding="utf-8")
+    no_qi = deid("risk", csv, "--sep", ",")
+    assert no_qi.returncode == 2 and "--qi" in no_qi.stderr
+    bad = deid("risk", csv, "--qi", "a,zz", "--sep", ",")
+    assert bad.returncode == 2 and "'zz'" in bad.stderr
+    missing = deid("risk", tmp_path / "none.csv", "--qi", "a")
+    assert missing.returncode == 4
+
+
+NOTES = (
+    "id,patient_name,mrn,phone,note\n"
+    '1,Rosa Peña,MRN77812,555-222-3333,"Rosa seen by Dr. Okafor, call 555.222.3333 on 3/4/2024"\n'
+    '2,Tom Baker,MRN55501,555-444-1111,"Daughter Sarah visited. Plan unchanged."\n'
+    '3,Li Wei,MRN90001,,"Annual review, nothing to report"\n'
+)
+
+
+def test_scan_file_json_counts_without_text(tmp_path: Path) -> None:
+    csv = tmp_path / "notes.csv"
+    csv.write_text(NOTES, encoding="utf-8")
+    run = deid(
+        "scan",
+        csv,
+        "--text",
+        "note",
+        "--dict",
+        "patient_name,mrn:mrn,phone",
+        "--sep",
+        ",",
+        "--json",
+    )
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    (col,) = out["columns"]
+    assert (col["table"], col["column"], col["notes"], col["notes_with_hits"]) == (
+        "notes",
+        "note",
+        3,
+        2,
+    )
+    assert col["hits_by_kind"] == {"DATE": 1, "NAME": 3, "PHONE": 1}
+    rules = {(h["row"], h["rule"]) for h in out["hit_list"]}
+    assert (0, "dictionary:name") in rules
+    assert (0, "cue:dr") in rules
+    assert (0, "dictionary:phone") in rules
+    assert (1, "cue:daughter") in rules
+    assert set(out["hit_list"][0]) == {"table", "row", "column", "start", "end", "kind", "rule"}
+    assert "cannot prove a note clean" in out["disclaimer"]
+    for text in ("Rosa", "Okafor", "Sarah", "555", "3/4/2024"):
+        assert text not in run.stdout
+
+
+def test_scan_file_text_output(tmp_path: Path) -> None:
+    csv = tmp_path / "notes.csv"
+    csv.write_text(NOTES, encoding="utf-8")
+    run = deid("scan", csv, "--text", "note", "--dict", "patient_name", "--sep", ",")
+    assert run.returncode == 0, run.stderr
+    assert "notes.note: 3 notes, 2 with hits" in run.stdout
+    assert "cannot prove a note clean" in run.stdout
+    assert "Okafor" not in run.stdout and "Sarah" not in run.stdout
+
+
+def test_scan_needs_text_columns(tmp_path: Path) -> None:
+    csv = tmp_path / "notes.csv"
+    csv.write_text(NOTES, encoding="utf-8")
+    run = deid("scan", csv, "--sep", ",")
+    assert run.returncode == 2 and "--text" in run.stderr
+    bad_kind = deid("scan", csv, "--text", "note", "--dict", "mrn:zzz", "--sep", ",")
+    assert bad_kind.returncode == 2
