@@ -21,6 +21,8 @@ from pathlib import Path
 import ahocorasick
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from deid_desktop.core.errors import DeidError
 from deid_desktop.core.model import (
@@ -41,6 +43,7 @@ from deid_desktop.core.pathways.common import (
     DateCache,
     all_positions,
     assess_ages,
+    in_set,
     spec_for,
 )
 from deid_desktop.core.zip3 import ZIP3_UNKNOWN, Zip3Table, load_table_for
@@ -106,6 +109,15 @@ class VerifyContext:
     @cached_property
     def positions(self) -> dict[str, np.ndarray]:
         return all_positions(self.extract, self.project)
+
+    _counts: dict[tuple[str, str], pd.Series] = field(default_factory=dict, init=False, repr=False)
+
+    def uniques(self, table: str, column: str, values: pd.Series) -> pd.Series:
+        """Distinct cells of a released column -> rows holding each (computed once)."""
+        key = (table, column)
+        if key not in self._counts:
+            self._counts[key] = _uniques(values)
+        return self._counts[key]
 
     def zip_table(self) -> Zip3Table:
         if self.zip3_table is None:
@@ -199,8 +211,8 @@ def _uniques(values: pd.Series) -> pd.Series:
     return counts[counts.index.notna()]
 
 
-def _rows_matching(values: pd.Series, pattern: str) -> int:
-    uniq = _uniques(values)
+def _rows_matching(uniq: pd.Series, pattern: str) -> int:
+    """Rows whose cell matches ``pattern``, from the column's distinct cells."""
     if uniq.empty:
         return 0
     hit = pd.Series(uniq.index, dtype=STRING).str.contains(pattern, regex=True)
@@ -249,75 +261,140 @@ def check_no_direct_columns(
 
 @dataclass(frozen=True)
 class _Dictionary:
-    values: list[str]  # lower-cased
-    is_name: np.ndarray  # bool per value
+    """The direct values to look for, lower-cased and deduplicated (pyarrow arrays)."""
+
+    ids: pa.Array  # searched as substrings
+    names: pa.Array  # searched as whole words
+    numbers: pa.Array  # digit-only values, matched as a whole run of digits
     skipped_short: int
     skipped_numbers: int
 
+    @property
+    def size(self) -> int:
+        return len(self.ids) + len(self.names) + len(self.numbers)
+
+
+def _lowered(values: pd.Series) -> pa.Array:
+    arr = pa.array(values, from_pandas=True).cast(pa.large_string())
+    return pc.utf8_lower(pc.utf8_trim_whitespace(arr)).drop_null()
+
 
 def _direct_dictionary(extract: Extract, project: Project) -> _Dictionary:
-    ids: list[pd.Series] = []
-    names: list[pd.Series] = []
+    ids: list[pa.Array] = []
+    names: list[pa.Array] = []
     for table in extract.tables:
         spec = spec_for(project, table)
         for tag in spec.columns:
             is_key = tag.name == spec.key
             if tag.name not in table.frame.columns or not (is_key or tag.cls == ColumnClass.DIRECT):
                 continue
-            text = table.frame[tag.name].astype(STRING).str.strip().str.lower().dropna()
-            target = names if tag.category == IdentifierCategory.A else ids
-            target.append(text)
-            if tag.category != IdentifierCategory.A and not is_key:
-                digits = text.str.replace(r"\D", "", regex=True)
-                target.append(digits[(digits.str.len() >= 7) & (digits != text)])
-    parts: list[pd.Series] = []
-    flags: list[np.ndarray] = []
-    short = numbers = 0
-    for group, flag in ((names, True), (ids, False)):
-        if not group:
-            continue
-        uniq = pd.Series(pd.concat(group, ignore_index=True).unique(), dtype=STRING)
-        length = uniq.str.len()
-        too_short = (length < MIN_VALUE_LENGTH).to_numpy(dtype=bool)
-        numeric = uniq.str.fullmatch(r"\d+").fillna(False).to_numpy(dtype=bool)
-        small_number = numeric & (length < MIN_NUMBER_LENGTH).to_numpy(dtype=bool) & ~too_short
-        short += int(too_short.sum())
-        numbers += int(small_number.sum())
-        kept = uniq[~too_short & ~small_number]
-        parts.append(kept)
-        flags.append(np.full(len(kept), flag))
-    if not parts:
-        return _Dictionary([], np.zeros(0, dtype=bool), short, numbers)
-    merged = pd.concat(parts, ignore_index=True)
-    is_name = np.concatenate(flags)
-    # A value both a name and an ID is searched as an ID (substring: the stricter test).
-    order = np.lexsort((is_name,))
-    merged, is_name = merged.iloc[order], is_name[order]
-    first = ~merged.duplicated(keep="first").to_numpy(dtype=bool)
-    return _Dictionary(merged[first].tolist(), is_name[first], short, numbers)
+            text = _lowered(table.frame[tag.name])
+            if tag.category == IdentifierCategory.A:
+                names.append(text)
+                continue
+            ids.append(text)
+            if not is_key:  # "(858) 555-0101" is also searched as 8585550101
+                digits = pc.replace_substring_regex(text, r"\D", "")
+                wanted = pc.and_(
+                    pc.greater_equal(pc.utf8_length(digits), 7), pc.not_equal(digits, text)
+                )
+                ids.append(pc.filter(digits, wanted))
+    empty = pa.array([], type=pa.large_string())
+    counts = {"short": 0, "numbers": 0}
+
+    def split(parts: list[pa.Array]) -> tuple[pa.Array, pa.Array]:
+        if not parts:
+            return empty, empty
+        uniq = pc.unique(pa.concat_arrays(parts))
+        length = pc.utf8_length(uniq).to_numpy(zero_copy_only=False)
+        numeric = pc.match_substring_regex(uniq, r"^\d+$").to_numpy(zero_copy_only=False)
+        short = length < MIN_VALUE_LENGTH
+        small = numeric & (length < MIN_NUMBER_LENGTH) & ~short
+        counts["short"] += int(short.sum())
+        counts["numbers"] += int(small.sum())
+        return pc.filter(uniq, ~numeric & ~short), pc.filter(uniq, numeric & ~short & ~small)
+
+    id_text, id_numbers = split(ids)
+    name_text, name_numbers = split(names)
+    # A value that is both a name and an ID is searched as an ID (the stricter test).
+    name_text = pc.filter(name_text, pc.invert(pc.is_in(name_text, value_set=id_text)))
+    numbers = pc.unique(pa.concat_arrays([id_numbers, name_numbers]))
+    return _Dictionary(id_text, name_text, numbers, counts["short"], counts["numbers"])
 
 
-def _trigram_codes(text: str) -> np.ndarray:
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+def _present_trigrams(haystack: str) -> pa.Array:
+    """Every distinct run of three characters in ``haystack`` (vectorised)."""
+    codes = np.frombuffer(haystack.encode("utf-32-le"), dtype=np.uint32)
     if len(codes) < 3:
-        return np.zeros(0, dtype=np.uint64)
-    return (codes[:-2] << np.uint64(42)) | (codes[1:-1] << np.uint64(21)) | codes[2:]
+        return pa.array([], type=pa.large_string())
+    wide = codes.astype(np.uint64)
+    packed = np.unique((wide[:-2] << np.uint64(42)) | (wide[1:-1] << np.uint64(21)) | wide[2:])
+    mask = np.uint64((1 << 21) - 1)
+    chars = np.stack(
+        [packed >> np.uint64(42), (packed >> np.uint64(21)) & mask, packed & mask], axis=1
+    ).astype(np.uint32)
+    return pa.array(np.ascontiguousarray(chars).view("<U3").ravel()).cast(pa.large_string())
 
 
-def _plausible(values: list[str], haystack: str) -> np.ndarray:
-    """Cheap necessary condition for ``value in haystack``: the value's first, middle
-    and last three characters all occur in the haystack (vectorised trigram sets)."""
-    present = np.unique(_trigram_codes(haystack))
-    joined = "\x00".join(values)
-    tri = _trigram_codes(joined)
-    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
-    starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
-    keep = np.ones(len(values), dtype=bool)
-    for pos in (starts, starts + (lengths - 3) // 2, starts + lengths - 3):
-        codes = tri[pos]
-        idx = np.clip(np.searchsorted(present, codes), 0, max(len(present) - 1, 0))
-        keep &= (present[idx] == codes) if len(present) else False
-    return keep
+def _plausible(values: pa.Array, present: pa.Array) -> pa.Array:
+    """The values that may occur in the haystack: their first, second and last three
+    characters all occur in it (a cheap necessary condition, all in pyarrow)."""
+    if len(values) == 0:
+        return values
+    keep = pc.is_in(pc.utf8_slice_codeunits(values, 0, 3), value_set=present)
+    keep = pc.and_(keep, pc.is_in(pc.utf8_slice_codeunits(values, -3), value_set=present))
+    middle = pc.utf8_slice_codeunits(values, 3, 6)
+    keep = pc.and_(
+        keep,
+        pc.or_(pc.less(pc.utf8_length(middle), 3), pc.is_in(middle, value_set=present)),
+    )
+    return pc.filter(values, keep)
+
+
+def _text_hits(
+    dictionary: _Dictionary, haystack: str, starts: np.ndarray, lengths: np.ndarray,
+    count: np.ndarray,
+) -> tuple[set[int], set[int]]:  # fmt: skip
+    """Cells holding a direct text value (IDs as substrings, names as whole words), and
+    cells that are exactly a name shared by many rows (category labels)."""
+    hits: set[int] = set()
+    category: set[int] = set()
+    present = _present_trigrams(haystack)
+    automaton = ahocorasick.Automaton()
+    for values, is_name in ((dictionary.ids, False), (dictionary.names, True)):
+        for value in _plausible(values, present).to_pylist():
+            automaton.add_word(value, (len(value), is_name))
+    if not len(automaton):
+        return hits, category
+    automaton.make_automaton()
+    for end, (size, is_name) in automaton.iter(haystack):
+        begin = end - size + 1
+        cell = int(np.searchsorted(starts, begin, side="right") - 1)
+        if cell in hits:
+            continue
+        if is_name:
+            before = haystack[begin - 1] if begin > 0 else " "
+            after = haystack[end + 1] if end + 1 < len(haystack) else " "
+            if before.isalnum() or after.isalnum():
+                continue
+            if size == lengths[cell] and count[cell] >= CATEGORY_ROWS:
+                category.add(cell)
+                continue
+        hits.add(cell)
+    return hits, category
+
+
+def _number_hits(numbers: pa.Array, haystack: str, starts: np.ndarray) -> set[int]:
+    """Cells holding a digit-only direct value as a whole run of digits."""
+    if len(numbers) == 0:
+        return set()
+    shortest = int(pc.min(pc.utf8_length(numbers)).as_py())
+    runs = [(m.start(), m.group()) for m in re.finditer(rf"\d{{{shortest},}}", haystack)]
+    if not runs:
+        return set()
+    found = pc.is_in(pa.array([r for _, r in runs], type=pa.large_string()), value_set=numbers)
+    where = np.asarray([p for p, _ in runs], dtype=np.int64)[found.to_numpy(zero_copy_only=False)]
+    return {int(c) for c in np.searchsorted(starts, where, side="right") - 1}
 
 
 def check_no_direct_values(
@@ -325,59 +402,37 @@ def check_no_direct_values(
 ) -> Finding:
     dictionary = _direct_dictionary(extract, project)
     base = {
-        "values_searched": len(dictionary.values),
+        "values_searched": dictionary.size,
         "skipped_shorter_than_3": dictionary.skipped_short,
         "skipped_numbers_shorter_than_6": dictionary.skipped_numbers,
         "not_searched": release.id_column + " (see the subject-ID check)",
     }
     columns = _released_columns(release)
     cells: list[str] = []
-    owners: list[int] = []  # column index per unique cell
+    owners: list[np.ndarray] = []  # column index per unique cell
     counts: list[np.ndarray] = []
-    for i, (_, _, values) in enumerate(columns):
-        uniq = _uniques(values)
+    for i, (t, c, values) in enumerate(columns):
+        uniq = ctx.uniques(t, c, values)
         cells += uniq.index.str.lower().tolist()
         owners.append(np.full(len(uniq), i))
         counts.append(uniq.to_numpy(dtype=np.int64))
-    if not dictionary.values or not cells:
+    if not cells:
         return Finding(True, 0, {**base, "columns": []})
     owner = np.concatenate(owners)
     count = np.concatenate(counts)
     haystack = "\x00".join(cells)
-    keep = _plausible(dictionary.values, haystack)
-    automaton = ahocorasick.Automaton()
-    for value, is_name in zip(
-        np.asarray(dictionary.values, dtype=object)[keep], dictionary.is_name[keep], strict=True
-    ):
-        automaton.add_word(value, (len(value), bool(is_name)))
-    hits: set[int] = set()
-    category: set[int] = set()
-    if len(automaton):
-        automaton.make_automaton()
-        lengths = np.fromiter((len(c) for c in cells), dtype=np.int64, count=len(cells))
-        starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
-        for end, (size, is_name) in automaton.iter(haystack):
-            begin = end - size + 1
-            cell = int(np.searchsorted(starts, begin, side="right") - 1)
-            if cell in hits:
-                continue
-            if is_name:
-                before = haystack[begin - 1] if begin > 0 else " "
-                after = haystack[end + 1] if end + 1 < len(haystack) else " "
-                if before.isalnum() or after.isalnum():
-                    continue
-                if size == lengths[cell] and count[cell] >= CATEGORY_ROWS:
-                    category.add(cell)
-                    continue
-            hits.add(cell)
+    lengths = np.fromiter((len(c) for c in cells), dtype=np.int64, count=len(cells))
+    starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+    hits, category = _text_hits(dictionary, haystack, starts, lengths, count)
+    hits |= _number_hits(dictionary.numbers, haystack, starts)
+    category -= hits
     hit_idx = np.fromiter(hits, dtype=np.int64, count=len(hits))
-    rows = int(count[hit_idx].sum()) if len(hit_idx) else 0
-    where = sorted({f"{columns[o][0]}.{columns[o][1]}" for o in owner[hit_idx]})
     cat_idx = np.fromiter(category, dtype=np.int64, count=len(category))
+    rows = int(count[hit_idx].sum())
     detail = {
         **base,
-        "columns": where,
-        "category_cells_equal_to_a_name": int(count[cat_idx].sum()) if len(cat_idx) else 0,
+        "columns": sorted({f"{columns[o][0]}.{columns[o][1]}" for o in owner[hit_idx]}),
+        "category_cells_equal_to_a_name": int(count[cat_idx].sum()),
     }
     return Finding(rows == 0, rows, detail)
 
@@ -393,7 +448,7 @@ def check_no_full_dates(
     ]
     per_column: dict[str, int] = {}
     for t, c, values in _released_columns(release):
-        n = _rows_matching(values, _FULL_DATE)
+        n = _rows_matching(ctx.uniques(t, c, values), _FULL_DATE)
         if n:
             per_column[f"{t}.{c}"] = n
     count = len(typed) + sum(per_column.values())
@@ -418,7 +473,7 @@ def check_no_zip5(
 ) -> Finding:
     per_column: dict[str, int] = {}
     for t, c in _zip_columns(project, release):
-        n = _rows_matching(release.tables[t][c], _ZIP5_ANYWHERE)
+        n = _rows_matching(ctx.uniques(t, c, release.tables[t][c]), _ZIP5_ANYWHERE)
         if n:
             per_column[f"{t}.{c}"] = n
     for spec in project.tables:
@@ -429,7 +484,7 @@ def check_no_zip5(
             if tag.name in frame.columns and (spec.name, tag.name) not in _zip_columns(
                 project, release
             ):
-                n = _rows_matching(frame[tag.name], _ZIP5_CELL)
+                n = _rows_matching(ctx.uniques(spec.name, tag.name, frame[tag.name]), _ZIP5_CELL)
                 if n:
                     per_column[f"{spec.name}.{tag.name}"] = n
     count = sum(per_column.values())
@@ -444,7 +499,7 @@ def check_zip3_allowed(
     per_column: dict[str, int] = {}
     for t, c in _zip_columns(project, release):
         values = release.tables[t][c].astype(STRING)
-        bad = ~values.isin(allowed).fillna(False) & values.notna()
+        bad = ~in_set(values, allowed) & values.notna().to_numpy(dtype=bool)
         if bad.any():
             per_column[f"{t}.{c}"] = int(bad.sum())
     count = sum(per_column.values())
@@ -499,7 +554,7 @@ def _subjects_over_89(
         keys = _person_keys(extract, project)[facts.over_89]
         key_col = next(c for c in release.crosswalk.columns if c != release.id_column)
         cw = release.crosswalk
-        out |= set(cw.loc[cw[key_col].astype(STRING).isin(keys).to_numpy(), release.id_column])
+        out |= set(cw.loc[in_set(cw[key_col].astype(STRING), keys), release.id_column])
     return out
 
 
@@ -519,7 +574,7 @@ def check_no_age_revealing_year(
         ]
         if not cols or not old:
             continue
-        rows = frame[release.id_column].isin(list(old)).to_numpy(dtype=bool)
+        rows = in_set(frame[release.id_column], old)
         for c in cols:
             n = int((frame[c].notna().to_numpy(dtype=bool) & rows).sum())
             if n:
@@ -537,13 +592,13 @@ def check_subject_ids(
     ids = person[release.id_column].astype(STRING)
     duplicates = int(ids.duplicated().sum())
     missing = int(ids.isna().sum())
-    known = pd.Index(ids.dropna().unique())
+    known = ids.dropna().unique()
     unlinked = 0
     for name, frame in release.tables.items():
         if name != extract.person.name and release.id_column in frame.columns:
-            unlinked += int((~frame[release.id_column].astype(STRING).isin(known)).sum())
+            unlinked += int((~in_set(frame[release.id_column], known)).sum())
     keys = _person_keys(extract, project)
-    equal = int(ids.isin(keys.dropna()).sum())
+    equal = int(in_set(ids, keys.dropna()).sum())
     containing = 0
     if release.crosswalk is not None:
         cw = release.crosswalk
@@ -609,10 +664,10 @@ CHECKS: tuple[Check, ...] = (
         "45 CFR 164.514(b)(2)(i)(A)-(R)",
         BLOCKING,
         "No value of any direct column (names as whole words, IDs, phones and e-mails as "
-        "substrings, case-insensitive) appears in any released cell of any table. Values "
-        "shorter than 3 characters and numbers shorter than 6 digits are not searched "
-        "(they match by chance); a cell that is exactly a name and is shared by 20 or "
-        "more rows is counted as a category label.",
+        "substrings, numbers as a whole run of digits; case-insensitive) appears in any "
+        "released cell of any table. Values shorter than 3 characters and numbers shorter "
+        "than 6 digits are not searched (they match by chance); a cell that is exactly a "
+        "name and is shared by 20 or more rows is counted as a category label.",
         check_no_direct_values,
         frozenset({Pathway.SAFE_HARBOR, Pathway.LINKABLE}),
     ),

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from deid_desktop.core.errors import Cancelled, ProjectError
+from deid_desktop.core.errors import Cancelled, InputError, ProjectError
 from deid_desktop.core.model import (
     PATHWAY_LABELS,
     FreeTextAction,
@@ -28,6 +28,7 @@ from tests.core.test_safe_harbor_support import (
     allowed_prefix,
     make_case,
     people,
+    replace_frame,
     tag,
     without,
 )
@@ -317,3 +318,31 @@ def test_year_column_names(name: str, expected: str) -> None:
 
 def test_year_column_name_never_collides() -> None:
     assert year_column_name("visit_date", ["visit_year"]) == "visit_date_year"
+
+
+def test_event_row_of_an_unknown_person_is_refused_with_its_line() -> None:
+    extract, project = make_case()
+    visits = extract.table("visits").frame.copy()
+    visits.loc[3, "pid"] = "P-9999"
+    extract = replace_frame(extract, "visits", visits)
+    with pytest.raises(InputError) as info:
+        build_safe_harbor(extract, project)
+    assert info.value.row == 5 and info.value.file == "visits.csv"
+    assert "P-9999" not in str(info.value)
+
+
+def test_duplicate_person_keys_are_refused() -> None:
+    data = people()
+    data.loc[1, "pid"] = data.loc[0, "pid"]
+    extract, project = make_case(people_frame=data)
+    with pytest.raises(InputError, match="appear more than once"):
+        build_safe_harbor(extract, project)
+
+
+def test_age_that_is_not_a_number_is_refused_with_its_line() -> None:
+    data = people()
+    data.loc[4, "age"] = "about sixty"
+    extract, project = make_case(people_frame=data)
+    with pytest.raises(InputError) as info:
+        build_safe_harbor(extract, project)
+    assert info.value.row == 6 and "sixty" not in str(info.value)

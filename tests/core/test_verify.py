@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from deid_desktop.core.model import Pathway, Release
+from deid_desktop.core.model import Extract, Pathway, Release
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import (
     BLOCKING,
@@ -241,3 +241,14 @@ def test_a_check_that_cannot_run_fails_instead_of_passing() -> None:
     outcome = _run(check, EXTRACT, CLEAN, PROJECT, VerifyContext(EXTRACT, PROJECT))
     assert not outcome.passed and outcome.detail == {"could_not_run": "RuntimeError"}
     assert not Verification((outcome,)).passed
+
+
+def test_numeric_identifiers_match_as_a_whole_run_of_digits() -> None:
+    data = EXTRACT.person.frame.copy()
+    data["mrn"] = pd.array([f"{7700000 + i}" for i in range(len(data))], dtype="string")
+    extract = Extract(replace(EXTRACT.person, frame=data), EXTRACT.events)
+    number = str(data.loc[4, "mrn"])
+    leak = _tamper("visits", _set("comment", 0, f"mrn {number}."))
+    assert verify_release(extract, leak, PROJECT).outcome("no_direct_values").count == 1
+    longer = _tamper("visits", _set("comment", 0, f"lot 9{number}9"))
+    assert verify_release(extract, longer, PROJECT).outcome("no_direct_values").passed

@@ -44,6 +44,19 @@ MIN_KEY_LENGTH = 3
 _ID_PREFIXES = "SRTUVWXZ"
 
 
+def in_set(values: pd.Series | pd.Index | np.ndarray, allowed: object) -> np.ndarray:
+    """Vectorised membership test on text (a pyarrow hash set); missing -> False.
+
+    pandas' ``isin`` on pyarrow strings walks the candidate values in Python, which
+    takes seconds at a million rows; this stays in C.
+    """
+    if isinstance(allowed, (set, frozenset)):
+        allowed = sorted(allowed)
+    value_set = _arrow_text(allowed)  # type: ignore[arg-type]
+    found = pc.is_in(_arrow_text(values), value_set=value_set, skip_nulls=True)
+    return found.to_numpy(zero_copy_only=False)
+
+
 # --------------------------------------------------------------------------- columns
 
 
@@ -140,20 +153,31 @@ def year_column_name(name: str, taken: Iterable[str]) -> str:
 # --------------------------------------------------------------------------- persons
 
 
-def person_positions(
-    person_keys: pd.Series, event_keys: pd.Series, *, table: LoadedTable, column: str
-) -> np.ndarray:
-    """For each event row, the row position of its person in the person table."""
-    index = pd.Index(person_keys.astype(STRING))
-    if not index.is_unique:
+def _arrow_text(values: pd.Series | pd.Index | np.ndarray) -> pa.Array:
+    arr = pa.array(values, from_pandas=True)
+    return arr.cast(pa.large_string())
+
+
+def unique_keys(person_keys: pd.Series, *, column: str) -> pa.Array:
+    """The person keys as text, refused if one appears twice (each person one row)."""
+    keys = _arrow_text(person_keys)
+    distinct = pc.count_distinct(keys, mode="all").as_py()
+    if distinct != len(keys):
         raise InputError(
-            f"{int(index.duplicated().sum())} person keys appear more than once "
-            "in the person table",
+            f"{len(keys) - distinct} person keys appear more than once in the person table",
             column=column,
             hint="Each person must have exactly one row in the person table.",
         )
-    pos = index.get_indexer(event_keys.astype(STRING))
-    unmatched = pos < 0
+    return keys
+
+
+def person_positions(
+    person_keys: pa.Array, event_keys: pd.Series, *, table: LoadedTable, column: str
+) -> np.ndarray:
+    """For each event row, the row position of its person (``person_keys`` from
+    :func:`unique_keys`). An event whose person is missing is an InputError."""
+    found = pc.index_in(_arrow_text(event_keys), value_set=person_keys, skip_nulls=True)
+    unmatched = found.is_null().to_numpy(zero_copy_only=False)
     if unmatched.any():
         raise InputError(
             f"{int(unmatched.sum())} rows have a person key not found in the person table",
@@ -162,14 +186,14 @@ def person_positions(
             row=int(np.flatnonzero(unmatched)[0]) + 2,
             hint="Every event row must belong to a person of the person table.",
         )
-    return pos
+    return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def all_positions(extract: Extract, project: Project) -> dict[str, np.ndarray]:
     """Table name -> person row position of each of its rows (person table: 0..n-1)."""
     person = extract.person
     key = spec_for(project, person).key
-    keys = person.frame[key]
+    keys = unique_keys(person.frame[key], column=key)
     out = {person.name: np.arange(len(person.frame))}
     for ev in extract.events:
         ev_key = spec_for(project, ev).key
@@ -218,10 +242,9 @@ def random_subject_ids(person_keys: pd.Series, seed: int) -> SubjectIds:
     numbers = rng.permutation(n).astype(np.int64) + 1
     width = max(4, len(str(n)))
     keys = person_keys.astype(STRING).fillna("").to_numpy(dtype=str)
-    key_set = pd.Index(keys)
     every = np.arange(1, n + 1)
     prefix = next(
-        (p for p in _ID_PREFIXES if not key_set.isin(pd.Index(_format_ids(every, p, width))).any()),
+        (p for p in _ID_PREFIXES if not in_set(keys, _format_ids(every, p, width)).any()),
         _ID_PREFIXES[0],
     )
     eligible = np.strings.str_len(keys) >= MIN_KEY_LENGTH
@@ -284,10 +307,10 @@ def year_text(dates: pd.Series) -> pd.Series:
 
 def age_numbers(values: pd.Series, *, file: str, column: str) -> pd.Series:
     """Ages as whole numbers (floored); a value that is not a number is an InputError."""
-    text = values.astype(STRING).str.strip()
-    present = (text.notna() & (text != "")).to_numpy(dtype=bool)
-    numbers = pd.to_numeric(text.where(present), errors="coerce")
-    bad = present & (numbers.isna().to_numpy(dtype=bool) | (numbers < 0).fillna(False).to_numpy())
+    text = pc.utf8_trim_whitespace(_arrow_text(values))
+    present = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False)
+    valid = pc.fill_null(pc.match_substring_regex(text, r"^\d+(\.\d*)?$"), False)
+    bad = present.to_numpy(zero_copy_only=False) & ~valid.to_numpy(zero_copy_only=False)
     if bad.any():
         raise InputError(
             f"{int(bad.sum())} ages are not numbers of years",
@@ -296,7 +319,10 @@ def age_numbers(values: pd.Series, *, file: str, column: str) -> pd.Series:
             row=int(np.flatnonzero(bad)[0]) + 2,
             hint="Correct the age column, or tag it differently.",
         )
-    return np.floor(numbers).astype("Int64")
+    numbers = pc.floor(pc.cast(pc.if_else(valid, text, None), pa.float64()))
+    return pd.Series(
+        pd.array(pc.cast(numbers, pa.int64()), dtype="Int64"), index=values.index, name=values.name
+    )
 
 
 def age_between(birth: pd.Series, reference: pd.Series) -> pd.Series:
@@ -325,6 +351,7 @@ class AgeFacts:
     source: str  # plain words: where the age came from
     reference: str  # "index date 'baseline.discharge_date'", "2026-01-01", or ""
     age_columns: dict[str, str] = field(default_factory=dict)  # table -> AGE column
+    age_values: dict[str, pd.Series] = field(default_factory=dict)  # table -> whole years
     birth_column: tuple[str, str] | None = None  # (table, column)
     computed: pd.Series | None = None  # age from birth date, per person row
     warnings: tuple[str, ...] = ()
@@ -386,6 +413,7 @@ def assess_ages(
     over = np.zeros(n, dtype=bool)
     warnings: list[str] = []
     age_columns: dict[str, str] = {}
+    age_values: dict[str, pd.Series] = {}
     person_age: pd.Series | None = None
     for table in extract.tables:
         tag = spec_for(project, table).by_role(Role.AGE)
@@ -393,6 +421,7 @@ def assess_ages(
             continue
         age_columns[table.name] = tag.name
         numbers = age_numbers(table.frame[tag.name], file=table.path.name, column=tag.name)
+        age_values[table.name] = numbers
         hit = (numbers > MAX_AGE).fillna(False).to_numpy(dtype=bool)
         over[positions[table.name][hit]] = True
         if table.name == extract.person.name:
@@ -451,6 +480,7 @@ def assess_ages(
         source="; ".join(sources) if sources else "no age or birth date column",
         reference=ref_label,
         age_columns=age_columns,
+        age_values=age_values,
         birth_column=(birth[0], birth[1].name) if birth else None,
         computed=computed,
         warnings=tuple(warnings),

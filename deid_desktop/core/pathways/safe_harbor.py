@@ -34,6 +34,7 @@ from deid_desktop.core.pathways.common import (
     all_positions,
     assess_ages,
     column_treatments,
+    in_set,
     order_rows,
     plural,
     pool_ages,
@@ -129,7 +130,11 @@ def build_safe_harbor(
                 date_columns.append(where)
                 year_columns.setdefault(table.name, []).append(name)
             elif treatment == Treatment.AGE:
-                numbers = age_numbers(values, file=table.path.name, column=col)
+                numbers = (
+                    ages.age_values[table.name].reset_index(drop=True)
+                    if ages.age_columns.get(table.name) == col
+                    else age_numbers(values, file=table.path.name, column=col)
+                )
                 out[name] = pool_ages(numbers, force=over_rows if is_person else None)
             elif treatment == Treatment.REDACT:
                 out[name] = redacted.columns[table.name][col].reset_index(drop=True).astype(STRING)
@@ -296,7 +301,7 @@ def _apply_risk(
                 for name, other in list(tables.items()):
                     if name == person:
                         continue
-                    mask = other[SUBJECT_ID].isin(gone).to_numpy(dtype=bool)
+                    mask = in_set(other[SUBJECT_ID], gone)
                     if mask.any():
                         tables[name] = other.loc[~mask].reset_index(drop=True)
                         suppressed[name] = int(mask.sum())
