@@ -232,6 +232,11 @@ def test_unknown_categorical_is_quasi_in_the_person_table_and_clinical_in_an_eve
     assert (in_events.cls, in_events.unsure) == (C, False)
 
 
+def test_too_few_unknown_values_to_judge_are_quasi_and_unsure() -> None:
+    tag = tag_one("grp", ["alpha", "beta", "alpha"], is_person=False)
+    assert (tag.cls, tag.unsure) == (Q, True)
+
+
 def test_a_few_identifiers_among_clinical_values_forbid_clinical() -> None:
     values = repeat(["4.5", "5.1", "3.9", "7.2", "(617) 555-0100"], 100)
     tag = tag_one("result", values)

@@ -14,9 +14,10 @@ order they are tried:
 4. No usable name: values that are mostly common person names -> direct (A); unique codes
    -> direct (R, unsure); long varied text -> free text; ZIP-shaped -> quasi ZIP (unsure);
    numbers -> clinical.
-5. Still unknown text: in the person table it describes the person -> quasi (unsure); in an
-   event table a short repeating list -> clinical; nearly all-distinct values -> direct
-   (R, unsure); anything between -> free text (unsure).
+5. Still unknown text: nearly all-distinct values -> direct (R, unsure); too few values to
+   judge -> quasi (unsure); in the person table it describes the person -> quasi (unsure);
+   in an event table a short repeating list -> clinical; anything between -> free text
+   (unsure).
 
 Clinical is never the answer while any sign of an identifier remains: a column headed for
 clinical with one in ten values looking like an identifier, or mostly person names, or
@@ -418,6 +419,11 @@ def _from_values(p: ValueProfile, *, is_person: bool) -> Draft:
         return Draft(ColumnClass.DIRECT, category=Cat.R, evidence=[repeat_sentence(p)]).doubt(
             "values are nearly all different, like an identifier, and the name does not say "
             "what they are; suggested as direct to be safe"
+        )
+    if p.sampled < MIN_RATIO_SAMPLE:
+        return Draft(ColumnClass.QUASI, evidence=[repeat_sentence(p)]).doubt(
+            "too few values to tell what this column holds, and the name does not say; "
+            "suggested as a quasi-identifier to be safe"
         )
     if is_person:
         return Draft(ColumnClass.QUASI, evidence=[repeat_sentence(p)]).doubt(
