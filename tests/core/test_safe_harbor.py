@@ -346,3 +346,16 @@ def test_age_that_is_not_a_number_is_refused_with_its_line() -> None:
     with pytest.raises(InputError) as info:
         build_safe_harbor(extract, project)
     assert info.value.row == 6 and "sixty" not in str(info.value)
+
+
+def test_without_a_reference_an_age_column_suffices_unless_an_age_is_missing() -> None:
+    stays_tags = (tag("discharge_date", DT),)
+    extract, project = make_case()
+    project = project.with_table(project.table("stays").with_column(stays_tags[0]))
+    release = build_safe_harbor(extract, project)
+    assert any("not cross-checked" in w for w in release.warnings)
+    data = people()
+    data.loc[0, "age"] = None  # born 1946: their age would be unknown
+    extract, _ = make_case(people_frame=data)
+    with pytest.raises(ProjectError, match="1 persons have a birth date but no age"):
+        build_safe_harbor(extract, project)

@@ -436,10 +436,17 @@ def assess_ages(
             extract, project, dates, positions, reference
         )
         if ref is None:
-            if not age_columns:
+            unknown = n
+            if person_age is not None:
+                born_known = dates.get(b_table, b_tag).notna().to_numpy(dtype=bool)
+                has_birth = np.zeros(n, dtype=bool)
+                has_birth[positions[b_table][born_known]] = True
+                unknown = int((has_birth & person_age.isna().to_numpy(dtype=bool)).sum())
+            if unknown:
                 raise ProjectError(
                     "Ages cannot be computed: the birth date needs a reference date, and no "
-                    "column is tagged as the index date",
+                    "column is tagged as the index date"
+                    + (f" ({unknown} persons have a birth date but no age)" if age_columns else ""),
                     column=b_tag.name,
                     hint="Tag the index date (e.g. discharge date) or set a reference date "
                     "(YYYY-MM-DD) for ages.",
