@@ -145,6 +145,13 @@ def test_a_checkable_identifier_name_with_other_values_stays_direct_but_unsure()
     assert any("look like phone numbers" in e for e in tag.evidence)
 
 
+def test_an_identifier_name_over_a_short_repeating_list_is_flagged() -> None:
+    tag = tag_one("account_type", repeat(["checking", "savings", "credit"], 90))
+    assert (tag.cls, tag.category, tag.unsure) == (D, Cat.J, True)
+    numbers = tag_one("account_number", [f"{4000 + i * 17}" for i in range(90)])
+    assert (numbers.cls, numbers.category, numbers.unsure) == (D, Cat.J, False)
+
+
 def test_a_description_is_clinical_when_it_repeats_and_free_text_when_it_does_not() -> None:
     coded = tag_one("DESCRIPTION", repeat(["Viral sinusitis (disorder)", "Hypertension"]))
     assert coded.cls is C

@@ -239,6 +239,16 @@ def _direct_from_name(hint: NameHint, p: ValueProfile) -> Draft:
             f"{pct(p.share('record_code'))} of sampled values look like record-number codes "
             "(letters and digits)"
         )
+    if (
+        hint.category in CODE_CATEGORIES
+        and p.sampled >= MIN_RATIO_SAMPLE
+        and p.distinct <= SHORT_LIST_DISTINCT
+        and p.distinct_ratio <= SHORT_LIST_RATIO
+    ):
+        draft.doubt(
+            f"values repeat from a short list ({repeat_sentence(p)}), unlike identifiers; "
+            "kept as direct because of the name"
+        )
     if hint.doubt:
         draft.doubt(hint.doubt)
     return draft
