@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from deid_desktop.core.errors import InputError, UsageError
-from deid_desktop.core.model import ColumnClass, Extract, Project, Role
+from deid_desktop.core.model import Extract, Pathway, Project
 from deid_desktop.core.risk import RiskReport, risk_report
 from deid_desktop.core.scan import (
     ScanDictionary,
@@ -130,16 +130,14 @@ def _read_file(path: Path, sep: str | None, strip: bool) -> pd.DataFrame:
 
 
 def _load_project(path: Path) -> tuple[Project, Extract]:
-    try:
-        from deid_desktop.core.io import load_extract
-        from deid_desktop.core.project import load_project
-    except ImportError:
-        raise UsageError(
-            "Projects cannot be read by this build yet.",
-            hint="Give a CSV file instead, with --qi.",
-        ) from None
-    project = load_project(path)
-    return project, load_extract(project, path.parent)
+    """The project and its extract, through the engine (as `deid check` reads them)."""
+    from deid_desktop.core import engine
+
+    project, problems = engine.open_project(path)
+    for p in problems:
+        where = f" ({p.file})" if p.file else ""
+        print(f"deid: {p.severity}: {p.message}{where}", file=sys.stderr)
+    return project, engine.load(project, path)
 
 
 def _columns(text: str | None) -> list[str]:
@@ -177,25 +175,21 @@ def run_risk(args: argparse.Namespace) -> int:
 def _release_person(
     source: Path, qis: list[str], k: int | None, sensitive: list[str]
 ) -> tuple[pd.DataFrame, list[str], int | None, list[str]]:
-    try:
-        from deid_desktop.core.pathways import build_release
-    except ImportError:
-        raise UsageError(
-            "This build cannot build a release from a project yet.",
-            hint="Run `deid risk` on a CSV file instead.",
-        ) from None
+    """The released person table of the project, built in memory (nothing written), and
+    the project's quasi-identifiers, k target and sensitive columns unless overridden."""
+    from deid_desktop.core import engine
+    from deid_desktop.core.pathways import build_release
+
     project, extract = _load_project(source)
-    release = build_release(extract, project)
-    person = project.person_table
-    frame = release.tables[person.name]
-    if not qis:
-        qis = list(project.risk.quasi_identifiers) or [
-            t.name for t in person.by_class(ColumnClass.QUASI) if t.name in frame.columns
-        ]
-    if not sensitive:
-        sensitive = list(project.risk.sensitive) or [
-            t.name for t in person.columns if t.role == Role.SENSITIVE and t.name in frame.columns
-        ]
+    salt = None
+    if project.pathway == Pathway.LINKABLE:
+        from deid_desktop import secrets
+
+        salt = secrets.get_salt(project.project_id)
+    release = build_release(extract, project, salt=salt)
+    frame = release.tables[project.person_table.name]
+    qis = qis or list(engine.quasi_identifiers_for(project, release))
+    sensitive = sensitive or list(engine.sensitive_columns_for(project, release))
     return frame, qis, (project.risk.k_target if k is None else k), sensitive
 
 
@@ -271,7 +265,7 @@ def run_scan(args: argparse.Namespace) -> int:
         project, extract = _load_project(source)
         frames = {t.name: t.frame for t in extract.tables}
         dictionary_values: dict[str, list[Any]] = {}
-        text_columns = _project_text_columns(project, frames, _columns(args.text))
+        text_columns = _project_text_columns(project, extract, frames, _columns(args.text))
         base = build_dictionary(extract, project)
         for item, kind in extra:
             table, _, column = item.partition(".")
@@ -323,19 +317,17 @@ def _require_column(frames: dict[str, pd.DataFrame], table: str, column: str) ->
 
 
 def _project_text_columns(
-    project: Project, frames: dict[str, pd.DataFrame], chosen: Sequence[str]
+    project: Project, extract: Extract, frames: dict[str, pd.DataFrame], chosen: Sequence[str]
 ) -> dict[str, list[str]]:
+    if not chosen:
+        from deid_desktop.core import engine
+
+        return engine.text_columns_for(project, extract)
     out: dict[str, list[str]] = {}
-    if chosen:
-        for item in chosen:
-            table, _, column = item.partition(".")
-            _require_column(frames, table, column)
-            out.setdefault(table, []).append(column)
-        return out
-    for spec in project.tables:
-        cols = [t.name for t in spec.by_class(ColumnClass.FREE_TEXT)]
-        if cols:
-            out[spec.name] = cols
+    for item in chosen:
+        table, _, column = item.partition(".")
+        _require_column(frames, table, column)
+        out.setdefault(table, []).append(column)
     return out
 
 

@@ -58,7 +58,8 @@ PLANTED = [
     ("Seen with Smith today.", "NAME", "Smith"),
     ("SMITH called back", "NAME", "SMITH"),
     ("ann is well", "NAME", "ann"),
-    ("Mr O'Neil was there", "NAME", "Neil"),
+    ("seen with O'Neil there", "NAME", "Neil"),
+    ("Mr O'Neil was there", "NAME", "O'Neil"),
     ("patient Jean-Luc said", "NAME", "Jean"),
     # MRN from the dictionary and MRN-like codes
     ("record MRN-00123 reviewed", "MRN", "MRN-00123"),
@@ -150,6 +151,17 @@ def test_dictionary_from_values() -> None:
     assert d.counts() == {"NAME": 2}
     with pytest.raises(UsageError):
         build_dictionary_from_values({"surname": ["x"]})
+
+
+def test_hit_inside_a_longer_hit_is_not_counted_twice() -> None:
+    d = build_dictionary_from_values({"id": ["2023", "0105"], "name": ["Neil"]})
+    hits = scan_one("Seen 2/3/2023, call (619) 555-0105, mail neil@x.org; id 2023", d)
+    assert hits == [
+        ("DATE", "pattern:date", "2/3/2023"),
+        ("PHONE", "pattern:phone", "(619) 555-0105"),
+        ("EMAIL", "pattern:email", "neil@x.org"),
+        ("ID", "dictionary:id", "2023"),
+    ]
 
 
 def test_dictionary_digits_attribute_pattern_hits() -> None:

@@ -18,7 +18,7 @@ from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.fold import NOTE_SEP, fold
 from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
 from deid_desktop.core.scan.report import ColumnScan, ColumnSpans, ScanReport
-from deid_desktop.core.scan.rules import KIND_OF, PATTERN, PRIORITY, RULE_OF
+from deid_desktop.core.scan.rules import KIND_OF, PRIORITY, RULE_OF
 
 #: Characters of note text joined into one batch.
 BATCH_CHARS = 4_000_000
@@ -124,17 +124,14 @@ def _scan_batch(notes: list[str], note_ids: list[int], dictionary: ScanDictionar
 def _dedupe(
     start: np.ndarray, end: np.ndarray, code: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One hit per span (dictionary beats cue beats pattern), and no pattern hit inside a
-    dictionary or cue hit (e.g. the digits of an MRN read as a ZIP). Sorted by start."""
+    """One hit per span (dictionary beats cue beats pattern), and no hit inside a longer
+    one: the digits of an MRN are not also a ZIP, a 4-digit ID inside a date or a phone
+    is not counted again. Redaction is the same either way. Sorted by start."""
     prio = PRIORITY[code]
     order = np.lexsort((prio, -end, start))  # by start, longest first, then priority
-    start, end, code, prio = start[order], end[order], code[order], prio[order]
-    same = np.zeros(start.size, dtype=bool)
-    same[1:] = (start[1:] == start[:-1]) & (end[1:] == end[:-1])
-    cover = np.maximum.accumulate(np.where(prio != PATTERN, end, -1))
-    covered = np.zeros(start.size, dtype=bool)
-    covered[1:] = (prio[1:] == PATTERN) & (end[1:] <= cover[:-1])
-    keep = ~same & ~covered
+    start, end, code = start[order], end[order], code[order]
+    keep = np.ones(start.size, dtype=bool)
+    keep[1:] = end[1:] > np.maximum.accumulate(end)[:-1]
     return start[keep], end[keep], code[keep]
 
 
