@@ -103,6 +103,8 @@ NAME_CASES: list[tuple[str, list[str | None], ColumnClass, Role | None, Cat | No
     ("clinical_notes", ["Seen today."], F, None, None),
     ("comment", ["ok"], F, None, None),
     ("drug_name", ["Furosemide", "Lisinopril", "Metoprolol"], C, None, None),
+    ("urinary_tract_infection", ["0", "1"], C, None, None),
+    ("summary_score", ["12", "7", "30", "18"], C, None, None),
     ("gestational_age", ["38", "40"], C, None, None),
     ("number_of_children", ["0", "2", "3"], C, None, None),
     ("lab_result", ["4.5", "5.1"], C, None, None),

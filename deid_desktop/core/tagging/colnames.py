@@ -360,7 +360,7 @@ RULES: tuple[Rule, ...] = (
         "neighborhood",
         "neighbourhood",
         "census tract",
-        "tract",
+        "=tract",
         "block group",
         "census block",
         "geocode",
@@ -374,7 +374,8 @@ RULES: tuple[Rule, ...] = (
         "coordinates",
         "coords",
         "fips",
-        "residence",
+        "=residence",
+        "home address",
     ),
     _rule(
         HintKind.QUASI,

@@ -10,7 +10,8 @@ order they are tried:
    addresses or UUIDs) -> direct, whatever the name.
 3. The other name hints, most specific first: date, free text, description (free text
    unless the values repeat like a code list), quasi-identifier, clinical, id-like words
-   (direct when the values are codes). A column whose values are dates is a date.
+   (direct when the values are codes). A column whose values are dates is a date; a
+   free-text name over values that are all numbers ("summary_score") gives way.
 4. No usable name: values that are mostly common person names -> direct (A); unique codes
    -> direct (R, unsure); long varied text -> free text; ZIP-shaped -> quasi ZIP (unsure);
    numbers -> clinical.
@@ -171,6 +172,10 @@ def free_text_sentence(p: ValueProfile) -> str:
         f"values are long and varied: {p.mean_length:.0f} characters and {p.mean_words:.0f} "
         f"words on average, {pct(p.distinct_ratio)} distinct"
     )
+
+
+def numbers_not_text(p: ValueProfile) -> bool:
+    return p.sampled >= MIN_RATIO_SAMPLE and p.share("numeric") >= 0.95
 
 
 def short_list(p: ValueProfile) -> bool:
@@ -356,6 +361,8 @@ def decide_column(hints: tuple[NameHint, ...], p: ValueProfile, *, is_person: bo
                 )
             continue
         if kind is HintKind.FREE_TEXT:
+            if numbers_not_text(p):
+                continue  # "summary_score": the values are numbers, not narrative
             return _free_text(hint, p)
         if kind is HintKind.FREE_TEXT_OR_VOCAB:
             return _description(hint, p)
