@@ -156,3 +156,39 @@ def test_scan_needs_text_columns(tmp_path: Path) -> None:
     assert run.returncode == 2 and "--text" in run.stderr
     bad_kind = deid("scan", csv, "--text", "note", "--dict", "mrn:zzz", "--sep", ",")
     assert bad_kind.returncode == 2
+
+
+@pytest.fixture(scope="module")
+def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("demo")
+    run = deid("demo", "--out", out)
+    assert run.returncode == 0, run.stderr
+    return out / "demo.deid.json"
+
+
+def test_risk_on_project_measures_the_released_person_table(demo_project: Path) -> None:
+    run = deid("risk", demo_project, "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["rows"] == 2432
+    assert out["quasi_identifiers"] == ["age", "sex", "race", "ethnicity", "zip3"]
+    assert out["k_target"] == 5
+    assert (
+        out["lone"] + sum(c["records"] for c in out["class_size_distribution"] if c["size"] > 1)
+        == out["rows"]
+    )
+    chosen = deid("risk", demo_project, "--qi", "sex", "--k", "2", "--json")
+    assert json.loads(chosen.stdout)["quasi_identifiers"] == ["sex"]
+    assert not list(demo_project.parent.glob("*release*"))  # nothing written
+
+
+def test_scan_on_project_reads_the_free_text_columns(demo_project: Path) -> None:
+    run = deid("scan", demo_project, "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    (col,) = out["columns"]
+    assert (col["table"], col["column"]) == ("demographics", "notes")
+    assert col["notes_with_hits"] > 0
+    assert {"NAME", "PHONE", "DATE"} <= set(col["hits_by_kind"])
+    assert any(h["rule"] == "cue:daughter" for h in out["hit_list"])
+    assert "Sarah" not in run.stdout
