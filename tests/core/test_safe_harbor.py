@@ -23,6 +23,7 @@ from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.progress import CancelToken
 from deid_desktop.core.verify import verify_release
 from tests.core.test_safe_harbor_support import (
+    CL,
     DT,
     PEOPLE_TAGS,
     allowed_prefix,
@@ -358,4 +359,12 @@ def test_without_a_reference_an_age_column_suffices_unless_an_age_is_missing() -
     data.loc[0, "age"] = None  # born 1946: their age would be unknown
     extract, _ = make_case(people_frame=data)
     with pytest.raises(ProjectError, match="1 persons have a birth date but no age"):
+        build_safe_harbor(extract, project)
+
+
+def test_a_kept_column_named_like_the_subject_id_is_refused() -> None:
+    data = people().assign(subject_id=pd.array(["x"] * 6, dtype="string"))
+    tags = (*PEOPLE_TAGS, tag("subject_id", CL))
+    extract, project = make_case(people_frame=data, people_tags=tags)
+    with pytest.raises(ProjectError, match="already uses"):
         build_safe_harbor(extract, project)

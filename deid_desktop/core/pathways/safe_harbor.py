@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from deid_desktop.core.errors import ProjectError
 from deid_desktop.core.model import (
     PATHWAY_LABELS,
     ColumnClass,
@@ -111,6 +112,14 @@ def build_safe_harbor(
             where = f"{table.name}.{col}"
             values = table.frame[col].reset_index(drop=True)
             name = released_name_of(treatment, col, out.keys())
+            if name is not None and name in out:
+                raise ProjectError(
+                    f"Column '{col}' would be released as '{name}', a name the release "
+                    "already uses",
+                    file=table.path.name,
+                    column=col,
+                    hint="Rename the column in the source, or tag it so that it is removed.",
+                )
             if treatment == Treatment.DROP_DIRECT:
                 dropped_direct.append(where)
             elif treatment == Treatment.DROP_FREE_TEXT:
