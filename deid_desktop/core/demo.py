@@ -21,9 +21,7 @@ behaves as it would on real data.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import uuid
 from pathlib import Path
 
@@ -553,10 +551,42 @@ DEMO_TAGS: dict[str, tuple[ColumnTag, ...]] = {
 }
 
 
+def _csv_field(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """RFC 4180 minimal quoting, as Python's csv.QUOTE_MINIMAL (a lone carriage return is
+    quoted too); missing -> empty."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    data = values.buffers()[2]
+    raw = data.to_pybytes() if data is not None else b""
+    if not any(ch in raw for ch in (b",", b'"', b"\r", b"\n")):  # most columns: a quick scan
+        return pc.fill_null(values, "")
+    needs = pc.match_substring_regex(values, '[,"\r\n]')
+    quote, empty = pa.scalar('"', values.type), pa.scalar("", values.type)
+    quoted = pc.binary_join_element_wise(
+        quote, pc.replace_substring(values, '"', '""'), quote, empty
+    )
+    return pc.fill_null(pc.if_else(needs, quoted, values), "")
+
+
 def _csv_bytes(frame: pd.DataFrame) -> bytes:
-    buf = io.StringIO()
-    frame.to_csv(buf, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL, na_rep="")
-    return buf.getvalue().encode("utf-8")
+    """The frame as UTF-8 CSV with "\n" line ends, vectorised in Arrow (a million rows in
+    well under a second; pandas' writer loops in Python)."""
+    header = _csv_field(pa.array([str(c) for c in frame.columns], type=pa.large_string()))
+    fields = [_csv_field(pa.array(frame[c].array, type=pa.large_string())) for c in frame.columns]
+    text = pa.large_string()
+    if len(fields) == 1:  # a lone empty field is written "" so the line is not blank
+        fields = [pc.if_else(pc.equal(fields[0], ""), pa.scalar('""', text), fields[0])]
+    lines = pc.binary_join_element_wise(*fields, pa.scalar(",", text))
+    if isinstance(lines, pa.ChunkedArray):
+        lines = lines.combine_chunks()
+    lines = pc.binary_join_element_wise(lines, pa.scalar("\n", text), pa.scalar("", text))
+    head = ",".join(header.to_pylist()) + "\n"
+    if len(lines) == 0:
+        return head.encode("utf-8")
+    # the lines lie end to end in the array's data buffer: take that span as the body
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)
+    first, last = offsets[lines.offset], offsets[lines.offset + len(lines)]
+    return head.encode("utf-8") + lines.buffers()[2].slice(first, last - first).to_pybytes()
 
 
 def demo_project(frames: dict[str, pd.DataFrame], digests: dict[str, str], seed: int) -> Project:
