@@ -239,10 +239,10 @@ def risk_report(
         notes.append("The table has no rows, so k is undefined and every count is 0.")
     k = int(sizes.min()) if n_classes else None
 
-    dist_sizes, dist_counts = np.unique(sizes, return_counts=True)
+    by_size = np.bincount(sizes)
     distribution = tuple(
-        ClassSize(int(s), int(c), int(s) * int(c))
-        for s, c in zip(dist_sizes, dist_counts, strict=True)
+        ClassSize(int(size), int(by_size[size]), int(size) * int(by_size[size]))
+        for size in np.flatnonzero(by_size).tolist()
     )
 
     lone_pos = np.flatnonzero(lone_mask)
@@ -296,7 +296,14 @@ def _diversity(
     if n_classes == 0:
         return Diversity(column, None, 0, 0)
     s_codes, n_s = factorize_column(series)
-    pairs = np.unique(ids * max(n_s, 1) + s_codes)
-    distinct = np.bincount(pairs // max(n_s, 1), minlength=n_classes)
+    n_s = max(n_s, 1)
+    pairs = ids * n_s + s_codes  # one number per (class, sensitive value)
+    cardinality = n_classes * n_s
+    if cardinality <= max(1 << 24, 4 * pairs.size):
+        present = np.flatnonzero(np.bincount(pairs, minlength=cardinality))
+    else:  # sort instead (np.unique's hashing is slow on millions of keys)
+        ordered = np.sort(pairs)
+        present = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+    distinct = np.bincount(present // n_s, minlength=n_classes)
     l1 = distinct == 1
     return Diversity(column, int(distinct.min()), int(l1.sum()), int(sizes[l1].sum()))

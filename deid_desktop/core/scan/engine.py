@@ -135,6 +135,11 @@ def _dedupe(
     return start[keep], end[keep], code[keep]
 
 
+def _distinct_sorted(values: np.ndarray) -> int:
+    """Number of distinct values of a sorted array."""
+    return int(values.size and 1 + np.count_nonzero(values[1:] != values[:-1]))
+
+
 def scan_frames(
     frames: Mapping[str, pd.DataFrame],
     text_columns: Mapping[str, Sequence[str]],
@@ -184,7 +189,7 @@ def scan_frames(
                 table=table,
                 column=column,
                 notes=len(texts),
-                notes_with_hits=int(np.unique(found.note).size),
+                notes_with_hits=_distinct_sorted(found.note),
                 characters=sum(len(t) for t in texts),
                 hits_by_kind=by_kind,
             )

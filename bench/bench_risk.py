@@ -1,0 +1,86 @@
+"""Residual-risk report at 100k and 1M rows on demo-like quasi-identifiers.
+
+Columns as the app holds them (pyarrow-backed strings): age (0-89 and "90+"), sex, race,
+ethnicity (each with some missing values) and zip3. Each size runs in a fresh
+subprocess, so the peak RSS (``resource.getrusage``) belongs to that run alone. Prints
+seconds for the full report (k, classes, lone records with their combinations, rescue
+analysis over every QI, l-diversity of one sensitive column), rows/s and peak RSS; also
+``suppress_below_k``.
+
+    .venv/bin/python bench/bench_risk.py [ROWS ...]
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SIZES = (100_000, 1_000_000)
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+import pandas as pd
+from deid_desktop.core.risk import risk_report, suppress_below_k
+
+n = int(sys.argv[1])
+rng = np.random.default_rng(20260423)
+age = rng.integers(18, 95, n)
+ages = np.where(age >= 90, "90+", age.astype(str)).astype(object)
+def col(values, p, missing=0.0):
+    out = rng.choice(np.array(values, dtype=object), n, p=p)
+    if missing:
+        out[rng.random(n) < missing] = None
+    return pd.array(out, dtype=pd.StringDtype("pyarrow"))
+frame = pd.DataFrame({
+    "age": pd.array(ages, dtype=pd.StringDtype("pyarrow")),
+    "sex": col(["F", "M", "U"], [0.5, 0.49, 0.01]),
+    "race": col(["White", "Black", "Asian", "AIAN", "NHPI", "Other", "Multiple"],
+                [0.6, 0.13, 0.06, 0.01, 0.01, 0.1, 0.09], missing=0.03),
+    "ethnicity": col(["Hispanic", "Not Hispanic", "Unknown"], [0.18, 0.77, 0.05], missing=0.04),
+    "zip3": pd.array(rng.integers(0, 900, n).astype(str).astype(object),
+                     dtype=pd.StringDtype("pyarrow")),
+    "dx": col(["I50.9", "I50.2", "I50.3", "I11.0", "I13.0"], [0.4, 0.2, 0.2, 0.1, 0.1]),
+})
+qis = ["age", "sex", "race", "ethnicity", "zip3"]
+risk_report(frame.head(1000), qis, sensitive=["dx"])  # warm-up (imports, first calls)
+t = time.perf_counter(); c = time.process_time()
+report = risk_report(frame, qis, k_target=5, sensitive=["dx"])
+wall, cpu = time.perf_counter() - t, time.process_time() - c
+t = time.perf_counter()
+kept, removed, share = suppress_below_k(frame, qis, 5)
+sup = time.perf_counter() - t
+print(json.dumps({
+    "rows": n, "seconds": wall, "cpu_seconds": cpu, "classes": report.classes, "k": report.k,
+    "lone": report.lone, "below_k": report.below_k, "suppress_seconds": sup,
+    "suppressed": removed, "share": share,
+    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+}))
+"""
+
+
+def main() -> None:
+    sizes = [int(a) for a in sys.argv[1:]] or list(SIZES)
+    for n in sizes:
+        run = subprocess.run(
+            [sys.executable, "-c", CHILD, str(n)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        r = json.loads(run.stdout)
+        print(
+            f"{r['rows']:>9,} rows: risk report {r['seconds']:.3f} s wall "
+            f"({r['rows'] / r['seconds']:,.0f} rows/s; {r['cpu_seconds']:.3f} s CPU); "
+            f"classes {r['classes']:,}, k {r['k']}, lone {r['lone']:,}, below 5 "
+            f"{r['below_k']:,}; suppress_below_k {r['suppress_seconds']:.3f} s "
+            f"({r['suppressed']:,} rows, {r['share']:.1%}); peak RSS {r['peak_rss_mb']:.0f} MB"
+        )
+
+
+if __name__ == "__main__":
+    main()
