@@ -3,6 +3,7 @@ no-data/no-salt guarantee of its project."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import unicodedata
@@ -316,3 +317,23 @@ def test_the_no_data_guard_catches_a_leak(written: Path) -> None:
     )
     with pytest.raises(AssertionError, match="values in the project"):
         assert_no_data_and_no_salt(json.dumps(doc), frames, tags)
+
+
+def test_csv_writer_quotes_only_what_needs_it() -> None:
+    text = pd.StringDtype("pyarrow")
+    frame = pd.DataFrame(
+        {
+            "id": pd.Series(["0001", "0002", "0003", "0004"], dtype=text),
+            "note, free": pd.Series(['said "ok"', None, "two\nlines", "a, b"], dtype=text),
+            "zip": pd.Series(["02139", None, "92093", "01013"], dtype=text),
+        }
+    )
+    data = demo._csv_bytes(frame)
+    assert data.decode("utf-8").splitlines()[0] == 'id,"note, free",zip'
+    assert b'0001,"said ""ok""",02139\n0002,,\n' in data
+    back = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+    assert back["note, free"].tolist() == ['said "ok"', "", "two\nlines", "a, b"]
+    assert back["zip"].tolist() == ["02139", "", "92093", "01013"]
+    lone = pd.DataFrame({"a": pd.Series(["x", None], dtype=text)})
+    assert demo._csv_bytes(lone) == b'a\nx\n""\n'  # a lone empty field is not a blank line
+    assert demo._csv_bytes(lone.iloc[:0]) == b"a\n"
