@@ -22,6 +22,7 @@ import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, NoReturn
 
@@ -457,11 +458,21 @@ def _table_from(data: Any, where: str, file: str | None) -> TableSpec:
     )
 
 
+def _is_iso_date(text: str) -> bool:
+    if not _ISO_DATE.fullmatch(text):
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _safe_harbor_from(data: Any, file: str | None) -> SafeHarborOptions:
     f = _Fields(data, "safe_harbor", file)
     f.only(("age_reference", "zip3_table", "free_text"))
     ref = f.str_("age_reference", empty=False)
-    if ref != "index" and not _ISO_DATE.fullmatch(ref):
+    if ref != "index" and not _is_iso_date(ref):
         f.fail(f.at("age_reference"), 'must be "index" or a date written YYYY-MM-DD')
     ft = _Fields(f.get("free_text"), f.at("free_text"), file)
     choices = [m.value for m in FreeTextAction]

@@ -273,6 +273,8 @@ MALFORMED = [
     ("age bands unsorted", _set("risk.age_bands", [18, 0]), "risk.age_bands", "increasing"),
     ("age reference not a date", _set("safe_harbor.age_reference", "discharge"),
      "safe_harbor.age_reference", "YYYY-MM-DD"),
+    ("age reference impossible date", _set("safe_harbor.age_reference", "2024-02-30"),
+     "safe_harbor.age_reference", "YYYY-MM-DD"),
     ("bad sha256", _set("tables.1.sha256", "xyz"), "tables[visits].sha256", "hexadecimal"),
     ("bad project id", _set("project_id", "not-a-uuid"), "project_id", "hexadecimal"),
     # missing and unknown keys
