@@ -48,7 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     _file_options(risk)
     risk.add_argument(
-        "--list-lone", action="store_true", help="with --json: file line number of each lone record"
+        "--list-lone",
+        action="store_true",
+        help="with --json: where each lone record is (FILE: its line number; PROJECT: its "
+        "0-based row in the released person table)",
     )
     risk.add_argument("--json", action="store_true", help="machine-readable output")
     risk.set_defaults(func=run_risk)
@@ -164,7 +167,9 @@ def run_risk(args: argparse.Namespace) -> int:
     report = risk_report(frame, qis, k_target=k, sensitive=sensitive)
     if args.json:
         out = report.to_dict(include_values=False, include_lone_rows=False)
-        if args.list_lone:
+        if args.list_lone and _is_project(source):  # rows of the release, in subject-ID order
+            out["lone_release_rows"] = [int(r) for r in report.lone_rows]
+        elif args.list_lone:  # the file's line numbers (header = line 1)
             out["lone_lines"] = [int(r) + 2 for r in report.lone_rows]
         _print_json(out)
     else:

@@ -310,3 +310,17 @@ def test_recall_on_annotated_synthetic_notes(shared_data: Path) -> None:
     found_any = sum(1 for t in truth if all((t[0], i) in covered for i in range(t[1], t[2])))
     assert found_any / len(truth) >= 0.98
     assert found_exact / len(truth) >= 0.95
+
+
+def test_progress_reported_and_cancel_honoured() -> None:
+    from deid_desktop.core.errors import Cancelled
+    from deid_desktop.core.progress import CancelToken
+
+    frame = pd.DataFrame({"note": pd.Series(["Smith"] * 10, dtype="string")})
+    seen: list[float] = []
+    scan_frames({"t": frame}, {"t": ["note"]}, DICT, progress=lambda f, s: seen.append(f))
+    assert seen and seen[-1] == 1.0 and seen == sorted(seen)
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        scan_frames({"t": frame}, {"t": ["note"]}, DICT, cancel=token)
