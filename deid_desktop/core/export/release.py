@@ -20,12 +20,14 @@ import datetime as dt
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from deid_desktop import __version__
-from deid_desktop.core.atomic import staged_directories
+from deid_desktop.core.atomic import StagedDirectory, staged_directories
 from deid_desktop.core.errors import CheckFailed, UsageError
 from deid_desktop.core.export.cells import neutralise_frame
 from deid_desktop.core.export.csvout import write_csv
@@ -137,6 +139,94 @@ def _table_files(names: list[str]) -> dict[str, str]:
     return stems
 
 
+@dataclass
+class _Written:
+    """What the table-writing step produced (for the README and the record)."""
+
+    neutralised: dict[str, int] = field(default_factory=dict)
+    shapes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (file, what it is)
+    digests: dict[str, str] = field(default_factory=dict)  # file -> SHA-256 while writing
+
+
+def _preflight(
+    release: Release,
+    verification: Verification,
+    out_dir: Path,
+    crosswalk_dir: Path | None,
+    meta: ExportMeta,
+    register: Path,
+) -> tuple[str, ...]:
+    """Every refusal that must happen before anything touches the disk. Returns formats."""
+    _refuse_failed_checks(verification)
+    check_placement(out_dir, crosswalk_dir)
+    if release.crosswalk is not None and crosswalk_dir is None:
+        raise UsageError(
+            "This release has a crosswalk; a crosswalk folder is needed. Nothing was written.",
+            hint="Choose a folder apart from the release for the crosswalk.",
+        )
+    formats = tuple(dict.fromkeys(f.lower() for f in ("csv", *meta.formats)))
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise UsageError(f"Unknown export format: {', '.join(unknown)}.", hint="Use csv or xlsx.")
+    if "xlsx" in formats:
+        check_xlsx_fits(release.tables)
+    for folder in (out_dir, crosswalk_dir):
+        if folder is not None and _inside(register.resolve(), folder.resolve()):
+            raise UsageError(
+                "The register file is inside an output folder; nothing was written.",
+                hint="Keep the register (DEID_REGISTER) outside the release and crosswalk folders.",
+            )
+    return formats
+
+
+def _write_tables(
+    rel: StagedDirectory,
+    release: Release,
+    stems: Mapping[str, str],
+    formats: tuple[str, ...],
+    reporter: Reporter,
+) -> _Written:
+    """Each table as CSV (and XLSX), formula-like cells neutralised."""
+    done = _Written()
+    n_tables = max(len(release.tables), 1)
+    for i, (name, frame) in enumerate(release.tables.items()):
+        part = reporter.sub(i / n_tables, (i + 1) / n_tables)
+        safe, count = neutralise_frame(frame)
+        done.neutralised[name] = count
+        done.shapes[name] = (len(frame), frame.shape[1])
+        csv_name = f"{stems[name]}.csv"
+        csv_part = part.sub(0.0, 0.5 if "xlsx" in formats else 1.0)
+        done.digests[csv_name] = write_csv(safe, rel.file(csv_name), csv_part)
+        done.notes.append((csv_name, f"table {name}"))
+        if "xlsx" in formats:
+            xlsx_name = f"{stems[name]}.xlsx"
+            write_xlsx(safe, rel.file(xlsx_name), sheet=name, reporter=part.sub(0.5, 1.0))
+            done.notes.append((xlsx_name, f"table {name} (spreadsheet)"))
+    return done
+
+
+def _write_crosswalk(
+    xw: StagedDirectory, crosswalk: pd.DataFrame, crosswalk_dir: Path, out_dir: Path
+) -> dict[str, Any]:
+    """The held-back crosswalk and its warning, in the crosswalk folder."""
+    safe, _ = neutralise_frame(crosswalk)
+    digest = write_csv(safe, xw.file(CROSSWALK_FILE))
+    xw.write_text(
+        CROSSWALK_README,
+        render_crosswalk_readme(
+            crosswalk_file=CROSSWALK_FILE, release_folder=str(out_dir), rows=len(crosswalk)
+        ),
+    )
+    return {
+        "folder": str(crosswalk_dir),
+        "file": CROSSWALK_FILE,
+        "sha256": digest,
+        "rows": len(crosswalk),
+        "readme": CROSSWALK_README,
+    }
+
+
 def export_release(
     release: Release,
     verification: Verification,
@@ -157,42 +247,25 @@ def export_release(
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ExportRecord:
-    """Write the release, its crosswalk and its record atomically; see the module doc."""
+    """Write the release, its crosswalk and its record atomically; see the module doc.
+
+    ``extract_inputs``: table -> (input file, SHA-256); ``risk``/``scan``: the review's
+    reports (or their summaries); ``now``: the record's time (injectable for tests).
+    """
     reporter = Reporter(progress, cancel)
     out_dir = Path(out_dir).expanduser().absolute()
     crosswalk_dir = None if crosswalk_dir is None else Path(crosswalk_dir).expanduser().absolute()
     meta = meta if meta is not None else project.export
-
-    # 1. Refusals - nothing is touched on disk before these pass.
-    _refuse_failed_checks(verification)
-    check_placement(out_dir, crosswalk_dir)
-    if release.crosswalk is not None and crosswalk_dir is None:
-        raise UsageError(
-            "This release has a crosswalk; a crosswalk folder is needed. Nothing was written.",
-            hint="Choose a folder apart from the release for the crosswalk.",
-        )
-    formats = tuple(dict.fromkeys(f.lower() for f in ("csv", *meta.formats)))
-    unknown = [f for f in formats if f not in FORMATS]
-    if unknown:
-        raise UsageError(f"Unknown export format: {', '.join(unknown)}.", hint="Use csv or xlsx.")
-    if "xlsx" in formats:
-        check_xlsx_fits(release.tables)
     register = resolve_register_path(register_path).expanduser().absolute()
-    for folder in (out_dir, crosswalk_dir):
-        if folder is not None and _inside(register.resolve(), folder.resolve()):
-            raise UsageError(
-                "The register file is inside an output folder; nothing was written.",
-                hint="Keep the register (DEID_REGISTER) outside the release and crosswalk folders.",
-            )
+    formats = _preflight(release, verification, out_dir, crosswalk_dir, meta, register)
     stems = _table_files(list(release.tables))
     checks = check_rows(verification)
-    risk_d = risk_summary(risk)
-    scan_d = scan_summary(scan)
+    risk_d, scan_d = risk_summary(risk), scan_summary(scan)
+    meta_d: dict[str, Any] = {**asdict(meta), "formats": list(formats)}
     when = now if now is not None else dt.datetime.now(dt.UTC)
     reporter.step(0.0, "Preparing the export")
 
     targets = [out_dir] + ([crosswalk_dir] if crosswalk_dir is not None else [])
-    markers: list[str | None] = [RECORD_JSON, CROSSWALK_README][: len(targets)]
     record: dict[str, Any] = {}
 
     def _append_register() -> None:
@@ -201,88 +274,48 @@ def export_release(
     with staged_directories(
         targets,
         overwrite=overwrite,
-        markers=markers,
+        markers=[RECORD_JSON, CROSSWALK_README][: len(targets)],
         private=[False, True][: len(targets)],  # the crosswalk folder: owner only
         on_commit=_append_register,
     ) as staged:
         rel = staged[0]
-        n_tables = max(len(release.tables), 1)
-        neutralised: dict[str, int] = {}
-        shapes: dict[str, tuple[int, int]] = {}
-        file_notes: list[tuple[str, str]] = []
-        digests: dict[str, str] = {}  # file name -> SHA-256 computed while writing
-        for i, (name, frame) in enumerate(release.tables.items()):
-            part = reporter.sub(0.85 * i / n_tables, 0.85 * (i + 1) / n_tables)
-            safe, count = neutralise_frame(frame)
-            neutralised[name] = count
-            shapes[name] = (len(frame), frame.shape[1])
-            csv_part = part.sub(0.0, 0.5 if "xlsx" in formats else 1.0)
-            csv_name = f"{stems[name]}.csv"
-            digests[csv_name] = write_csv(safe, rel.file(csv_name), csv_part)
-            file_notes.append((csv_name, f"table {name}"))
-            if "xlsx" in formats:
-                write_xlsx(
-                    safe, rel.file(f"{stems[name]}.xlsx"), sheet=name, reporter=part.sub(0.5, 1.0)
-                )
-                file_notes.append((f"{stems[name]}.xlsx", f"table {name} (spreadsheet)"))
-
+        written = _write_tables(rel, release, stems, formats, reporter.sub(0.0, 0.85))
         reporter.step(0.86, "Writing the data dictionary")
-        digests[DICTIONARY] = write_csv(data_dictionary(release, project), rel.file(DICTIONARY))
-        file_notes.append((DICTIONARY, "each released column: class, what was done to it"))
-        file_notes.append((README, "this file"))
-        file_notes.append(
-            (f"{RECORD_JSON}, {RECORD_TXT}", "the export record: hashes, checks, parameters")
-        )
-
+        dictionary = data_dictionary(release, project)
+        written.digests[DICTIONARY] = write_csv(dictionary, rel.file(DICTIONARY))
+        written.notes += [
+            (DICTIONARY, "each released column: class, what was done to it"),
+            (README, "this file"),
+            (f"{RECORD_JSON}, {RECORD_TXT}", "the export record: hashes, checks, parameters"),
+        ]
         crosswalk_info: dict[str, Any] | None = None
-        crosswalk_files: list[Path] = []
+        crosswalk_files: tuple[Path, ...] = ()
         if release.crosswalk is not None and crosswalk_dir is not None:
             reporter.step(0.88, "Writing the crosswalk")
-            xw = staged[1]
-            xw_safe, _ = neutralise_frame(release.crosswalk)
-            crosswalk_sha = write_csv(xw_safe, xw.file(CROSSWALK_FILE))
-            xw.write_text(
-                CROSSWALK_README,
-                render_crosswalk_readme(
-                    crosswalk_file=CROSSWALK_FILE,
-                    release_folder=str(out_dir),
-                    rows=len(release.crosswalk),
-                ),
-            )
-            crosswalk_info = {
-                "folder": str(crosswalk_dir),
-                "file": CROSSWALK_FILE,
-                "sha256": crosswalk_sha,
-                "rows": len(release.crosswalk),
-                "readme": CROSSWALK_README,
-            }
-            crosswalk_files = [crosswalk_dir / CROSSWALK_FILE, crosswalk_dir / CROSSWALK_README]
+            crosswalk_info = _write_crosswalk(staged[1], release.crosswalk, crosswalk_dir, out_dir)
+            crosswalk_files = (crosswalk_dir / CROSSWALK_FILE, crosswalk_dir / CROSSWALK_README)
 
         reporter.step(0.9, "Writing the README")
-        meta_d: dict[str, Any] = dict(asdict(meta))
-        meta_d["formats"] = list(formats)
-        rel.write_text(
-            README,
-            render_readme(
-                release=release,
-                project=project,
-                files=file_notes,
-                table_shapes=shapes,
-                checks=checks,
-                risk=risk_d,
-                scan=scan_d,
-                neutralised=neutralised,
-                meta=meta_d,
-                app_version=app_version,
-                has_crosswalk=release.crosswalk is not None,
-            ),
+        readme = render_readme(
+            release=release,
+            project=project,
+            files=written.notes,
+            table_shapes=written.shapes,
+            checks=checks,
+            risk=risk_d,
+            scan=scan_d,
+            neutralised=written.neutralised,
+            meta=meta_d,
+            app_version=app_version,
+            has_crosswalk=release.crosswalk is not None,
         )
+        rel.write_text(README, readme)
 
-        reporter.step(0.93, "Hashing the files")
+        reporter.step(0.93, "Writing the export record")
         outputs = [
             {
                 "name": p.name,
-                "sha256": digests.get(p.name) or sha256_of(p),
+                "sha256": written.digests.get(p.name) or sha256_of(p),
                 "bytes": p.stat().st_size,
             }
             for p in rel.staged_files()
@@ -303,7 +336,7 @@ def export_release(
                 out_dir=out_dir,
                 crosswalk=crosswalk_info,
                 meta=meta_d,
-                neutralised=neutralised,
+                neutralised=written.neutralised,
             )
         )
         if project_file is not None and Path(project_file).is_file():
@@ -320,6 +353,6 @@ def export_release(
         record_path=out_dir / RECORD_JSON,
         files=files,
         crosswalk_dir=crosswalk_dir,
-        crosswalk_files=tuple(crosswalk_files),
+        crosswalk_files=crosswalk_files,
         register_path=register,
     )
