@@ -52,6 +52,13 @@ def read_table(
     return _read_table(path, sheet=sheet, progress=progress, cancel=cancel)
 
 
+def date_format_label(fmt: str) -> str:
+    """A date format as people read it (e.g. "ISO 2024-01-31"), from core."""
+    from deid_desktop.core.io import DATE_FORMAT_LABELS
+
+    return DATE_FORMAT_LABELS.get(fmt, fmt)
+
+
 def suggest_tags(frame: Any, *, table: str, is_person: bool) -> tuple[ColumnTag, ...]:
     from deid_desktop.core.tagging import suggest_tags as _suggest
 

@@ -97,6 +97,7 @@ class StartScreen(QWidget):
         lay.addWidget(heading("Recent projects", 2))
         lay.addWidget(self.no_recent)
         lay.addWidget(self.recent, 1)
+        self._filler = lay.addStretch(1)
 
     def set_recent(self, paths: list[str]) -> None:
         self.recent.clear()
@@ -107,6 +108,9 @@ class StartScreen(QWidget):
             self.recent.addItem(item)
         self.recent.setVisible(bool(paths))
         self.no_recent.setVisible(not paths)
+        lay = self.layout()
+        assert isinstance(lay, QVBoxLayout)
+        lay.setStretch(lay.count() - 1, 0 if paths else 1)
 
 
 class MainWindow(QMainWindow):
@@ -138,7 +142,7 @@ class MainWindow(QMainWindow):
         ]
         self.steps = QListWidget()
         self.steps.setAccessibleName("Steps")
-        self.steps.setMaximumWidth(220)
+        self.steps.setMaximumWidth(200)
         for i, page in enumerate(self.pages, 1):
             self.steps.addItem(QListWidgetItem(f"{i}  {page.title}"))
             page.readinessChanged.connect(self.update_steps)

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -82,7 +82,7 @@ class ExportPage(Page):
         wf.addRow("Release folder:", self.release_dir)
         wf.addRow("Crosswalk folder:", self.crosswalk_dir)
         why = note(CROSSWALK_WHY)
-        wf.addRow("", why)
+        wf.addRow(why)
         wf.addRow("Formats:", fmt_w)
         record = QGroupBox("For the export record")
         rf = QFormLayout(record)
@@ -102,14 +102,16 @@ class ExportPage(Page):
         self.export_reason.setWordWrap(True)
         self.export_reason.setAccessibleName("Why export is not available")
 
-        self.files = QTableWidget(0, 3)
-        self.files.setHorizontalHeaderLabels(["File", "Size", "SHA-256"])
+        self.files = QTableWidget(0, 4)
+        self.files.setHorizontalHeaderLabels(["File", "Folder", "Size", "SHA-256"])
         self.files.setAccessibleName("Files written")
         self.files.verticalHeader().setVisible(False)
         self.files.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.files.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.files.setColumnWidth(1, 80)
-        self.files.setColumnWidth(2, 300)
+        self.files.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.files.setColumnWidth(0, 230)
+        self.files.setColumnWidth(1, 110)
+        self.files.setColumnWidth(2, 80)
+        self.files.setMinimumHeight(220)
         self.open_release = QPushButton("Open release folder")
         self.open_release.setAccessibleName("Open the release folder")
         self.open_release.clicked.connect(lambda: self._open(self._written_dir))
@@ -145,12 +147,12 @@ class ExportPage(Page):
         lay.addWidget(self.banner)
         lay.addWidget(self.result_box)
         lay.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(content)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(content)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        outer.addWidget(self.scroll)
 
         session.projectChanged.connect(self._refresh)
         session.reviewReady.connect(self._refresh)
@@ -309,14 +311,19 @@ class ExportPage(Page):
         outputs = backend.record_outputs(record)
         self.files.setRowCount(len(outputs))
         for r, (name, rows, sha) in enumerate(outputs):
+            path = Path(name)
+            folder = "crosswalk" if path.parent == self.crosswalk_dir.path else "release"
             size = "" if rows is None else _size(rows)
-            for c, v in enumerate((name, size, sha)):
-                self.files.setItem(r, c, QTableWidgetItem(v))
+            for c, v in enumerate((path.name, folder, size, sha)):
+                item = QTableWidgetItem(v)
+                item.setToolTip(str(path) if c == 0 else v)
+                self.files.setItem(r, c, item)
         self.result_label.setText(
             f"The release and its record were written to {out}. The crosswalk was written "
             f"to {self.crosswalk_dir.path} — keep it here."
         )
         self.result_box.setVisible(True)
+        QTimer.singleShot(0, lambda: self.scroll.ensureWidgetVisible(self.files))
 
     def _open(self, folder: Path | None) -> None:
         if folder is not None and folder.is_dir():

@@ -74,7 +74,10 @@ class LoadPage(Page):
         hh = self.table_list.horizontalHeader()
         hh.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         hh.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
-        self.table_list.setMinimumHeight(110)
+        self.table_list.verticalHeader().setDefaultSectionSize(
+            self.table_list.fontMetrics().height() + 10
+        )
+        self.table_list.setMaximumHeight(self._list_height(4))
 
         self.person_button = QPushButton("Choose person table…")
         self.person_button.setAccessibleName("Choose the person table file")
@@ -155,6 +158,12 @@ class LoadPage(Page):
         session.projectChanged.connect(self._update_masks)
         runner.busyChanged.connect(self._update_buttons)
         self._refresh_list()
+
+    def _list_height(self, rows: int) -> int:
+        tl = self.table_list
+        return (
+            tl.horizontalHeader().sizeHint().height() + rows * (tl.fontMetrics().height() + 10) + 6
+        )
 
     # -- readiness ---------------------------------------------------------------------
     def blocker(self) -> str | None:
@@ -442,6 +451,7 @@ class LoadPage(Page):
         view.setModel(model)
         view.setAlternatingRowColors(True)
         view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
+        view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         view.verticalHeader().setToolTip("Line number in the file")
         size_columns_from_sample(view)
         self._models.append((table.name, model))
@@ -517,7 +527,7 @@ class LoadPage(Page):
                     spec = None
                 if spec is not None:
                     fmts = [
-                        f"{_esc(c.name)}: {_esc(c.date_format)}"
+                        f"{_esc(c.name)} ({_esc(backend.date_format_label(c.date_format))})"
                         for c in spec.columns
                         if c.date_format
                     ]

@@ -305,6 +305,11 @@ class ReviewPage(Page):
         form.addRow(self.suppress)
         form.addRow(self.suppress_preview)
         form.addRow(self.apply_button)
+        controls_box = QWidget()
+        cb = QVBoxLayout(controls_box)
+        cb.setContentsMargins(0, 0, 0, 0)
+        cb.addWidget(controls)
+        cb.addStretch(1)
 
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -316,7 +321,7 @@ class ReviewPage(Page):
         ll.addWidget(self.lone_view, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
-        split.addWidget(controls)
+        split.addWidget(controls_box)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         w = QWidget()
@@ -345,8 +350,7 @@ class ReviewPage(Page):
             else ""
         )
         self._show_chart(risk)
-        self.lone_model.set_frame(risk.lone_records)
-        self.lone_model._line_offset = 1
+        self.lone_model.set_frame(self._lone_frame(review))
         size_columns_from_sample(self.lone_view)
 
         # controls from the project (what the next review will use)
@@ -369,6 +373,19 @@ class ReviewPage(Page):
         self.drop_zip3.setChecked(settings.drop_zip3)
         self.suppress.setChecked(settings.suppress_below_k)
         self._update_suppress_preview()
+
+    def _lone_frame(self, review: Any) -> Any:
+        """The lone records with their subject ID (not a row position) and their QIs."""
+        lone = review.risk.lone_records
+        project = self.session.project
+        frame = review.release.tables.get(project.person_table.name) if project else None
+        id_col = review.release.id_column
+        if frame is None or id_col not in frame.columns or "row" not in lone.columns:
+            return lone
+        ids = frame[id_col].to_numpy()[lone["row"].to_numpy(dtype="int64")]
+        out = lone.drop(columns=["row"])
+        out.insert(0, id_col, ids)
+        return out.reset_index(drop=True)
 
     def _candidate_qis(self, review: Any) -> list[str]:
         project = self.session.project
@@ -432,6 +449,7 @@ class ReviewPage(Page):
         y = QValueAxis()
         y.setRange(0, max(max(bucket_records), 1) * 1.1)
         y.setLabelFormat("%d")
+        y.applyNiceNumbers()
         y.setTitleText("Records")
         text = pal.color(QPalette.ColorRole.WindowText)
         for axis in (x, y):
@@ -477,6 +495,8 @@ class ReviewPage(Page):
         self.hit_counts.setAccessibleName("Hits per column and kind")
         self.hit_counts.verticalHeader().setVisible(False)
         self.hit_counts.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.hit_counts.setColumnWidth(1, 70)
+        self.hit_counts.setColumnWidth(2, 90)
         self.hit_counts.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.actions = QTableWidget(0, 2)
         self.actions.setHorizontalHeaderLabels(["Column", "Action"])
@@ -525,7 +545,7 @@ class ReviewPage(Page):
         split = QSplitter(Qt.Orientation.Horizontal)
         for part in (left, mid, right):
             split.addWidget(part)
-        split.setStretchFactor(2, 2)
+        split.setSizes([340, 200, 560])
         w = QWidget()
         lay = QVBoxLayout(w)
         lay.addWidget(self.text_warning)
@@ -569,9 +589,9 @@ class ReviewPage(Page):
             note_hits.sort(key=lambda h: _span(h)[0])
             self._note_hits.append(((table, row, column), note_hits))
             kinds = sorted({str(h.kind) for h in note_hits})
-            self.notes.addItem(
-                f"{table}.{column}, line {row + 2}: {len(note_hits)} hit(s) ({', '.join(kinds)})"
-            )
+            item = QListWidgetItem(f"Line {row + 2}: {', '.join(kinds)}")
+            item.setToolTip(f"{table}.{column}, line {row + 2}: {len(note_hits)} hit(s)")
+            self.notes.addItem(item)
         self._flat_hits = [
             (i, j) for i, (_k, hs) in enumerate(self._note_hits) for j in range(len(hs))
         ]

@@ -60,6 +60,7 @@ class TagPage(Page):
         self.view.setAlternatingRowColors(True)
         self.view.setWordWrap(False)
         self.view.verticalHeader().setVisible(False)
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 10)
         for col, choices in (
             (TagColumn.CLASS, class_choices),
             (TagColumn.ROLE, role_choices),
@@ -69,12 +70,12 @@ class TagPage(Page):
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(TagColumn.EVIDENCE, QHeaderView.ResizeMode.Stretch)
         for col, width in (
-            (TagColumn.TABLE, 110),
-            (TagColumn.COLUMN, 140),
-            (TagColumn.SAMPLE, 220),
-            (TagColumn.CLASS, 130),
-            (TagColumn.ROLE, 130),
-            (TagColumn.CATEGORY, 230),
+            (TagColumn.TABLE, 100),
+            (TagColumn.COLUMN, 120),
+            (TagColumn.SAMPLE, 190),
+            (TagColumn.CLASS, 120),
+            (TagColumn.ROLE, 110),
+            (TagColumn.CATEGORY, 170),
         ):
             self.view.setColumnWidth(col, width)
 
