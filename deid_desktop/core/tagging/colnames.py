@@ -129,14 +129,25 @@ class Rule:
         return None
 
 
-def _rule(kind: HintKind, specs: str, **kw: object) -> Rule:
+def _rule(
+    kind: HintKind,
+    specs: str,
+    *,
+    category: Cat | None = None,
+    role: Role | None = None,
+    key_priority: int | None = None,
+    doubt: str | None = None,
+    note: str | None = None,
+) -> Rule:
     """A rule from comma-separated keyword patterns: ``"zip, zip code, =state, *date"``."""
     patterns = tuple(Pattern.parse(s.strip()) for s in specs.split(",") if s.strip())
-    return Rule(kind, patterns, **kw)  # type: ignore[arg-type]
+    return Rule(kind, patterns, category, role, key_priority, doubt, note)
 
 
-def _direct(cat: Cat, specs: str, **kw: object) -> Rule:
-    return _rule(HintKind.DIRECT, specs, category=cat, **kw)
+def _direct(
+    cat: Cat, specs: str, *, key_priority: int | None = None, note: str | None = None
+) -> Rule:
+    return _rule(HintKind.DIRECT, specs, category=cat, key_priority=key_priority, note=note)
 
 
 _KEY_SUBJECTS = ("patient", "pat", "pt", "person", "subject", "participant", "study", "record")
