@@ -42,6 +42,7 @@ from deid_desktop.core.pathways.common import (
     ZIP3_COLUMN,
     DateCache,
     all_positions,
+    arrow_text,
     assess_ages,
     in_set,
     spec_for,
@@ -275,8 +276,7 @@ class _Dictionary:
 
 
 def _lowered(values: pd.Series) -> pa.Array:
-    arr = pa.array(values, from_pandas=True).cast(pa.large_string())
-    return pc.utf8_lower(pc.utf8_trim_whitespace(arr)).drop_null()
+    return pc.utf8_lower(pc.utf8_trim_whitespace(arrow_text(values))).drop_null()
 
 
 def _direct_dictionary(extract: Extract, project: Project) -> _Dictionary:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from deid_desktop.core.model import Extract, Pathway, Release
@@ -252,3 +253,33 @@ def test_numeric_identifiers_match_as_a_whole_run_of_digits() -> None:
     assert verify_release(extract, leak, PROJECT).outcome("no_direct_values").count == 1
     longer = _tamper("visits", _set("comment", 0, f"lot 9{number}9"))
     assert verify_release(extract, longer, PROJECT).outcome("no_direct_values").passed
+
+
+def _chunked(frame: pd.DataFrame) -> pd.DataFrame:
+    """The same frame with every column split into two pyarrow chunks (as a CSV reader
+    that reads in blocks leaves them)."""
+    out = {}
+    for col in frame.columns:
+        arr = pa.array(frame[col], from_pandas=True)
+        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        half = len(arr) // 2
+        out[col] = pd.arrays.ArrowStringArray(pa.chunked_array([arr[:half], arr[half:]]))
+    return pd.DataFrame(out)
+
+
+def test_frames_read_in_several_chunks_build_and_verify() -> None:
+    tables = [replace(t, frame=_chunked(t.frame)) for t in EXTRACT.tables]
+    extract = Extract(tables[0], tuple(tables[1:]))
+    release = build_safe_harbor(extract, PROJECT)
+    result = verify_release(extract, release, PROJECT)
+    assert result.passed, [(o.check.id, o.detail) for o in result.blocking_failures]
+    for name, frame in release.tables.items():
+        pd.testing.assert_frame_equal(frame, CLEAN.tables[name])
+    leak = replace(
+        release,
+        tables={
+            **release.tables,
+            "visits": _tamper("visits", _set("comment", 0, MRN)).tables["visits"],
+        },
+    )
+    assert verify_release(extract, leak, PROJECT).outcome("no_direct_values").count == 1

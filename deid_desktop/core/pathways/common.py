@@ -52,8 +52,8 @@ def in_set(values: pd.Series | pd.Index | np.ndarray, allowed: object) -> np.nda
     """
     if isinstance(allowed, (set, frozenset)):
         allowed = sorted(allowed)
-    value_set = _arrow_text(allowed)  # type: ignore[arg-type]
-    found = pc.is_in(_arrow_text(values), value_set=value_set, skip_nulls=True)
+    value_set = arrow_text(allowed)  # type: ignore[arg-type]
+    found = pc.is_in(arrow_text(values), value_set=value_set, skip_nulls=True)
     return found.to_numpy(zero_copy_only=False)
 
 
@@ -153,14 +153,21 @@ def year_column_name(name: str, taken: Iterable[str]) -> str:
 # --------------------------------------------------------------------------- persons
 
 
-def _arrow_text(values: pd.Series | pd.Index | np.ndarray) -> pa.Array:
-    arr = pa.array(values, from_pandas=True)
+def arrow_text(values: pd.Series | pd.Index | np.ndarray | pa.Array) -> pa.Array:
+    """Text values as one contiguous pyarrow large_string array (nulls kept)."""
+    arr = (
+        values
+        if isinstance(values, pa.Array | pa.ChunkedArray)
+        else pa.array(values, from_pandas=True)
+    )
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
     return arr.cast(pa.large_string())
 
 
 def unique_keys(person_keys: pd.Series, *, column: str) -> pa.Array:
     """The person keys as text, refused if one appears twice (each person one row)."""
-    keys = _arrow_text(person_keys)
+    keys = arrow_text(person_keys)
     distinct = pc.count_distinct(keys, mode="all").as_py()
     if distinct != len(keys):
         raise InputError(
@@ -176,7 +183,7 @@ def person_positions(
 ) -> np.ndarray:
     """For each event row, the row position of its person (``person_keys`` from
     :func:`unique_keys`). An event whose person is missing is an InputError."""
-    found = pc.index_in(_arrow_text(event_keys), value_set=person_keys, skip_nulls=True)
+    found = pc.index_in(arrow_text(event_keys), value_set=person_keys, skip_nulls=True)
     unmatched = found.is_null().to_numpy(zero_copy_only=False)
     if unmatched.any():
         raise InputError(
@@ -307,7 +314,7 @@ def year_text(dates: pd.Series) -> pd.Series:
 
 def age_numbers(values: pd.Series, *, file: str, column: str) -> pd.Series:
     """Ages as whole numbers (floored); a value that is not a number is an InputError."""
-    text = pc.utf8_trim_whitespace(_arrow_text(values))
+    text = pc.utf8_trim_whitespace(arrow_text(values))
     present = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False)
     valid = pc.fill_null(pc.match_substring_regex(text, r"^\d+(\.\d*)?$"), False)
     bad = present.to_numpy(zero_copy_only=False) & ~valid.to_numpy(zero_copy_only=False)
