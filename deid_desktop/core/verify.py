@@ -59,6 +59,11 @@ MIN_VALUE_LENGTH = 3
 #: Values made only of digits need this many to be searched (shorter ones are study
 #: numbers, counts and measurements that coincide with clinical values and years).
 MIN_NUMBER_LENGTH = 6
+#: Direct values of these categories (names, places) are searched as whole words.
+WORD_CATEGORIES = frozenset({IdentifierCategory.A, IdentifierCategory.B})
+#: Other values shorter than this are searched as whole words too (a 3-letter code is
+#: inside many ordinary words); longer ones as substrings.
+MIN_SUBSTRING_LENGTH = 6
 #: A cell that is exactly a name and is shared by at least this many rows of its
 #: column is a category label (e.g. race "White"), not a leaked name.
 CATEGORY_ROWS = 20
@@ -265,7 +270,7 @@ class _Dictionary:
     """The direct values to look for, lower-cased and deduplicated (pyarrow arrays)."""
 
     ids: pa.Array  # searched as substrings
-    names: pa.Array  # searched as whole words
+    names: pa.Array  # searched as whole words (names, places, short codes)
     numbers: pa.Array  # digit-only values, matched as a whole run of digits
     skipped_short: int
     skipped_numbers: int
@@ -289,7 +294,7 @@ def _direct_dictionary(extract: Extract, project: Project) -> _Dictionary:
             if tag.name not in table.frame.columns or not (is_key or tag.cls == ColumnClass.DIRECT):
                 continue
             text = _lowered(table.frame[tag.name])
-            if tag.category == IdentifierCategory.A:
+            if tag.category in WORD_CATEGORIES:
                 names.append(text)
                 continue
             ids.append(text)
@@ -316,6 +321,10 @@ def _direct_dictionary(extract: Extract, project: Project) -> _Dictionary:
 
     id_text, id_numbers = split(ids)
     name_text, name_numbers = split(names)
+    # A short code is searched as a word: as a substring it is inside ordinary words.
+    short_id = pc.less(pc.utf8_length(id_text), MIN_SUBSTRING_LENGTH)
+    name_text = pc.unique(pa.concat_arrays([name_text, pc.filter(id_text, short_id)]))
+    id_text = pc.filter(id_text, pc.invert(short_id))
     # A value that is both a name and an ID is searched as an ID (the stricter test).
     name_text = pc.filter(name_text, pc.invert(pc.is_in(name_text, value_set=id_text)))
     numbers = pc.unique(pa.concat_arrays([id_numbers, name_numbers]))
@@ -663,11 +672,12 @@ CHECKS: tuple[Check, ...] = (
         "No direct-identifier value appears in the release",
         "45 CFR 164.514(b)(2)(i)(A)-(R)",
         BLOCKING,
-        "No value of any direct column (names as whole words, IDs, phones and e-mails as "
-        "substrings, numbers as a whole run of digits; case-insensitive) appears in any "
-        "released cell of any table. Values shorter than 3 characters and numbers shorter "
-        "than 6 digits are not searched (they match by chance); a cell that is exactly a "
-        "name and is shared by 20 or more rows is counted as a category label.",
+        "No value of any direct column appears in any released cell of any table "
+        "(case-insensitive): names, places and values under 6 characters as whole words; "
+        "IDs, phones and e-mails as substrings; numbers as a whole run of digits. Values "
+        "shorter than 3 characters and numbers shorter than 6 digits are not searched "
+        "(they match by chance); a cell that is exactly a name or place and is shared by "
+        "20 or more rows is counted as a category label.",
         check_no_direct_values,
         frozenset({Pathway.SAFE_HARBOR, Pathway.LINKABLE}),
     ),

@@ -283,3 +283,13 @@ def test_frames_read_in_several_chunks_build_and_verify() -> None:
         },
     )
     assert verify_release(extract, leak, PROJECT).outcome("no_direct_values").count == 1
+
+
+def test_places_and_short_codes_match_as_whole_words() -> None:
+    data = EXTRACT.person.frame.copy()
+    data.loc[0, "city"] = "Ord"  # a real town whose name sits inside "disorder"
+    extract = Extract(replace(EXTRACT.person, frame=data), EXTRACT.events)
+    inside = _tamper("visits", _set("comment", 0, "anxiety disorder"))
+    assert verify_release(extract, inside, PROJECT).outcome("no_direct_values").passed
+    alone = _tamper("visits", _set("comment", 0, "moved to Ord."))
+    assert verify_release(extract, alone, PROJECT).outcome("no_direct_values").count == 1
