@@ -74,6 +74,7 @@ PLANTED = [
     # e-mail, SSN, dates, URL, IP, ZIP, other IDs
     ("mail j.oneil@example.org please", "EMAIL", "j.oneil@example.org"),
     ("mail someone.else+x@clinic.co.uk.", "EMAIL", "someone.else+x@clinic.co.uk"),
+    ("mail josé.peña@hôpital.fr now", "EMAIL", "josé.peña@hôpital.fr"),
     ("SSN 123-45-6789 on file", "SSN", "123-45-6789"),
     ("other 987-65-4321 on file", "SSN", "987-65-4321"),
     ("seen 2024-03-05 again", "DATE", "2024-03-05"),

@@ -53,6 +53,7 @@ _URL_CODE = pattern_code("URL", "pattern:url")
 _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
 _NUM = re.compile(r"\d+")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL_PUNCT = frozenset("._+-")
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'\x00]+", re.I)
 _URL_TRAIL = ".,;:!?)]}'\""
 _TITLE_NAME = re.compile(r"\.?[ \t]+([^\W\d_][\w'’-]*)(?:[ \t]+([^\W\d_][\w'’-]*))?")
@@ -215,14 +216,15 @@ def find_emails_urls(text: str, folded: str) -> Found:
     at = text.find("@")
     while at != -1:
         if at >= seen_end:
-            lo = max(0, at - 64)
-            for m in _EMAIL.finditer(text, lo, min(len(text), at + 256)):
-                if m.start() <= at < m.end():
-                    xs.append(m.start())
-                    xe.append(m.end())
-                    xc.append(_EMAIL_CODE)
-                    seen_end = m.end()
-                    break
+            lo, limit = at, max(0, at - 64)
+            while lo > limit and (text[lo - 1].isalnum() or text[lo - 1] in _EMAIL_PUNCT):
+                lo -= 1
+            m = _EMAIL.match(text, lo, min(len(text), at + 256)) if lo < at else None
+            if m is not None and m.end() > at:
+                xs.append(m.start())
+                xe.append(m.end())
+                xc.append(_EMAIL_CODE)
+                seen_end = m.end()
         at = text.find("@", at + 1)
     padded = f" {folded}"
     for literal in (" http", " www "):
