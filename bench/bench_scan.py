@@ -116,7 +116,7 @@ def main() -> None:
         f"{mb / cpu:.1f} MB per CPU-second, {report.total_hits:,} hits\n"
         f"  ratio scan / re alternation: {base_wall / wall:.0f}x wall, {base_cpu / cpu:.0f}x CPU"
     )
-    print(f"peak RSS: {peak_rss_mb():.0f} MB")
+    print(f"peak RSS: {peak_rss_mb():.0f} MB (includes the generated notes and the recall sets)")
 
 
 if __name__ == "__main__":
