@@ -7,6 +7,7 @@
   auto-tagged project.
 - ``deid tags PROJECT [--json]`` prints every column's tag.
 - ``deid tag PROJECT COLUMN=CLASS[/CATEGORY][:ROLE] ...`` changes tags and re-saves.
+- ``deid repoint PROJECT TABLE FILE`` points a table at a moved or updated input file.
 
 Output names tables, columns and counts - never a value from the data.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -110,6 +112,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     tag.add_argument("project", type=Path, metavar="PROJECT", help="the project file")
     tag.add_argument("changes", nargs="+", metavar=TAG_SYNTAX, help="tag changes")
     tag.set_defaults(func=run_tag)
+
+    repoint = subparsers.add_parser(
+        "repoint",
+        help="point a table at a moved or updated input file",
+        description="Point TABLE at FILE (an input that moved, or a new version of it): "
+        "records the file's SHA-256, keeps the tags of columns still there, drops those of "
+        "columns gone and suggests tags for new columns (review them with `deid tags`).",
+    )
+    repoint.add_argument("project", type=Path, metavar="PROJECT", help="the project file")
+    repoint.add_argument("table", metavar="TABLE", help="the table's name in the project")
+    repoint.add_argument("file", type=Path, metavar="FILE", help="the table's input file")
+    repoint.set_defaults(func=run_repoint)
 
 
 # ----------------------------------------------------------------------------- deid demo
@@ -294,8 +308,18 @@ def _table_text(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _warn_inputs(project: Project, project_path: Path) -> None:
+    """Say on stderr what changed about the inputs (moved, changed, columns lost/new)."""
+    from deid_desktop.core.project import check_inputs
+
+    for p in check_inputs(project, project_path):
+        where = f" ({p.file})" if p.file else ""
+        print(f"deid: {p.severity}: {p.message}{where}", file=sys.stderr)
+
+
 def run_tags(args: argparse.Namespace) -> int:
     project = load_project(args.project)
+    _warn_inputs(project, args.project)
     if args.json:
         print(json.dumps(tags_json(project), sort_keys=True, indent=2, ensure_ascii=False))
         return 0
@@ -455,11 +479,42 @@ def run_tag(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- deid repoint
+
+
+def run_repoint(args: argparse.Namespace) -> int:
+    from deid_desktop.core.project import repoint_table
+
+    project = load_project(args.project)
+    names = [t.name for t in project.tables]
+    if args.table not in names:
+        raise UsageError(
+            f"The project has no table '{args.table}'", hint=f"Its tables are: {_listing(names)}."
+        )
+    if not args.file.is_file():
+        raise InputError(
+            "The input file was not found", file=str(args.file), hint="Check the path."
+        )
+    old = project.table(args.table)
+    fixed = repoint_table(project, args.table, args.file, args.project)
+    new = fixed.table(args.table)
+    save_project(fixed, args.project)
+    before, after = [c.name for c in old.columns], [c.name for c in new.columns]
+    print(f"Saved {args.project}: table {args.table} now reads {new.path}")
+    print(f"  {sum(c in after for c in before)} column(s) kept with their tags")
+    if gone := [c for c in before if c not in after]:
+        print(f"  tags dropped (column gone): {_listing(gone)}")
+    if added := [c for c in after if c not in before]:
+        print(f"  new, tags suggested (check them): {_listing(added)}")
+    return 0
+
+
 __all__ = [
     "TAG_SYNTAX",
     "TagChange",
     "apply_change",
     "parse_change",
     "register",
+    "run_repoint",
     "tags_json",
 ]

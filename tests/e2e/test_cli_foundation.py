@@ -312,3 +312,21 @@ def test_init_reads_two_sheets_of_one_workbook(demo_dir: Path, tmp_path: Path) -
         ("People", "People", True), ("Visits", "Visits", False),
     ]  # fmt: skip
     assert project.table("People").column("zip").role is not None
+
+
+def test_tags_warns_about_a_moved_input_and_repoint_fixes_it(initialised: Path) -> None:
+    cwd = initialised.parent
+    (cwd / "visits.csv").rename(cwd / "visits_2025.csv")
+    out = deid("tags", initialised, cwd=cwd)
+    assert out.returncode == 0
+    assert "table 'visits' was not found" in out.stderr and "Re-point" in out.stderr
+    out = deid("repoint", initialised, "visits", "visits_2025.csv", cwd=cwd)
+    assert out.returncode == 0, out.stderr
+    assert "4 column(s) kept" in out.stdout
+    out = deid("tags", initialised, "--json", cwd=cwd)
+    assert out.returncode == 0 and out.stderr == ""
+    visits = next(t for t in json.loads(out.stdout)["tables"] if t["name"] == "visits")
+    assert visits["path"] == "visits_2025.csv"
+    assert deid("repoint", initialised, "labs", "visits_2025.csv", cwd=cwd).returncode == 2
+    out = deid("repoint", initialised, "visits", "gone.csv", cwd=cwd)
+    assert out.returncode == 4 and "gone.csv" in out.stderr
