@@ -57,7 +57,7 @@ def to_arrow(frame: pd.DataFrame) -> pa.Table:
         if not (isinstance(s.dtype, pd.StringDtype) and s.dtype.storage == "pyarrow"):
             s = s.astype(pd.StringDtype("pyarrow"))
         arr = pa.chunked_array(s.array.__arrow_array__())
-        cols[f"c{i}"] = arr.cast(_TEXT)
+        cols[f"c{i}"] = arr if arr.type in (pa.string(), _TEXT) else arr.cast(pa.string())
     return pa.table(cols) if cols else pa.table({})
 
 
@@ -105,7 +105,11 @@ def _body(table: pa.Table, special: list[bool]) -> pa.Buffer:
     """The CSV lines of ``table`` (no header) as one buffer."""
     n = table.num_rows
     single = table.num_columns == 1
-    fields = [_field(table.column(i), single, special[i]) for i in range(table.num_columns)]
+    # Widened to 64-bit offsets one slice at a time: a slice's lines may pass 2 GB, and
+    # casting the whole table up front would copy every string at once.
+    fields = [
+        _field(table.column(i).cast(_TEXT), single, special[i]) for i in range(table.num_columns)
+    ]
     comma = pa.scalar(",", _TEXT)
     lines = fields[0] if len(fields) == 1 else pc.binary_join_element_wise(*fields, comma)
     values = lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines
