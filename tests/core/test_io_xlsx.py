@@ -170,3 +170,168 @@ def test_sheet_given_for_a_csv_is_a_usage_mistake(tmp_path: Path) -> None:
     assert list_sheets(path) == []
     with pytest.raises(InputError, match="not an Excel workbook"):
         read_table(path, sheet="Data")
+
+
+# -- the fast sheet reader against openpyxl's own --------------------------------------
+
+VARIED = [
+    ["id", "n", "x", "when", "text", "flag", "blank", "wide"],
+    ["P1", -42, 1.5e-7, datetime(1900, 3, 1), "Zoë – naïve", True, None, 12345678901234],
+    ["P2", 0, 2.5e20, datetime(2261, 12, 31, 23, 59, 59), "  padded  ", False, None, 1e15],
+    [None, None, None, None, None, None, None, None],
+    ["P4", 3, -0.0, date(2000, 2, 29), "line\nbreak", None, None, 7],
+    ["P5", None, None, time(23, 59, 59), "", None, None, None],
+]
+
+
+def _openpyxl_rows(path: Path) -> list[list[object]]:
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        rows = [list(r) for r in wb.worksheets[0].iter_rows(values_only=True)]
+    finally:
+        wb.close()
+    for row in rows:
+        while row and row[-1] is None:
+            row.pop()
+    return rows
+
+
+def _fast_rows(path: Path) -> list[list[object]]:
+    from deid_desktop.core.io.xlsx_fast import FormulaCount, iter_rows
+
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        out: list[list[object]] = []
+        for number, values in iter_rows(wb, wb.worksheets[0], FormulaCount()):
+            while len(out) < number - 1:
+                out.append([])
+            out.append(values)
+    finally:
+        wb.close()
+    for row in out:
+        while row and row[-1] is None:
+            row.pop()
+    return out
+
+
+def test_fast_reader_gives_what_openpyxl_gives(tmp_path: Path) -> None:
+    path = workbook(tmp_path / "varied.xlsx", {"S": VARIED})
+    assert _fast_rows(path) == _openpyxl_rows(path)
+
+
+XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+DOC_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+OFFICE = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+
+
+def _cell(ref: str, value: str, attrs: str = "") -> str:
+    return f'<c r="{ref}"{attrs}><v>{value}</v></c>'
+
+
+SHEET_ROWS = [
+    (1, _cell("A1", "0", ' t="s"') + _cell("B1", "1", ' t="s"') + _cell("C1", "2", ' t="s"')),
+    (2, _cell("A2", "3", ' t="s"') + _cell("B2", "45322", ' s="1"') + _cell("C2", "2139")),
+    (
+        4,
+        _cell("A4", "3", ' t="s"')
+        + _cell("B4", "45322.5", ' s="1"')
+        + '<c r="C4"><f>C2+1</f><v>2140</v></c>',
+    ),
+]
+SHEET = (
+    XML
+    + "{doctype}"
+    + f'<worksheet xmlns="{MAIN}"><sheetData>'
+    + "".join(f'<row r="{n}">{cells}</row>' for n, cells in SHEET_ROWS)
+    + "</sheetData></worksheet>"
+)
+SHARED = (
+    XML
+    + f'<sst xmlns="{MAIN}" count="4" uniqueCount="4">'
+    + "<si><t>patient_id</t></si><si><t>seen</t></si><si><t>zip</t></si>"
+    + "<si><r><t>P</t></r><r><t>7</t></r></si></sst>"
+)
+STYLES = (
+    XML
+    + f'<styleSheet xmlns="{MAIN}">'
+    + '<fonts count="1"><font/></fonts>'
+    + '<fills count="1"><fill><patternFill patternType="none"/></fill></fills>'
+    + '<borders count="1"><border/></borders>'
+    + '<cellStyleXfs count="1"><xf numFmtId="0"/></cellStyleXfs>'
+    + '<cellXfs count="2"><xf numFmtId="0" xfId="0"/>'
+    + '<xf numFmtId="14" xfId="0" applyNumberFormat="1"/></cellXfs>'
+    + '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>'
+    + "</styleSheet>"
+)
+WORKBOOK = (
+    XML
+    + f'<workbook xmlns="{MAIN}" xmlns:r="{DOC_REL}">'
+    + '<sheets><sheet name="Export" sheetId="1" r:id="rId1"/></sheets></workbook>'
+)
+
+
+def _rels(*targets: tuple[str, str]) -> str:
+    items = "".join(
+        f'<Relationship Id="rId{i}" Type="{DOC_REL}/{kind}" Target="{target}"/>'
+        for i, (kind, target) in enumerate(targets, start=1)
+    )
+    return XML + f'<Relationships xmlns="{PKG_REL}">{items}</Relationships>'
+
+
+WB_RELS = _rels(
+    ("worksheet", "worksheets/sheet1.xml"),
+    ("sharedStrings", "sharedStrings.xml"),
+    ("styles", "styles.xml"),
+)
+ROOT_RELS = _rels(("officeDocument", "xl/workbook.xml"))
+TYPES = (
+    XML
+    + '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+    + '<Default Extension="rels" '
+    + 'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+    + '<Default Extension="xml" ContentType="application/xml"/>'
+    + "".join(
+        f'<Override PartName="/xl/{part}" ContentType="{OFFICE}.{kind}+xml"/>'
+        for part, kind in (
+            ("workbook.xml", "sheet.main"),
+            ("worksheets/sheet1.xml", "worksheet"),
+            ("sharedStrings.xml", "sharedStrings"),
+            ("styles.xml", "styles"),
+        )
+    )
+    + "</Types>"
+)
+
+
+def excel_like(path: Path, doctype: str = "") -> Path:
+    """A workbook laid out as Excel saves it: shared strings, a date style, a cached formula."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", TYPES)
+        z.writestr("_rels/.rels", ROOT_RELS)
+        z.writestr("xl/workbook.xml", WORKBOOK)
+        z.writestr("xl/_rels/workbook.xml.rels", WB_RELS)
+        z.writestr("xl/styles.xml", STYLES)
+        z.writestr("xl/sharedStrings.xml", SHARED)
+        z.writestr("xl/worksheets/sheet1.xml", SHEET.format(doctype=doctype))
+    return path
+
+
+def test_excel_saved_layout_shared_strings_dates_and_gaps(tmp_path: Path) -> None:
+    table = read_table(excel_like(tmp_path / "excel.xlsx"))
+    frame = table.frame
+    assert list(frame.columns) == ["patient_id", "seen", "zip"]
+    assert frame["patient_id"].tolist()[::2] == ["P7", "P7"]  # rich-text shared string
+    assert frame["seen"].tolist()[::2] == ["2024-01-31", "2024-01-31 12:00:00"]
+    assert frame["zip"].tolist()[::2] == ["2139", "2140"]
+    assert frame.iloc[1].isna().all()  # row 3 is absent from the XML: an empty row
+    assert table.report.formula_cells == 1 and table.report.sheet == "Export"
+
+
+def test_a_sheet_with_a_dtd_goes_through_defusedxml(tmp_path: Path) -> None:
+    harmless = excel_like(tmp_path / "dtd.xlsx", doctype="<!DOCTYPE worksheet>\n")
+    assert read_table(harmless).frame["zip"].tolist()[::2] == ["2139", "2140"]
+    bomb = '<!DOCTYPE worksheet [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>\n'
+    with pytest.raises(InputError, match="refused as unsafe"):
+        read_table(excel_like(tmp_path / "bomb.xlsx", doctype=bomb))

@@ -1,20 +1,26 @@
 """XLSX reader (openpyxl, read-only, cached values) with formulas counted and flagged.
 
-openpyxl parses the workbook XML with defusedxml when it is installed; this module
-refuses to open a workbook otherwise. Cells become text the way a person reads them in
-Excel: dates as ISO, whole numbers without ".0".
+openpyxl opens the workbook (parsing its XML with defusedxml; this module refuses to
+open a workbook otherwise). The chosen sheet's cells are streamed by ``xlsx_fast`` -
+many times faster - unless the sheet holds anything unusual, in which case openpyxl's
+own cell reader is used. Cells become text the way a person reads them in Excel: dates
+as ISO, whole numbers without ".0".
 """
 
 from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
+from xml.etree.ElementTree import ParseError
 
 import openpyxl
 import pandas as pd
+from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
@@ -24,11 +30,26 @@ from deid_desktop.core.errors import DeidError, InputError
 from deid_desktop.core.io.frames import TEXT, drop_trailing_empty_rows, empty_rows_warning
 from deid_desktop.core.io.hashing import changed_file_error, sha256_file
 from deid_desktop.core.io.headers import check_header, column_letter
+from deid_desktop.core.io.xlsx_fast import FormulaCount, NotSimple
+from deid_desktop.core.io.xlsx_fast import iter_rows as fast_rows
 from deid_desktop.core.model import LoadedTable, LoadReport
 from deid_desktop.core.progress import Reporter
 
 ROWS_PER_STEP = 2000
 _FORMULA_TAG = re.compile(rb"<(?:[A-Za-z0-9_]+:)?f[\s/>]")
+#: What openpyxl or the XML parser raise on a damaged or hand-made workbook.
+BROKEN_WORKBOOK = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    ParseError,
+    KeyError,
+    IndexError,
+    ValueError,
+    TypeError,
+    AttributeError,
+)
 XLSX_HINT = "Open it in Excel or LibreOffice and save it as .xlsx (or as CSV UTF-8)."
 
 
@@ -81,7 +102,13 @@ def _open(path: Path) -> Workbook:
         )
     try:
         return openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+    except (DefusedXmlException, *BROKEN_WORKBOOK) as exc:
+        if isinstance(exc, DefusedXmlException) or isinstance(exc.__cause__, DefusedXmlException):
+            raise InputError(
+                "The workbook holds XML entity or DTD declarations, which are refused as unsafe",
+                file=path.name,
+                hint=XLSX_HINT,
+            ) from exc
         raise InputError(
             "The file is not a readable .xlsx workbook", file=path.name, hint=XLSX_HINT
         ) from exc
@@ -145,21 +172,106 @@ def _formula_cells(wb: Workbook, ws: ReadOnlyWorksheet, file: str) -> int:
                     uncached += 1
                     first = first or element.get("r")
     if uncached:
-        raise InputError(
-            f"{uncached} formula cell(s) have no saved result, the first at cell {first}",
-            file=file,
-            hint="Open the workbook in Excel or LibreOffice, let it calculate, save it, and "
-            "load it again (or paste the values over the formulas).",
-        )
+        raise _uncached_error(uncached, first, file)
     return count
 
 
-def _rows(ws: ReadOnlyWorksheet, reporter: Reporter, file: str) -> Iterator[tuple[object, ...]]:
-    total = ws.max_row or 0
-    for number, row in enumerate(ws.iter_rows(values_only=True), start=1):
+def _gapless(
+    rows: Iterable[tuple[int, list[object]]], total: int, reporter: Reporter, file: str
+) -> Iterator[list[object]]:
+    """Row 1, 2, 3... with an empty list for a row missing from the sheet's XML."""
+    expected = 1
+    for number, values in rows:
+        while expected < number:
+            yield []
+            expected += 1
         if number % ROWS_PER_STEP == 0:
             reporter.step(number / total if total else 0.5, f"Reading {file}")
-        yield row
+        yield values
+        expected += 1
+
+
+def _slow_rows(ws: ReadOnlyWorksheet) -> Iterator[tuple[int, list[object]]]:
+    for number, row in enumerate(ws.iter_rows(values_only=True), start=1):
+        yield number, list(row)
+
+
+def _uncached_error(count: int, first: str | None, file: str) -> InputError:
+    return InputError(
+        f"{count} formula cell(s) have no saved result, the first at cell {first}",
+        file=file,
+        hint="Open the workbook in Excel or LibreOffice, let it calculate, save it, and "
+        "load it again (or paste the values over the formulas).",
+    )
+
+
+@dataclass
+class _Grid:
+    header: list[str]
+    columns: list[list[str | None]]
+
+
+def _build(rows: Iterator[list[object]], *, file: str, title: str) -> _Grid:
+    """Header from row 1, then every row as text; values beyond the header are an error."""
+    header = [cell_text(v) or "" for v in next(rows, [])]
+    while header and not header[-1]:
+        header.pop()
+    if not header:
+        raise InputError(
+            f"Sheet '{title}' is empty (no header in row 1)",
+            file=file,
+            hint="Choose the sheet that holds the extract, with column names in row 1.",
+        )
+    check_header(header, file=file)
+    width = len(header)
+    columns: list[list[str | None]] = [[] for _ in range(width)]
+    wide_rows, first_wide = 0, None
+    for line, row in enumerate(rows, start=2):
+        cells = [cell_text(v) for v in row]
+        if len(cells) > width and any(c is not None for c in cells[width:]):
+            wide_rows += 1
+            first_wide = first_wide or line
+            continue
+        cells.extend([None] * (width - len(cells)))
+        for column, value in zip(columns, cells, strict=False):
+            column.append(value)
+    if wide_rows:
+        noun = "row has" if wide_rows == 1 else "rows have"
+        raise InputError(
+            f"{wide_rows} {noun} values beyond the last named column "
+            f"({column_letter(width)}, '{header[-1]}')",
+            file=file,
+            row=first_wide,
+            hint="Give those columns a name in row 1, or clear the stray cells.",
+        )
+    return _Grid(header, columns)
+
+
+def _read_sheet(
+    wb: Workbook, ws: ReadOnlyWorksheet, reporter: Reporter, file: str
+) -> tuple[_Grid, int]:
+    """The sheet's cells and its formula count: the fast reader, or openpyxl's own."""
+    total = ws.max_row or 0
+    formulas = FormulaCount()
+    try:
+        grid = _build(
+            _gapless(fast_rows(wb, ws, formulas), total, reporter, file), file=file, title=ws.title
+        )
+    except NotSimple:
+        try:
+            count = _formula_cells(wb, ws, file)
+            rows = _gapless(_slow_rows(ws), total, reporter, file)
+            return _build(rows, file=file, title=ws.title), count
+        except DefusedXmlException as exc:
+            raise InputError(
+                f"Sheet '{ws.title}' holds XML entity or DTD declarations, which are refused "
+                "as unsafe",
+                file=file,
+                hint="Export the sheet again from Excel or LibreOffice, or save it as CSV.",
+            ) from exc
+    if formulas.uncached:
+        raise _uncached_error(formulas.uncached, formulas.first_uncached, file)
+    return grid, formulas.cells
 
 
 def read_xlsx_table(
@@ -180,45 +292,21 @@ def read_xlsx_table(
     try:
         ws = _choose(wb, sheet, file)
         title = ws.title
-        formulas = _formula_cells(wb, ws, file)
         reporter.step(0.05, f"Reading {file}")
-        rows = _rows(ws, reporter.sub(0.05, 0.9), file)
-        header_cells = next(rows, None)
-        header = [cell_text(v) or "" for v in header_cells or ()]
-        while header and not header[-1]:
-            header.pop()
-        if not header:
-            raise InputError(
-                f"Sheet '{title}' is empty (no header in row 1)",
-                file=file,
-                hint="Choose the sheet that holds the extract, with column names in row 1.",
-            )
-        check_header(header, file=file)
-        width = len(header)
-        columns: list[list[str | None]] = [[] for _ in range(width)]
-        wide_rows, first_wide = 0, None
-        for line, row in enumerate(rows, start=2):
-            cells = [cell_text(v) for v in row]
-            if len(cells) > width and any(c is not None for c in cells[width:]):
-                wide_rows += 1
-                first_wide = first_wide or line
-                continue
-            cells.extend([None] * (width - len(cells)))
-            for column, value in zip(columns, cells, strict=False):
-                column.append(value)
+        grid, formulas = _read_sheet(wb, ws, reporter.sub(0.05, 0.9), file)
+    except BROKEN_WORKBOOK as exc:
+        raise InputError(
+            "The sheet could not be read; the workbook may be damaged",
+            file=file,
+            hint=XLSX_HINT,
+        ) from exc
     finally:
         wb.close()
-    if wide_rows:
-        noun = "row has" if wide_rows == 1 else "rows have"
-        raise InputError(
-            f"{wide_rows} {noun} values beyond the last named column "
-            f"({column_letter(width)}, '{header[-1]}')",
-            file=file,
-            row=first_wide,
-            hint="Give those columns a name in row 1, or clear the stray cells.",
-        )
     frame = pd.DataFrame(
-        {name_: pd.array(values, dtype=TEXT) for name_, values in zip(header, columns, strict=True)}
+        {
+            name_: pd.array(values, dtype=TEXT)
+            for name_, values in zip(grid.header, grid.columns, strict=True)
+        }
     )
     frame, trailing = drop_trailing_empty_rows(frame)
     warnings: list[str] = []
@@ -232,7 +320,7 @@ def read_xlsx_table(
     report = LoadReport(
         file=file,
         rows=len(frame),
-        columns=width,
+        columns=len(grid.header),
         sheet=title,
         formula_cells=formulas,
         warnings=tuple(warnings),
