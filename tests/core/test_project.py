@@ -5,6 +5,7 @@ Projects here are built by hand (no loading, no tagging), so these tests stand a
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deid_desktop.core import project as proj
 from deid_desktop.core.errors import ProjectError
@@ -512,3 +515,98 @@ def test_project_dict_is_independent_of_later_edits() -> None:
     saved = copy.deepcopy(body)
     body["safe_harbor"]["free_text"]["x.y"] = "suppress"
     assert project_to_dict(p) == saved
+
+
+# ------------------------------------------------------------------------- properties
+
+_names = st.text(min_size=1, max_size=12).filter(lambda s: s.strip() != "")
+
+
+@st.composite
+def projects(draw: st.DrawFn) -> Project:
+    tables = []
+    table_names = draw(st.lists(_names, min_size=1, max_size=3, unique=True))
+    for i, tname in enumerate(table_names):
+        cols = draw(st.lists(_names, min_size=1, max_size=5, unique=True))
+        tags = []
+        for c in cols:
+            cls = draw(st.sampled_from(ColumnClass))
+            tags.append(
+                ColumnTag(
+                    c,
+                    cls,
+                    draw(st.none() | st.sampled_from(Role)),
+                    draw(st.none() | st.sampled_from(IdentifierCategory))
+                    if cls is ColumnClass.DIRECT
+                    else None,
+                    evidence=tuple(draw(st.lists(st.text(max_size=20), max_size=2))),
+                    unsure=draw(st.booleans()),
+                    date_format=draw(st.none() | st.just("%Y-%m-%d")),
+                )
+            )
+        tables.append(
+            TableSpec(
+                name=tname,
+                path=draw(_names),
+                sha256=draw(st.text("0123456789abcdef", min_size=64, max_size=64)),
+                key=cols[0],
+                is_person=i == 0,
+                columns=tuple(tags),
+                sheet=draw(st.none() | _names),
+                rows=draw(st.none() | st.integers(0, 10**9)),
+            )
+        )
+    return Project(
+        project_id=draw(st.text("0123456789abcdef", min_size=32, max_size=32)),
+        name=draw(st.text(max_size=20)),
+        tables=tuple(tables),
+        pathway=draw(st.sampled_from(Pathway)),
+        seed=draw(st.integers(0, 2**63 - 1)),
+        risk=RiskSettings(
+            quasi_identifiers=tuple(draw(st.lists(_names, max_size=3))),
+            k_target=draw(st.integers(1, 100)),
+            age_bands=tuple(sorted(set(draw(st.lists(st.integers(0, 120), max_size=5))))),
+        ),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(projects())
+def test_any_valid_project_round_trips_through_its_text(p: Project) -> None:
+    assert proj.project_from_json(proj.project_to_json(p)) == p
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix]
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_any_corruption_is_a_project_error_never_a_traceback(data: st.DataObject) -> None:
+    body = _body()
+    path = data.draw(st.sampled_from([p for p in _paths(body) if p]))
+    node: Any = body
+    for part in path[:-1]:
+        node = node[part]
+    if data.draw(st.booleans()) and isinstance(node, dict):
+        del node[path[-1]]
+    else:
+        node[path[-1]] = data.draw(_json_values)
+    with contextlib.suppress(ProjectError):  # valid by chance, or a plain ProjectError
+        project_from_dict(body)
