@@ -41,10 +41,6 @@ class FormulaCount:
     first_uncached: str | None = None
 
 
-def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1]
-
-
 def _check_prolog(archive: zipfile.ZipFile, member: str) -> None:
     with archive.open(member) as stream:
         head = stream.read(PROLOG_BYTES)
@@ -59,55 +55,50 @@ def _number(text: str) -> int | float:
     return int(text)
 
 
-def _inline(cell: Element) -> str | None:
-    for child in cell:
-        if _local(child.tag) == "is":
-            parts = []
-            for part in child:
-                name = _local(part.tag)
-                if name == "t":
-                    parts.append(part.text or "")
-                elif name == "r":
-                    parts.extend(t.text or "" for t in part if _local(t.tag) == "t")
-            return "".join(parts)
-    return None
-
-
 class _Cells:
     """Turns ``<c>`` elements into the values openpyxl's read-only mode gives."""
 
-    def __init__(self, wb: Workbook, ws: ReadOnlyWorksheet, formulas: FormulaCount) -> None:
+    def __init__(
+        self, wb: Workbook, ws: ReadOnlyWorksheet, formulas: FormulaCount, ns: str
+    ) -> None:
         self.shared = ws._shared_strings
         self.dates = wb._date_formats
         self.durations = wb._timedelta_formats
         self.epoch = wb.epoch
         self.formulas = formulas
+        self.v, self.f, self.t = f"{ns}v", f"{ns}f", f"{ns}t"
+        self.inline, self.run = f"{ns}is", f"{ns}r"
+
+    def _inline(self, cell: Element) -> str | None:
+        box = cell.find(self.inline)
+        if box is None:
+            return None
+        parts: list[str] = []
+        for child in box:  # plain text, then rich-text runs; phonetic runs are skipped
+            if child.tag == self.t:
+                parts.append(child.text or "")
+            elif child.tag == self.run:
+                parts.extend(t.text or "" for t in child if t.tag == self.t)
+        return "".join(parts)
 
     def value(self, cell: Element) -> object:
         kind = cell.get("t", "n")
-        raw: str | None = None
-        has_formula = False
-        for child in cell:
-            name = _local(child.tag)
-            if name == "v":
-                raw = child.text or None
-            elif name == "f":
-                has_formula = True
-        if has_formula:
+        raw = cell.findtext(self.v) or None
+        if cell.find(self.f) is not None:
             self.formulas.cells += 1
             if raw is None and kind not in ("str", "inlineStr"):
                 self.formulas.uncached += 1
                 self.formulas.first_uncached = self.formulas.first_uncached or cell.get("r")
         if kind == "inlineStr":
-            return _inline(cell)
+            return self._inline(cell)
         if raw is None:
             return None
         if kind == "n":
             number = _number(raw)
-            style = int(cell.get("s", 0) or 0)
-            if style and style in self.dates:
+            style = cell.get("s")
+            if style and int(style) in self.dates:
                 try:
-                    return from_excel(number, self.epoch, timedelta=style in self.durations)
+                    return from_excel(number, self.epoch, timedelta=int(style) in self.durations)
                 except (OverflowError, ValueError):
                     return "#VALUE!"
             return number
@@ -129,23 +120,23 @@ def iter_rows(
     archive: zipfile.ZipFile = wb._archive
     member = ws._worksheet_path
     _check_prolog(archive, member)
-    cells = _Cells(wb, ws, formulas)
     row_number = 0
+    cells: _Cells | None = None
+    row_tag = c_tag = ""
     with archive.open(member) as stream:
-        parent: Element | None = None
-        for event, element in iterparse(stream, events=("start", "end")):
-            name = _local(element.tag)
-            if event == "start":
-                if name == "sheetData":
-                    parent = element
-                continue
-            if name != "row":
+        for _event, element in iterparse(stream, events=("end",)):
+            if cells is None:  # the first closed element gives the namespace
+                tag = element.tag
+                ns = tag[: tag.index("}") + 1] if tag.startswith("{") else ""
+                cells = _Cells(wb, ws, formulas, ns)
+                row_tag, c_tag = f"{ns}row", f"{ns}c"
+            if element.tag != row_tag:
                 continue
             row_number = int(element.get("r") or row_number + 1)
             values: list[object] = []
             column = 0
             for cell in element:
-                if _local(cell.tag) != "c":
+                if cell.tag != c_tag:
                     continue
                 ref = cell.get("r")
                 if ref:
@@ -158,6 +149,5 @@ def iter_rows(
                 if column > len(values):
                     values.extend([None] * (column - len(values)))
                 values[column - 1] = cells.value(cell)
+            element.clear()  # keeps memory flat: only the emptied row shell stays
             yield row_number, values
-            if parent is not None:
-                parent.remove(element)
