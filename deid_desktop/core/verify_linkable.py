@@ -75,28 +75,30 @@ class _DateFacts:
     unaligned_tables: tuple[str, ...]
 
 
-def _link_keys_of_input(extract: Extract, release: Release, project: Project) -> pd.Series:
-    """Link key per input person row; <NA> where the person is not in the release."""
+def _input_links(extract: Extract, release: Release, project: Project) -> pa.Array:
+    """Link key of each input person row (null where the crosswalk does not have it)."""
     cw = release.crosswalk
     key = spec_for(project, extract.person).key
     if cw is None or release.id_column not in cw.columns or key not in cw.columns:
         raise DeidError("The release has no crosswalk to match it with the input.")
-    index = pd.Index(cw[key].astype(STRING))
-    where = index.get_indexer(extract.person.frame[key].astype(STRING))
-    link = cw[release.id_column].astype(STRING).to_numpy(dtype=object)
-    out = pd.Series(np.where(where >= 0, link[np.maximum(where, 0)], None), dtype=STRING)
+    where = pd.Index(cw[key].astype(STRING)).get_indexer(extract.person.frame[key].astype(STRING))
+    links = pa.array(cw[release.id_column].astype(STRING))
+    return links.take(pa.array(where, mask=where < 0))
+
+
+def _person_codes(
+    extract: Extract, release: Release, project: Project
+) -> tuple[np.ndarray, pa.Array]:
+    """Each input person's rank among the released link keys (-1: not released), and the
+    released link keys in sorted order. The release orders every table by link key."""
     released = release.tables.get(extract.person.name)
-    if released is not None:  # persons suppressed to raise k are not compared
-        in_release = pc.is_in(
-            pa.array(out), value_set=pa.array(released[release.id_column].astype(STRING))
-        ).to_numpy(zero_copy_only=False)
-        out = out.where(in_release)
-    return out
-
-
-def _order_within(keys: pd.Series) -> np.ndarray:
-    """Stable order of rows by key, as the release orders them."""
-    return pc.sort_indices(pa.array(keys)).to_numpy()
+    if released is None or release.id_column not in released.columns:
+        raise DeidError("The release has no person table with link keys.")
+    keys = pa.array(released[release.id_column].astype(STRING))
+    sorted_keys = keys.take(pc.sort_indices(keys))
+    rank = pc.index_in(_input_links(extract, release, project), value_set=sorted_keys)
+    codes = rank.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return codes, sorted_keys
 
 
 def date_facts(release: Release, ctx: VerifyContext) -> _DateFacts:
@@ -115,10 +117,8 @@ def _compute_date_facts(
     from deid_desktop.core.io.dates import parse_dates
     from deid_desktop.core.pathways.linkable import release_date_format
 
-    person_link = _link_keys_of_input(extract, release, project)
-    positions = ctx.positions
-    dates = ctx.dates
-    keys_parts: list[np.ndarray] = []
+    person_code, sorted_keys = _person_codes(extract, release, project)
+    code_parts: list[np.ndarray] = []
     delta_parts: list[np.ndarray] = []
     unchanged = appeared = vanished = 0
     unaligned: list[str] = []
@@ -128,12 +128,14 @@ def _compute_date_facts(
         if released is None:
             unaligned.append(table.name)
             continue
-        row_link = person_link.iloc[positions[table.name]].reset_index(drop=True)
-        kept = np.flatnonzero(row_link.notna().to_numpy(dtype=bool))
-        order = kept[_order_within(row_link.iloc[kept])]
-        released_keys = released[release.id_column].astype(STRING).to_numpy(dtype=object)
-        if len(order) != len(released) or not np.array_equal(
-            row_link.iloc[order].to_numpy(dtype=object), released_keys
+        row_code = person_code[ctx.positions[table.name]]
+        kept = np.flatnonzero(row_code >= 0)
+        order = kept[np.argsort(row_code[kept], kind="stable")]  # as the release orders rows
+        codes = row_code[order]
+        expected = sorted_keys.take(pa.array(codes))
+        actual = pa.array(released[release.id_column].astype(STRING))
+        if len(order) != len(released) or not (
+            len(actual) == 0 or pc.all(pc.equal(expected, actual)).as_py()
         ):
             unaligned.append(table.name)
             continue
@@ -141,47 +143,35 @@ def _compute_date_facts(
             if treatment != Treatment.DATE or name not in released.columns:
                 continue
             tag = spec.column(name)
-            before = dates.get(table.name, tag).iloc[order].reset_index(drop=True)
-            fmt = release_date_format(dates.formats[f"{table.name}.{name}"])
+            before = ctx.dates.get(table.name, tag).to_numpy(dtype="datetime64[ns]")[order]
+            fmt = release_date_format(ctx.dates.formats[f"{table.name}.{name}"])
             after = parse_dates(
                 released[name].reset_index(drop=True), fmt, file=table.name, column=name
-            )
-            b_ok = before.notna().to_numpy(dtype=bool)
-            a_ok = after.notna().to_numpy(dtype=bool)
+            ).to_numpy(dtype="datetime64[ns]")
+            b_ok, a_ok = ~np.isnat(before), ~np.isnat(after)
             appeared += int((a_ok & ~b_ok).sum())
             if tag.role != Role.BIRTH_DATE:  # removed on purpose for persons over 89
                 vanished += int((b_ok & ~a_ok).sum())
             both = a_ok & b_ok
-            delta = (
-                after.to_numpy(dtype="datetime64[ns]")[both]
-                - before.to_numpy(dtype="datetime64[ns]")[both]
-            ).astype(np.int64)
+            delta = (after[both] - before[both]).astype(np.int64)
             unchanged += int((delta == 0).sum())
-            keys_parts.append(released_keys[both])
+            code_parts.append(codes[both])
             delta_parts.append(delta)
-    frame = pd.DataFrame(
-        {
-            "key": pd.Series(
-                np.concatenate(keys_parts) if keys_parts else np.array([], dtype=object),
-                dtype=STRING,
-            ),
-            "delta": np.concatenate(delta_parts) if delta_parts else np.array([], np.int64),
-        }
-    )
-    per_person = frame.groupby("key", dropna=False, sort=False)["delta"].agg(["nunique", "first"])
+    all_codes = np.concatenate(code_parts) if code_parts else np.array([], np.int64)
+    d = np.concatenate(delta_parts) if delta_parts else np.array([], np.int64)
+    per_person = pd.Series(d).groupby(all_codes).agg(["min", "max"])
     day = np.int64(86_400 * 10**9)
     n_days = int(project.linkable.offset_days)
-    d = frame["delta"].to_numpy()
     out_of_range = int(((d == 0) | (d % day != 0) | (np.abs(d) > n_days * day)).sum())
     return _DateFacts(
         persons_compared=len(per_person),
-        cells_compared=len(frame),
+        cells_compared=len(d),
         unchanged_cells=unchanged,
-        persons_uneven=int((per_person["nunique"] > 1).sum()),
+        persons_uneven=int((per_person["min"] != per_person["max"]).sum()),
         appeared=appeared,
         vanished=vanished,
         out_of_range=out_of_range,
-        distinct_offsets=int(per_person["first"].nunique()),
+        distinct_offsets=len(np.unique(per_person["min"].to_numpy())),
         unaligned_tables=tuple(unaligned),
     )
 
@@ -310,8 +300,8 @@ def check_birth_dates_over_89(
     ages = assess_ages(
         extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
     )
-    link = _link_keys_of_input(extract, release, project)
-    over_keys = set(link[ages.over_89].dropna().tolist())
+    links = _input_links(extract, release, project).filter(pa.array(ages.over_89))
+    over_keys = pc.unique(links.drop_null())
     bad = 0
     for table in extract.tables:
         spec = spec_for(project, table)
@@ -319,8 +309,8 @@ def check_birth_dates_over_89(
         birth = spec.by_role(Role.BIRTH_DATE)
         if frame is None or birth is None or birth.name not in frame.columns:
             continue
-        keys = frame[release.id_column].astype(STRING)
-        over = keys.isin(over_keys).to_numpy(dtype=bool).copy()
+        keys = pa.array(frame[release.id_column].astype(STRING))
+        over = pc.is_in(keys, value_set=over_keys).to_numpy(zero_copy_only=False).copy()
         age = spec.by_role(Role.AGE)
         if age is not None and age.name in frame.columns:
             over |= (
