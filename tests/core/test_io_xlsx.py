@@ -305,7 +305,7 @@ TYPES = (
 )
 
 
-def excel_like(path: Path, doctype: str = "") -> Path:
+def excel_like(path: Path, doctype: str = "", sheet: str = SHEET) -> Path:
     """A workbook laid out as Excel saves it: shared strings, a date style, a cached formula."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("[Content_Types].xml", TYPES)
@@ -314,7 +314,7 @@ def excel_like(path: Path, doctype: str = "") -> Path:
         z.writestr("xl/_rels/workbook.xml.rels", WB_RELS)
         z.writestr("xl/styles.xml", STYLES)
         z.writestr("xl/sharedStrings.xml", SHARED)
-        z.writestr("xl/worksheets/sheet1.xml", SHEET.format(doctype=doctype))
+        z.writestr("xl/worksheets/sheet1.xml", sheet.format(doctype=doctype))
     return path
 
 
@@ -335,3 +335,11 @@ def test_a_sheet_with_a_dtd_goes_through_defusedxml(tmp_path: Path) -> None:
     bomb = '<!DOCTYPE worksheet [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>\n'
     with pytest.raises(InputError, match="refused as unsafe"):
         read_table(excel_like(tmp_path / "bomb.xlsx", doctype=bomb))
+
+
+def test_a_damaged_cell_is_a_clear_error_that_quotes_nothing(tmp_path: Path) -> None:
+    damaged = SHEET.replace("<v>2139</v>", "<v>Secretabc</v>")  # a number cell holding text
+    with pytest.raises(InputError) as info:
+        read_table(excel_like(tmp_path / "damaged.xlsx", sheet=damaged))
+    assert "could not be read" in info.value.message
+    assert "Secretabc" not in str(info.value) and info.value.__cause__ is None

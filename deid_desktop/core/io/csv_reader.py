@@ -108,9 +108,9 @@ def _parse(buf: pa.Buffer, layout: Layout, reporter: Reporter, *, file: str) -> 
             rows += batch.num_rows
             reporter.step(min(rows / expected_rows, 0.99), f"Parsing {file}")
         schema = reader.schema
-    except pa.ArrowInvalid as exc:
+    except pa.ArrowInvalid:
         # pyarrow's message may quote the row: never pass it on.
-        raise _unreadable(buf, layout, file=file) from exc
+        raise _unreadable(buf, layout, file=file) from None
     if bad.count:
         raise _ragged_error(buf, layout, file=file)
     if list(schema.names) != list(layout.header):
@@ -129,14 +129,14 @@ def _check_quotes(buf: pa.Buffer, layout: Layout, *, file: str) -> None:
     try:
         for _ in reader:
             records += 1
-    except csv.Error as exc:
+    except csv.Error:
         raise InputError(
             "A quoted field is not closed properly, so the rest of the file would be read "
             "as one value",
             file=file,
             row=records + 1,
             hint="Check the quotes on that line in a text editor, or export the extract again.",
-        ) from exc
+        ) from None  # the cause may quote data
 
 
 def _ragged_error(buf: pa.Buffer, layout: Layout, *, file: str) -> InputError:

@@ -70,12 +70,12 @@ def decode(raw: bytes | bytearray, *, file: str) -> DecodedText:
     if raw.startswith(UTF16_BOMS):
         try:
             text = bytes(raw).decode("utf-16")
-        except UnicodeDecodeError as exc:
+        except UnicodeDecodeError:
             raise InputError(
                 "The file starts as UTF-16 text but has bytes that are not UTF-16",
                 file=file,
                 hint=SAVE_AS_UTF8,
-            ) from exc
+            ) from None  # the cause may quote data
         return _checked(pa.py_buffer(text.encode("utf-8")), "utf-16", file=file)
     buf = pa.py_buffer(raw)
     if raw.startswith(UTF8_BOM):

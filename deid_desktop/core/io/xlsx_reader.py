@@ -10,6 +10,7 @@ as ISO, whole numbers without ".0".
 from __future__ import annotations
 
 import re
+import warnings
 import zipfile
 import zlib
 from collections.abc import Iterable, Iterator
@@ -101,17 +102,19 @@ def _open(path: Path) -> Workbook:
             hint=XLSX_HINT + " Remove any password first.",
         )
     try:
-        return openpyxl.load_workbook(path, read_only=True, data_only=True)
+        with warnings.catch_warnings():  # openpyxl warnings can quote cell values
+            warnings.simplefilter("ignore")
+            return openpyxl.load_workbook(path, read_only=True, data_only=True)
     except (DefusedXmlException, *BROKEN_WORKBOOK) as exc:
         if isinstance(exc, DefusedXmlException) or isinstance(exc.__cause__, DefusedXmlException):
             raise InputError(
                 "The workbook holds XML entity or DTD declarations, which are refused as unsafe",
                 file=path.name,
                 hint=XLSX_HINT,
-            ) from exc
+            ) from None  # the cause may quote data
         raise InputError(
             "The file is not a readable .xlsx workbook", file=path.name, hint=XLSX_HINT
-        ) from exc
+        ) from None  # the cause may quote data
 
 
 def list_sheets(path: Path) -> list[str]:
@@ -262,13 +265,13 @@ def _read_sheet(
             count = _formula_cells(wb, ws, file)
             rows = _gapless(_slow_rows(ws), total, reporter, file)
             return _build(rows, file=file, title=ws.title), count
-        except DefusedXmlException as exc:
+        except DefusedXmlException:
             raise InputError(
                 f"Sheet '{ws.title}' holds XML entity or DTD declarations, which are refused "
                 "as unsafe",
                 file=file,
                 hint="Export the sheet again from Excel or LibreOffice, or save it as CSV.",
-            ) from exc
+            ) from None  # the cause may quote data
     if formulas.uncached:
         raise _uncached_error(formulas.uncached, formulas.first_uncached, file)
     return grid, formulas.cells
@@ -293,13 +296,15 @@ def read_xlsx_table(
         ws = _choose(wb, sheet, file)
         title = ws.title
         reporter.step(0.05, f"Reading {file}")
-        grid, formulas = _read_sheet(wb, ws, reporter.sub(0.05, 0.9), file)
-    except BROKEN_WORKBOOK as exc:
+        with warnings.catch_warnings():  # openpyxl warnings can quote cell values
+            warnings.simplefilter("ignore")
+            grid, formulas = _read_sheet(wb, ws, reporter.sub(0.05, 0.9), file)
+    except BROKEN_WORKBOOK:
         raise InputError(
             "The sheet could not be read; the workbook may be damaged",
             file=file,
             hint=XLSX_HINT,
-        ) from exc
+        ) from None  # the cause may quote data
     finally:
         wb.close()
     frame = pd.DataFrame(
@@ -309,13 +314,13 @@ def read_xlsx_table(
         }
     )
     frame, trailing = drop_trailing_empty_rows(frame)
-    warnings: list[str] = []
+    notes: list[str] = []
     if formulas:
-        warnings.append(f"{formulas} cells held formulas; their last calculated values were used.")
+        notes.append(f"{formulas} cells held formulas; their last calculated values were used.")
     if trailing:
-        warnings.append(empty_rows_warning(trailing))
+        notes.append(empty_rows_warning(trailing))
     if frame.empty:
-        warnings.append(f"Sheet '{title}' has a header but no data rows.")
+        notes.append(f"Sheet '{title}' has a header but no data rows.")
     reporter.step(1.0, f"Read {file}")
     report = LoadReport(
         file=file,
@@ -323,6 +328,6 @@ def read_xlsx_table(
         columns=len(grid.header),
         sheet=title,
         formula_cells=formulas,
-        warnings=tuple(warnings),
+        warnings=tuple(notes),
     )
     return LoadedTable(name=name or path.stem, path=path, sha256=digest, frame=frame, report=report)
