@@ -244,18 +244,23 @@ CELLS = st.text(
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(names=NAMES, data=st.data())
-def test_text_frames_round_trip_through_csv(tmp_path: Path, names: list[str], data) -> None:
+@given(names=NAMES, delimiter=st.sampled_from([",", ";", "\t", "|"]), data=st.data())
+def test_text_frames_round_trip_through_csv(
+    tmp_path: Path, names: list[str], delimiter: str, data
+) -> None:
     rows = data.draw(
         st.lists(st.lists(CELLS, min_size=len(names), max_size=len(names)), max_size=8)
     )
     buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer)
+    writer = csv.writer(buffer, delimiter=delimiter)
     writer.writerow(names)
     writer.writerows(rows)
     path = tmp_path / "roundtrip.csv"
     path.write_bytes(buffer.getvalue().encode("utf-8"))
-    frame = read_table(path).frame
+    table = read_table(path)
+    frame = table.frame
+    if len(names) > 1:
+        assert table.report.delimiter == delimiter
     expected = pd.DataFrame(rows, columns=names, dtype=object).replace({"": None})
     while len(expected) and expected.iloc[-1].isna().all():
         expected = expected.iloc[:-1]  # trailing empty rows are dropped by design

@@ -195,20 +195,25 @@ def _records(sample: str, delimiter: str, whole: bool) -> list[list[str]]:
 
 
 def sniff_layout(buf: pa.Buffer, *, file: str) -> Layout:
-    """Choose the delimiter among , ; tab | by field counts (quotes respected)."""
+    """Choose the delimiter among , ; tab | by field counts (quotes respected).
+
+    A delimiter that splits the header wins over one that does not; then the share of
+    sampled rows with as many fields as the header, then more columns, then the order
+    above. A one-column file gets the delimiter that splits none of its rows.
+    """
     sample, whole = _sample(buf)
-    best: tuple[float, int, int] | None = None
+    best: tuple[bool, float, int, int] | None = None
     chosen = ","
     parsed: dict[str, list[list[str]]] = {}
     for rank, delimiter in enumerate(DELIMITERS):
         records = [r for r in _records(sample, delimiter, whole) if r]
         parsed[delimiter] = records
-        if not records or len(records[0]) < 2:
+        if not records:
             continue
         width = len(records[0])
         rest = records[1:]
         share = sum(len(r) == width for r in rest) / len(rest) if rest else 1.0
-        score = (share, width, -rank)
+        score = (width >= 2, share, width, -rank)
         if best is None or score > best:
             best, chosen = score, delimiter
     records = parsed[chosen]
