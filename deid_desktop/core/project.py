@@ -60,6 +60,7 @@ __all__ = [
     "project_from_json",
     "project_to_dict",
     "project_to_json",
+    "rebase_paths",
     "repoint_table",
     "resolve_path",
     "save_project",
@@ -121,6 +122,16 @@ def resolve_path(project_path: Path, stored: str) -> Path:
     if _is_absolute(stored):
         return Path(stored)
     return Path(os.path.abspath(project_path)).parent.joinpath(*PurePosixPath(stored).parts)
+
+
+def rebase_paths(project: Project, old_project_path: Path, new_project_path: Path) -> Project:
+    """The project with its input paths re-stored for a new project file location
+    ("Save As"): each input still points at the same file."""
+    tables = tuple(
+        replace(t, path=store_path(resolve_path(old_project_path, t.path), new_project_path))
+        for t in project.tables
+    )
+    return replace(project, tables=tables)
 
 
 # --------------------------------------------------------------------------------------

@@ -509,6 +509,19 @@ def test_moving_the_whole_folder_keeps_relative_inputs(tmp_path: Path) -> None:
     assert resolve_path(b / "p.deid.json", stored) == b / "x.csv"
 
 
+def test_save_as_elsewhere_keeps_pointing_at_the_same_inputs(tmp_path: Path) -> None:
+    old = tmp_path / "study" / "trial.deid.json"
+    p = make_project()
+    moved = proj.rebase_paths(p, old, tmp_path / "archive" / "copy.deid.json")
+    for before, after in zip(p.tables, moved.tables, strict=True):
+        assert resolve_path(tmp_path / "archive" / "copy.deid.json", after.path) == resolve_path(
+            old, before.path
+        )
+        assert after.path.startswith(tmp_path.as_posix())  # outside its folder: absolute
+    back = proj.rebase_paths(moved, tmp_path / "archive" / "copy.deid.json", old)
+    assert back == p  # and relative again beside the inputs
+
+
 def test_project_dict_is_independent_of_later_edits() -> None:
     p = make_project()
     body = project_to_dict(p)
