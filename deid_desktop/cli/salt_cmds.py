@@ -17,6 +17,7 @@ list): ``--passphrase-file FILE`` (first line), else the environment variable
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import getpass
 import json
 import os
@@ -128,6 +129,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     pathway.add_argument(
         "--zip-rule", choices=["zip3", "drop"], help="linkable: ZIP3 allow-list or no ZIP"
+    )
+    pathway.add_argument(
+        "--age-reference",
+        metavar="index|YYYY-MM-DD",
+        help="Safe Harbor and linkable: ages (for '90+') are taken at each person's index "
+        "date ('index', the default) or at this date",
     )
     pathway.add_argument("--dua", metavar="REF", help="data use agreement reference")
     pathway.add_argument("--json", action="store_true", help="machine-readable output")
@@ -294,10 +301,23 @@ def run_pathway(args: argparse.Namespace) -> int:
         linkable = replace(linkable, key_length=args.key_length)
     if args.zip_rule is not None:
         linkable = replace(linkable, zip_rule=args.zip_rule)
+    safe_harbor = project.safe_harbor
+    if args.age_reference is not None:
+        ref = args.age_reference.strip()
+        if ref != "index":
+            try:
+                ref = dt.date.fromisoformat(ref).isoformat()
+            except ValueError:
+                raise UsageError(
+                    "--age-reference must be 'index' or a date written YYYY-MM-DD."
+                ) from None
+        safe_harbor = replace(safe_harbor, age_reference=ref)
     export: ExportMeta = project.export
     if args.dua is not None:
         export = replace(export, dua=args.dua.strip())
-    changed = replace(project, pathway=pathway, linkable=linkable, export=export)
+    changed = replace(
+        project, pathway=pathway, linkable=linkable, safe_harbor=safe_harbor, export=export
+    )
     save_project(changed, args.project)
 
     lines = [f"Pathway: {args.pathway} - {PATHWAY_LABELS[pathway]}."]
@@ -331,6 +351,7 @@ def run_pathway(args: argparse.Namespace) -> int:
         "key_length": linkable.key_length,
         "zip_rule": linkable.zip_rule,
         "dua": export.dua,
+        "age_reference": safe_harbor.age_reference,
         "salt": salt,
     }
     _emit(args, data, lines)

@@ -240,7 +240,12 @@ def test_bad_pathway_options_are_usage_errors(
 ) -> None:
     assert deid("pathway", demo, "linkable", "--offset-days", "0") == 2
     assert deid("pathway", demo, "linkable", "--key-length", "8") == 2
+    assert deid("pathway", demo, "linkable", "--age-reference", "31/12/2024") == 2
     assert load_project(demo).pathway.value == "safe_harbor"  # nothing saved
+    capsys.readouterr()
+    assert deid("pathway", demo, "safe-harbor", "--age-reference", "2024-12-31", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["age_reference"] == "2024-12-31"
+    assert load_project(demo).safe_harbor.age_reference == "2024-12-31"
 
 
 _BUILD = textwrap.dedent(
