@@ -13,11 +13,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
+
+# The parent process stays small (no pandas): on Linux a child's peak RSS starts from
+# its parent's, so data is generated and loaded in children of a lean parent.
 
 SIZES = (100_000, 1_000_000)
+XLSX_ROWS = 20_000
 GIVEN = ("Maria", "José", "Li", "Aisha", "John", "Chloé", "Dmitri", "Fatima", "Noah", "Zoë")
 FAMILY = ("Smith", "García", "Nguyen", "O'Brien", "Kowalski", "Müller", "Okafor", "Haddad")
 NOTES = (
@@ -31,6 +36,9 @@ NOTES = (
 
 def make_frame(rows: int, seed: int = 7) -> pd.DataFrame:
     """A synthetic extract: ids, names, dates, ZIP with leading zeros, phone, numbers, notes."""
+    import numpy as np
+    import pandas as pd
+
     rng = np.random.default_rng(seed)
     idx = np.arange(rows)
     base = np.datetime64("1930-01-01")
@@ -69,45 +77,75 @@ def write_csv(rows: int, folder: Path) -> Path:
     return path
 
 
+def write_xlsx(rows: int, folder: Path) -> Path:
+    """As pandas writes it (openpyxl, inline strings, with a dimension record)."""
+    path = folder / f"extract_{rows}.xlsx"
+    make_frame(rows).to_excel(path, index=False, sheet_name="extract")
+    return path
+
+
 def measure(path: Path) -> dict[str, float]:
-    """Runs in the child process: one load, its time and the process's peak RSS."""
+    """Runs in the child process: one load, its time and the process's peak RSS; then
+    the date-format check of two date columns (every value)."""
     import resource
 
-    from deid_desktop.core.io import read_table
+    from deid_desktop.core.io import infer_date_format, read_table
 
     start = time.perf_counter()
     table = read_table(path)
     seconds = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    for column in ("dob", "visit_date"):
+        infer_date_format(table.frame[column], file=path.name, column=column)
+    dates_seconds = (time.perf_counter() - start) / 2
     return {
         "rows": table.report.rows,
         "columns": table.report.columns,
         "seconds": seconds,
         "peak_rss_mb": peak_kib / 1024,
         "mb": path.stat().st_size / 1e6,
+        "dates_seconds": dates_seconds,
     }
+
+
+def _child(*args: str) -> str:
+    out = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, check=True
+    )
+    return out.stdout
+
+
+def run_child(path: Path, kind: str) -> None:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    r = json.loads(out.stdout)
+    print(
+        f"load {kind} {r['rows']:>9,} rows x {r['columns']} cols  {r['mb']:7.1f} MB  "
+        f"{r['seconds']:6.2f} s  {r['rows'] / r['seconds']:>11,.0f} rows/s  "
+        f"{r['mb'] / r['seconds']:6.1f} MB/s  peak RSS {r['peak_rss_mb']:7.0f} MB  "
+        f"| date format check {r['dates_seconds']:.2f} s per column"
+    )
 
 
 def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--child":
         print(json.dumps(measure(Path(argv[1]))))
         return 0
+    if len(argv) == 4 and argv[0] == "--generate":
+        writer = write_xlsx if argv[1] == "xlsx" else write_csv
+        print(writer(int(argv[2]), Path(argv[3])))
+        return 0
     sizes = tuple(int(a) for a in argv) or SIZES
     with tempfile.TemporaryDirectory(prefix="deid-bench-") as tmp:
         for rows in sizes:
-            path = write_csv(rows, Path(tmp))
-            out = subprocess.run(
-                [sys.executable, __file__, "--child", str(path)],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            r = json.loads(out.stdout)
-            print(
-                f"load CSV {r['rows']:>9,} rows x {r['columns']} cols  {r['mb']:7.1f} MB  "
-                f"{r['seconds']:6.2f} s  {r['rows'] / r['seconds']:>11,.0f} rows/s  "
-                f"{r['mb'] / r['seconds']:6.1f} MB/s  peak RSS {r['peak_rss_mb']:7.0f} MB"
-            )
+            run_child(Path(_child("--generate", "csv", str(rows), tmp).strip()), "CSV ")
+        xlsx = _child("--generate", "xlsx", str(XLSX_ROWS), tmp).strip()
+        run_child(Path(xlsx), "XLSX")
     return 0
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from deid_desktop.core.errors import InputError, ProjectError
+from deid_desktop.core.errors import Cancelled, InputError, ProjectError
 from deid_desktop.core.io import check_relations, load_extract, prepare_extract, sha256_file
+from deid_desktop.core.progress import CancelToken
 from deid_desktop.core.model import (
     ColumnClass,
     ColumnTag,
@@ -239,3 +240,11 @@ def test_prepare_extract_on_tables_read_for_a_new_project() -> None:
     prepared = prepare_extract(Extract(person=person), project)
     assert prepared.person.frame["zip"].tolist() == ["02139"]
     assert person.frame["zip"].tolist() == ["2139"]  # the input is not mutated
+
+
+def test_cancel_stops_the_load(project_dir: tuple[Path, Project]) -> None:
+    base, project = project_dir
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        load_extract(project, base, cancel=token)
