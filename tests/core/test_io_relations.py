@@ -11,7 +11,6 @@ import pytest
 
 from deid_desktop.core.errors import Cancelled, InputError, ProjectError
 from deid_desktop.core.io import check_relations, load_extract, prepare_extract, sha256_file
-from deid_desktop.core.progress import CancelToken
 from deid_desktop.core.model import (
     ColumnClass,
     ColumnTag,
@@ -22,6 +21,7 @@ from deid_desktop.core.model import (
     Role,
     TableSpec,
 )
+from deid_desktop.core.progress import CancelToken
 
 SECRET_KEYS = ("MRN-7731", "MRN-0042", "MRN-9999")
 
