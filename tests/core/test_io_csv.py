@@ -162,6 +162,12 @@ def test_duplicate_headers_are_named(tmp_path: Path) -> None:
     assert "'id'" not in err.message
 
 
+def test_names_with_outer_spaces_are_kept_and_flagged(tmp_path: Path) -> None:
+    table = read_table(write(tmp_path, "sp.csv", b"id, zip\nP1,02139\n"))
+    assert list(table.frame.columns) == ["id", " zip"]
+    assert any("' zip'" in w for w in table.report.warnings)
+
+
 def test_blank_header_names_its_position(tmp_path: Path) -> None:
     err = error_for(write(tmp_path, "blank.csv", b"id, ,zip\nP1,x,1\n"))
     assert "position 2 (B)" in err.message and err.row == 1

@@ -14,11 +14,13 @@ from deid_desktop.core.io.dates import (
 from deid_desktop.core.io.extract import load_extract, prepare_extract
 from deid_desktop.core.io.hashing import sha256_file
 from deid_desktop.core.io.relations import check_relations
+from deid_desktop.core.io.sniff import DELIMITER_NAMES
 from deid_desktop.core.io.tables import list_sheets, read_table
 from deid_desktop.core.io.zips import restore_zip_zeros
 
 __all__ = [
     "DATE_FORMAT_LABELS",
+    "DELIMITER_NAMES",
     "check_relations",
     "infer_date_format",
     "list_sheets",

@@ -22,7 +22,7 @@ from deid_desktop.core.io.frames import (
     empty_rows_warning,
 )
 from deid_desktop.core.io.hashing import changed_file_error, sha256_bytes
-from deid_desktop.core.io.headers import check_header
+from deid_desktop.core.io.headers import check_header, header_warnings
 from deid_desktop.core.io.sniff import ENCODING_LABELS, Layout, count_byte, decode, sniff_layout
 from deid_desktop.core.model import LoadedTable, LoadReport
 from deid_desktop.core.progress import Reporter
@@ -212,7 +212,7 @@ def read_csv_table(
     frame = arrow_to_frame(table)
     del table
     frame, trailing = drop_trailing_empty_rows(frame)
-    warnings = list(decoded.warnings)
+    warnings = [*decoded.warnings, *header_warnings(layout.header)]
     if trailing:
         warnings.append(empty_rows_warning(trailing))
     if frame.empty:

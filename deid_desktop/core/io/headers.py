@@ -38,3 +38,12 @@ def check_header(names: Sequence[str], *, file: str) -> None:
             row=1,
             hint="Each column needs its own name; rename the repeated ones in the first row.",
         )
+
+
+def header_warnings(names: Sequence[str]) -> list[str]:
+    """Notes on names that are legal but easy to get wrong (spaces at either end)."""
+    padded = [name for name in names if name != name.strip()]
+    if not padded:
+        return []
+    shown = ", ".join(f"'{name}'" for name in padded[:10])
+    return [f"Column name(s) {shown} begin or end with spaces; they are kept exactly as written."]

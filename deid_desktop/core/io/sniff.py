@@ -165,7 +165,6 @@ class Layout:
 
     delimiter: str
     header: tuple[str, ...]
-    header_only: bool  # nothing follows the header
     bytes_per_row: float = 100.0  # from the sample; for progress estimates
 
 
@@ -221,4 +220,4 @@ def sniff_layout(buf: pa.Buffer, *, file: str) -> Layout:
         raise InputError("The file has no header line", file=file, hint=SAVE_AS_UTF8)
     header = tuple(records[0])
     per_row = len(sample.encode("utf-8")) / max(1, len(records))
-    return Layout(chosen, header, header_only=whole and len(records) == 1, bytes_per_row=per_row)
+    return Layout(chosen, header, bytes_per_row=per_row)

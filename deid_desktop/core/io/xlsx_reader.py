@@ -30,7 +30,7 @@ from openpyxl.xml import DEFUSEDXML
 from deid_desktop.core.errors import DeidError, InputError
 from deid_desktop.core.io.frames import TEXT, drop_trailing_empty_rows, empty_rows_warning
 from deid_desktop.core.io.hashing import changed_file_error, sha256_file
-from deid_desktop.core.io.headers import check_header, column_letter
+from deid_desktop.core.io.headers import check_header, column_letter, header_warnings
 from deid_desktop.core.io.xlsx_fast import FormulaCount, NotSimple
 from deid_desktop.core.io.xlsx_fast import iter_rows as fast_rows
 from deid_desktop.core.model import LoadedTable, LoadReport
@@ -314,7 +314,7 @@ def read_xlsx_table(
         }
     )
     frame, trailing = drop_trailing_empty_rows(frame)
-    notes: list[str] = []
+    notes: list[str] = header_warnings(grid.header)
     if formulas:
         notes.append(f"{formulas} cells held formulas; their last calculated values were used.")
     if trailing:
