@@ -268,6 +268,7 @@ def run(
     project, _problems = open_project(project_path)
     extract = load(project, project_path, progress=_slice(rep, 0.0, 0.3), cancel=cancel)
     result = review(project, extract, salt=salt, progress=_slice(rep, 0.3, 0.8), cancel=cancel)
+    del extract  # the export needs only the review: let the loaded frames go
     return export(
         project,
         project_path,
