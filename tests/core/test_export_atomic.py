@@ -15,7 +15,7 @@ from deid_desktop.core.atomic import (
     atomic_write_text,
     staged_directories,
 )
-from deid_desktop.core.errors import Cancelled, UsageError
+from deid_desktop.core.errors import Cancelled, DeidError, UsageError
 from deid_desktop.core.export import release as export_mod
 from deid_desktop.core.progress import CancelToken
 from tests.core import test_export_support as sup
@@ -129,8 +129,9 @@ def test_failure_while_writing_a_table_leaves_nothing(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(export_mod, "write_csv", failing)
     before = sup.tree(tmp_path)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(DeidError, match="could not be written \\(disk full\\)") as err:
         run_export(tmp_path)
+    assert "Nothing was written" in str(err.value)
     assert sup.tree(tmp_path) == before
 
 
@@ -145,7 +146,7 @@ def test_failure_moving_the_crosswalk_into_place_undoes_the_release(
         real_swap(self)
 
     monkeypatch.setattr(StagedDirectory, "swap", swap)
-    with pytest.raises(OSError):
+    with pytest.raises(DeidError):
         run_export(tmp_path)
     assert sup.tree(tmp_path) == set()
 
@@ -155,7 +156,7 @@ def test_register_failure_undoes_both_folders(tmp_path: Path, monkeypatch) -> No
         raise PermissionError("register is read-only")
 
     monkeypatch.setattr(export_mod, "append_register", boom)
-    with pytest.raises(PermissionError):
+    with pytest.raises(DeidError, match="register is read-only"):
         run_export(tmp_path)
     assert sup.tree(tmp_path) == set()
 
@@ -168,7 +169,7 @@ def test_failed_overwrite_keeps_the_earlier_release_intact(tmp_path: Path, monke
         raise OSError("register disk full")
 
     monkeypatch.setattr(export_mod, "append_register", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(DeidError):
         run_export(tmp_path, overwrite=True, now=dt.datetime(2027, 1, 1, tzinfo=dt.UTC))
     after = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert after == snapshot

@@ -16,10 +16,11 @@ A cancel (``CancelToken``) is honoured between tables and chunks until the commi
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,7 @@ import pandas as pd
 
 from deid_desktop import __version__
 from deid_desktop.core.atomic import StagedDirectory, staged_directories
-from deid_desktop.core.errors import CheckFailed, UsageError
+from deid_desktop.core.errors import CheckFailed, DeidError, UsageError
 from deid_desktop.core.export.cells import neutralise_frame
 from deid_desktop.core.export.csvout import write_csv
 from deid_desktop.core.export.documents import (
@@ -147,6 +148,20 @@ class _Written:
     shapes: dict[str, tuple[int, int]] = field(default_factory=dict)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (file, what it is)
     digests: dict[str, str] = field(default_factory=dict)  # file -> SHA-256 while writing
+
+
+@contextlib.contextmanager
+def _plain_os_errors() -> Iterator[None]:
+    """A failed write (full disk, no permission) as a plain message; nothing remains."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        raise DeidError(
+            f"The release could not be written ({reason}{where}). Nothing was written.",
+            hint="Check that the folders are writable and the disk has space, then try again.",
+        ) from exc
 
 
 def _preflight(
@@ -271,13 +286,16 @@ def export_release(
     def _append_register() -> None:
         append_register(register, {**record, "record_path": str(out_dir / RECORD_JSON)})
 
-    with staged_directories(
-        targets,
-        overwrite=overwrite,
-        markers=[RECORD_JSON, CROSSWALK_README][: len(targets)],
-        private=[False, True][: len(targets)],  # the crosswalk folder: owner only
-        on_commit=_append_register,
-    ) as staged:
+    with (
+        _plain_os_errors(),
+        staged_directories(
+            targets,
+            overwrite=overwrite,
+            markers=[RECORD_JSON, CROSSWALK_README][: len(targets)],
+            private=[False, True][: len(targets)],  # the crosswalk folder: owner only
+            on_commit=_append_register,
+        ) as staged,
+    ):
         rel = staged[0]
         written = _write_tables(rel, release, stems, formats, reporter.sub(0.0, 0.85))
         reporter.step(0.86, "Writing the data dictionary")
