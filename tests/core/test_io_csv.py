@@ -188,8 +188,14 @@ def test_utf16_with_bom_is_read(tmp_path: Path) -> None:
 def test_unclosed_quote_is_a_clear_error(tmp_path: Path) -> None:
     data = b'id,note\nP1,ok\nP2,"never closed, Secret\nP3,x\n'
     err = error_for(write(tmp_path, "quote.csv", data))
-    assert "quote" in err.message and err.file == "quote.csv"
+    assert "quote" in err.message and err.file == "quote.csv" and err.row == 3
     assert_no_values(err, "Secret")
+
+
+def test_unclosed_quote_with_escaped_quotes_inside(tmp_path: Path) -> None:
+    data = b'id,note\nP1,ok\nP2,ok\nP3,"she said ""no"" then\nP4,x\n'
+    err = error_for(write(tmp_path, "quote2.csv", data))
+    assert "not closed properly" in err.message and err.row == 4
 
 
 def test_a_lone_inch_mark_inside_a_field_is_fine(tmp_path: Path) -> None:

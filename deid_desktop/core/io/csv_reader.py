@@ -115,14 +115,37 @@ def _parse(buf: pa.Buffer, layout: Layout, reporter: Reporter, *, file: str) -> 
         raise _ragged_error(buf, layout, file=file)
     if list(schema.names) != list(layout.header):
         raise _unreadable(buf, layout, file=file)
+    table = pa.Table.from_batches(batches, schema=schema)
     if count_byte(buf, b'"') % 2:
-        _check_quotes(buf, layout, file=file)
-    return pa.Table.from_batches(batches, schema=schema)
+        _check_quotes(buf, table, layout, file=file)
+    return table
 
 
-def _check_quotes(buf: pa.Buffer, layout: Layout, *, file: str) -> None:
+def _swallowed_tail(buf: pa.Buffer, table: pa.Table) -> bool | None:
+    """Did the last value open a quote that never closed (so it runs to the end of the
+    file)? ``None`` when the quick test cannot tell."""
+    if not table.num_rows or not table.num_columns:
+        return False
+    last = table.column(table.num_columns - 1)[table.num_rows - 1].as_py()
+    if not last:
+        return None
+    if '"' in last:
+        return None  # escaped quotes: the raw bytes differ from the value
+    raw = last.encode("utf-8")
+    if len(raw) + 1 > buf.size:
+        return None
+    return buf.slice(buf.size - len(raw) - 1).to_pybytes() == b'"' + raw
+
+
+def _check_quotes(buf: pa.Buffer, table: pa.Table, layout: Layout, *, file: str) -> None:
     """An odd number of quote marks: either harmless (5'10" inside a field) or a quoted
-    field that never closes and swallows the rest of the file. Find out, strictly."""
+    field that never closes and swallows the rest of the file (an unclosed quote in an
+    earlier column shows as a row with too few fields instead)."""
+    swallowed = _swallowed_tail(buf, table)
+    if swallowed is False:
+        return
+    if swallowed:
+        raise _unclosed(file, table.num_rows + 1)
     text = buf.to_pybytes().decode("utf-8", errors="replace")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=layout.delimiter, strict=True)
     records = 0
@@ -130,13 +153,16 @@ def _check_quotes(buf: pa.Buffer, layout: Layout, *, file: str) -> None:
         for _ in reader:
             records += 1
     except csv.Error:
-        raise InputError(
-            "A quoted field is not closed properly, so the rest of the file would be read "
-            "as one value",
-            file=file,
-            row=records + 1,
-            hint="Check the quotes on that line in a text editor, or export the extract again.",
-        ) from None  # the cause may quote data
+        raise _unclosed(file, records + 1) from None  # the cause may quote data
+
+
+def _unclosed(file: str, line: int) -> InputError:
+    return InputError(
+        "A quoted field is not closed properly, so the rest of the file would be read as one value",
+        file=file,
+        row=line,
+        hint="Check the quotes on that line in a text editor, or export the extract again.",
+    )
 
 
 def _ragged_error(buf: pa.Buffer, layout: Layout, *, file: str) -> InputError:
