@@ -248,3 +248,38 @@ def test_cancel_stops_the_load(project_dir: tuple[Path, Project]) -> None:
     token.cancel()
     with pytest.raises(Cancelled):
         load_extract(project, base, cancel=token)
+
+
+def test_xlsx_zip_numbers_are_restored_when_tagged_zip(tmp_path: Path) -> None:
+    import openpyxl
+
+    path = tmp_path / "people.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Demographics"
+    for row in (["patient_id", "zip"], ["P1", 2139], ["P2", 501], ["P3", 10001]):
+        ws.append(row)
+    wb.save(path)
+    tags = (
+        ColumnTag("patient_id", ColumnClass.DIRECT, Role.PERSON_KEY),
+        ColumnTag("zip", ColumnClass.QUASI, Role.ZIP),
+    )
+    project = Project(
+        project_id="2" * 32,
+        name="x",
+        tables=(
+            TableSpec(
+                "people",
+                "people.xlsx",
+                sha256_file(path),
+                "patient_id",
+                True,
+                tags,
+                sheet="Demographics",
+            ),
+        ),
+    )
+    person = load_extract(project, tmp_path).person
+    assert person.frame["zip"].tolist() == ["02139", "00501", "10001"]
+    assert person.report.sheet == "Demographics"
+    assert person.report.warnings[0].startswith("2 ZIP codes in column 'zip' had lost")
