@@ -6,6 +6,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+import openpyxl
 import pandas as pd
 import pytest
 
@@ -251,8 +252,6 @@ def test_cancel_stops_the_load(project_dir: tuple[Path, Project]) -> None:
 
 
 def test_xlsx_zip_numbers_are_restored_when_tagged_zip(tmp_path: Path) -> None:
-    import openpyxl
-
     path = tmp_path / "people.xlsx"
     wb = openpyxl.Workbook()
     ws = wb.active
