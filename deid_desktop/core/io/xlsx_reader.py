@@ -36,6 +36,11 @@ from deid_desktop.core.io.xlsx_fast import iter_rows as fast_rows
 from deid_desktop.core.model import LoadedTable, LoadReport
 from deid_desktop.core.progress import Reporter
 
+# openpyxl's warnings can quote a cell's value (e.g. a date serial out of range); they
+# must not reach a log. Set once at import (warnings.catch_warnings is not thread-safe
+# and loading runs in a worker thread).
+warnings.filterwarnings("ignore", category=UserWarning, module=r"openpyxl(\.|$)")
+
 ROWS_PER_STEP = 2000
 _FORMULA_TAG = re.compile(rb"<(?:[A-Za-z0-9_]+:)?f[\s/>]")
 #: What openpyxl or the XML parser raise on a damaged or hand-made workbook.
@@ -102,9 +107,7 @@ def _open(path: Path) -> Workbook:
             hint=XLSX_HINT + " Remove any password first.",
         )
     try:
-        with warnings.catch_warnings():  # openpyxl warnings can quote cell values
-            warnings.simplefilter("ignore")
-            return openpyxl.load_workbook(path, read_only=True, data_only=True)
+        return openpyxl.load_workbook(path, read_only=True, data_only=True)
     except (DefusedXmlException, *BROKEN_WORKBOOK) as exc:
         if isinstance(exc, DefusedXmlException) or isinstance(exc.__cause__, DefusedXmlException):
             raise InputError(
@@ -296,9 +299,7 @@ def read_xlsx_table(
         ws = _choose(wb, sheet, file)
         title = ws.title
         reporter.step(0.05, f"Reading {file}")
-        with warnings.catch_warnings():  # openpyxl warnings can quote cell values
-            warnings.simplefilter("ignore")
-            grid, formulas = _read_sheet(wb, ws, reporter.sub(0.05, 0.9), file)
+        grid, formulas = _read_sheet(wb, ws, reporter.sub(0.05, 0.9), file)
     except BROKEN_WORKBOOK:
         raise InputError(
             "The sheet could not be read; the workbook may be damaged",
