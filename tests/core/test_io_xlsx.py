@@ -343,3 +343,15 @@ def test_a_damaged_cell_is_a_clear_error_that_quotes_nothing(tmp_path: Path) -> 
         read_table(excel_like(tmp_path / "damaged.xlsx", sheet=damaged))
     assert "could not be read" in info.value.message
     assert "Secretabc" not in str(info.value) and info.value.__cause__ is None
+
+
+def test_write_only_workbook_without_dimension_record(tmp_path: Path) -> None:
+    path = tmp_path / "streamed.xlsx"
+    wb = openpyxl.Workbook(write_only=True)
+    ws = wb.create_sheet("Stream")
+    for row in VARIED:
+        ws.append(row)
+    wb.save(path)
+    assert _fast_rows(path) == _openpyxl_rows(path)
+    table = read_table(path)
+    assert table.report.rows == len(VARIED) - 1 and table.frame["id"].tolist()[0] == "P1"

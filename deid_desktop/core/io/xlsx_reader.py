@@ -19,10 +19,11 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from xml.etree.ElementTree import ParseError
 
-import openpyxl
 import pandas as pd
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
+from openpyxl.reader.excel import ExcelReader
+from openpyxl.utils.cell import range_boundaries
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.xml import DEFUSEDXML
@@ -31,7 +32,7 @@ from deid_desktop.core.errors import DeidError, InputError
 from deid_desktop.core.io.frames import TEXT, drop_trailing_empty_rows, empty_rows_warning
 from deid_desktop.core.io.hashing import changed_file_error, sha256_file
 from deid_desktop.core.io.headers import check_header, column_letter, header_warnings
-from deid_desktop.core.io.xlsx_fast import FormulaCount, NotSimple
+from deid_desktop.core.io.xlsx_fast import PROLOG_BYTES, FormulaCount, NotSimple
 from deid_desktop.core.io.xlsx_fast import iter_rows as fast_rows
 from deid_desktop.core.model import LoadedTable, LoadReport
 from deid_desktop.core.progress import Reporter
@@ -42,6 +43,7 @@ from deid_desktop.core.progress import Reporter
 warnings.filterwarnings("ignore", category=UserWarning, module=r"openpyxl(\.|$)")
 
 ROWS_PER_STEP = 2000
+_DIMENSION = re.compile(rb'<(?:[A-Za-z0-9_]+:)?dimension\s+ref="([A-Z0-9:$]+)"')
 _FORMULA_TAG = re.compile(rb"<(?:[A-Za-z0-9_]+:)?f[\s/>]")
 #: What openpyxl or the XML parser raise on a damaged or hand-made workbook.
 BROKEN_WORKBOOK = (
@@ -96,6 +98,45 @@ def cell_text(value: object) -> str | None:
     return str(value)
 
 
+class _SizedFromProlog(ReadOnlyWorksheet):
+    """A read-only sheet that takes its size from the ``<dimension>`` record at the top.
+
+    openpyxl looks for that record by parsing until the end of ``<sheetData>``, i.e. the
+    whole sheet, when the record is missing (as in files written by openpyxl's
+    write-only mode) - for every sheet of the workbook, at open. Reading the prolog gives
+    the same answer (the size, or none) without that pass.
+    """
+
+    def _get_size(self) -> None:
+        with self._get_source() as source:
+            head = source.read(PROLOG_BYTES)
+        data = head.find(b"sheetData")
+        if data < 0:  # a very long prolog: let openpyxl look
+            super()._get_size()
+            return
+        found = _DIMENSION.search(head, 0, data)
+        if found is None:
+            return
+        try:
+            bounds = range_boundaries(found.group(1).decode("ascii"))
+        except (ValueError, TypeError, UnicodeDecodeError):
+            return
+        if None not in bounds:
+            self._min_column, self._min_row, self._max_column, self._max_row = bounds
+
+
+class _Reader(ExcelReader):
+    """openpyxl's reader, building read-only sheets that size themselves cheaply."""
+
+    def read_worksheets(self) -> None:
+        for sheet, rel in self.parser.find_sheets():
+            if rel.target not in self.valid_files or "chartsheet" in rel.Type:
+                continue
+            ws = _SizedFromProlog(self.wb, sheet.name, rel.target, self.shared_strings)
+            ws.sheet_state = sheet.state
+            self.wb._sheets.append(ws)
+
+
 def _open(path: Path) -> Workbook:
     _require_defusedxml()
     with open(path, "rb") as handle:
@@ -107,7 +148,9 @@ def _open(path: Path) -> Workbook:
             hint=XLSX_HINT + " Remove any password first.",
         )
     try:
-        return openpyxl.load_workbook(path, read_only=True, data_only=True)
+        reader = _Reader(path, read_only=True, data_only=True, keep_links=False)
+        reader.read()
+        return reader.wb
     except (DefusedXmlException, *BROKEN_WORKBOOK) as exc:
         if isinstance(exc, DefusedXmlException) or isinstance(exc.__cause__, DefusedXmlException):
             raise InputError(
