@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, NoReturn
 
 from deid_desktop.core.atomic import atomic_write_bytes
-from deid_desktop.core.errors import InputError, Problem, ProjectError
+from deid_desktop.core.errors import InputError, Problem, ProjectError, UsageError
 from deid_desktop.core.model import (
     SCHEMA_VERSION,
     ColumnClass,
@@ -705,29 +705,48 @@ def load_project(path: Path, *, trust_edits: bool = False) -> Project:
 # --------------------------------------------------------------------------------------
 
 
-def _as_person_key(tag: ColumnTag) -> ColumnTag:
+def _as_person_key(tag: ColumnTag, evidence: str = "chosen as the person key") -> ColumnTag:
     category = tag.category if tag.cls is ColumnClass.DIRECT and tag.category else None
     return replace(
         tag,
         cls=ColumnClass.DIRECT,
         role=Role.PERSON_KEY,
         category=category or IdentifierCategory.R,
-        evidence=(*tag.evidence, "chosen as the person key"),
+        evidence=(*tag.evidence, evidence),
         unsure=False,
     )
 
 
-def _keyed(tags: Sequence[ColumnTag], key: str) -> tuple[ColumnTag, ...]:
+def _keyed(
+    tags: Sequence[ColumnTag], key: str, evidence: str = "chosen as the person key"
+) -> tuple[ColumnTag, ...]:
     """Tags with ``key`` as the one person-key column."""
     out = []
     for t in tags:
         if t.name == key:
-            out.append(_as_person_key(t))
+            out.append(_as_person_key(t, evidence))
         elif t.role is Role.PERSON_KEY:
             out.append(replace(t, role=None))
         else:
             out.append(t)
     return tuple(out)
+
+
+def _check_chosen_keys(
+    keys: Mapping[str, str], names: Sequence[str], *, person: str, key: str
+) -> None:
+    unknown = [t for t in keys if t not in names]
+    if unknown:
+        raise UsageError(
+            f"A key column was chosen for table '{unknown[0]}', which is not an input table",
+            hint=f"Name one of the tables: {', '.join(names)} (as TABLE=COLUMN).",
+        )
+    if person in keys and keys[person] != key:
+        raise UsageError(
+            f"Two key columns were given for the person table '{person}' "
+            f"('{key}' and '{keys[person]}')",
+            hint="Give the person table's key once.",
+        )
 
 
 def new_project(
@@ -737,15 +756,24 @@ def new_project(
     key: str,
     project_path: Path,
     name: str = "",
+    keys: Mapping[str, str] | None = None,
 ) -> Project:
     """An auto-tagged project over loaded tables; ``person`` names the person table.
 
-    Every table links to the person table through a column named ``key``; relations
-    are checked (duplicate or unmatched keys are an ``InputError`` with counts).
+    ``key`` is the person table's key column. Each event table's key column is, in order:
+    ``keys[table]`` when given, a column named ``key``, the column the tagger suggests as
+    the person key, or the one column whose values are the person keys (rules 2-4 need at
+    least 99% of the column's filled values to be person keys; see ``core.event_keys``).
+    No column, or several, is a ``UsageError`` naming the table and the candidates.
+    Whichever column is chosen is tagged a direct identifier with the person_key role.
+    Relations are then checked with each table's own key (duplicate or unmatched keys are
+    an ``InputError`` with counts).
     """
+    from deid_desktop.core.event_keys import person_key_set, resolve_event_key
     from deid_desktop.core.io import check_relations
     from deid_desktop.core.tagging import suggest_tags
 
+    chosen = dict(keys or {})
     names = [t.name for t in tables]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -758,30 +786,50 @@ def new_project(
             f"There is no input table named '{person}' to use as the person table",
             hint=f"Choose one of: {', '.join(names)}.",
         )
-    for t in tables:
-        if key not in t.frame.columns:
-            raise InputError(
-                f"Table '{t.name}' has no column '{key}' to link it to the person table",
-                file=t.path.name,
-                column=key,
-                hint="Every table needs the person-key column, under the same name.",
-            )
+    _check_chosen_keys(chosen, names, person=person, key=key)
     person_table = next(t for t in tables if t.name == person)
+    if key not in person_table.frame.columns:
+        raise InputError(
+            f"The person table '{person}' has no column '{key}' to use as the person key",
+            file=person_table.path.name,
+            column=key,
+            hint="Choose one of its columns as the person key.",
+        )
     events = [t for t in tables if t.name != person]
-    check_relations(person_table, key, [(t, key) for t in events])
+    tags = {
+        t.name: suggest_tags(t.frame, table=t.name, is_person=t is person_table)
+        for t in [person_table, *events]
+    }
+    person_keys = None  # built once, only when some event table's key must be found
+    evidence = {person: "chosen as the person key"}
+    event_keys: dict[str, str] = {}
+    for t in events:
+        if t.name not in chosen and person_keys is None:
+            person_keys = person_key_set(person_table, key)
+        choice = resolve_event_key(
+            t,
+            tags[t.name],
+            person=person_table,
+            person_key=key,
+            keys=person_keys,
+            chosen=chosen.get(t.name),
+        )
+        event_keys[t.name] = choice.column
+        evidence[t.name] = choice.evidence
+    check_relations(person_table, key, [(t, event_keys[t.name]) for t in events])
 
     specs = []
     for t in [person_table, *events]:
         is_person = t is person_table
-        tags = suggest_tags(t.frame, table=t.name, is_person=is_person)
+        table_key = key if is_person else event_keys[t.name]
         specs.append(
             TableSpec(
                 name=t.name,
                 path=store_path(t.path, project_path),
                 sha256=t.sha256,
-                key=key,
+                key=table_key,
                 is_person=is_person,
-                columns=_keyed(tags, key),
+                columns=_keyed(tags[t.name], table_key, evidence[t.name]),
                 sheet=t.report.sheet,
                 rows=len(t.frame),
             )
