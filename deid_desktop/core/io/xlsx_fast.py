@@ -28,6 +28,15 @@ from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 PROLOG_BYTES = 64 * 1024
 _ROOT = re.compile(rb"<(?:[A-Za-z0-9_]+:)?worksheet[\s>]")
 _REF = re.compile(r"([A-Z]+)(\d+)")
+_DIGITS = "0123456789"
+
+
+def _column(letters: str, ref: str, cache: dict[str, int]) -> int:
+    """1-based column of a cell reference's letters (checked once per distinct letters)."""
+    if _REF.fullmatch(ref) is None:
+        raise NotSimple(ref)
+    cache[letters] = column_index_from_string(letters)
+    return cache[letters]
 
 
 class NotSimple(Exception):
@@ -123,6 +132,7 @@ def iter_rows(
     row_number = 0
     cells: _Cells | None = None
     row_tag = c_tag = ""
+    columns: dict[str, int] = {}
     with archive.open(member) as stream:
         for _event, element in iterparse(stream, events=("end",)):
             if cells is None:  # the first closed element gives the namespace
@@ -140,10 +150,8 @@ def iter_rows(
                     continue
                 ref = cell.get("r")
                 if ref:
-                    match = _REF.fullmatch(ref)
-                    if match is None:
-                        raise NotSimple(ref)
-                    column = column_index_from_string(match.group(1))
+                    letters = ref.rstrip(_DIGITS)
+                    column = columns.get(letters) or _column(letters, ref, columns)
                 else:
                     column += 1
                 if column > len(values):
