@@ -74,6 +74,11 @@ class ScanDictionary:
         return dict(sorted(out.items()))
 
     @cached_property
+    def digit_lengths(self) -> np.ndarray:
+        """The distinct lengths of the digit entries."""
+        return np.unique(np.fromiter(map(len, self.digits), dtype=np.int64, count=len(self.digits)))
+
+    @cached_property
     def matcher(self) -> WordMatcher:
         """The Aho-Corasick matcher of the terms, cue words and month words (built once)."""
         return WordMatcher.build(self.terms)

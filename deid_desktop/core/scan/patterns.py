@@ -18,12 +18,14 @@ import re
 
 import numpy as np
 
-from deid_desktop.core.scan.dictionary import ScanDictionary
+from deid_desktop.core.scan.dictionary import ScanDictionary, WordMatcher
 from deid_desktop.core.scan.fold import ascii_projection
 from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # start, end, rule code
 _EMPTY = np.empty(0, dtype=np.int64)
+#: More entries than one word can carry (cue, month and dictionary term at most).
+_MAX_ENTRIES = 8
 
 _DIGITS = re.compile(  # the lookahead first lets the engine reject most positions early
     r"""(?<![0-9A-Za-z])(?=[(+0-9A-Za-z])(?:
@@ -48,12 +50,18 @@ _KIND = {
 }
 _CODE_OF_GROUP = {g: pattern_code(k, f"pattern:{g.split('_')[0]}") for g, k in _KIND.items()}
 _DATE_CODE = pattern_code("DATE", "pattern:date")
+_GROUP_NAMES = sorted(_DIGITS.groupindex, key=_DIGITS.groupindex.__getitem__)
+#: Rule code and "is a date" by group number (``Match.lastindex``).
+_GROUP_CODE = np.array([-1, *(_CODE_OF_GROUP[g] for g in _GROUP_NAMES)], dtype=np.int64)
+_IS_DATE_GROUP = np.array([False, *(g.startswith("date") for g in _GROUP_NAMES)])
+_ISO_GROUP = _DIGITS.groupindex["date_iso"]
+_PHONE_GROUP = _DIGITS.groupindex["phone"]
+_DATE_WIDTH = 10  # the longest numeric date: 2024-12-31, 12/31/2024
 _EMAIL_CODE = pattern_code("EMAIL", "pattern:email")
 _URL_CODE = pattern_code("URL", "pattern:url")
 _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
-_NUM = re.compile(r"\d+")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_EMAIL_PUNCT = frozenset("._+-")
+_EMAIL_LOCAL_RUN = re.compile(r"(?:[^\W_]|[._+-])*")  # str.isalnum() or ._+-
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'\x00]+", re.I)
 _URL_TRAIL = ".,;:!?)]}'\""
 _TITLE_NAME = re.compile(r"\.?[ \t]+([^\W\d_][\w'’-]*)(?:[ \t]+([^\W\d_][\w'’-]*))?")
@@ -89,24 +97,8 @@ def find_words(text: str, folded: str, dictionary: ScanDictionary) -> Found:
     plain = codes >= 0
     if plain.all():
         return starts, ends, codes
-    xs: list[int] = []
-    xe: list[int] = []
-    xc: list[int] = []
-    for i in np.flatnonzero(~plain).tolist():
-        start, end = int(starts[i]), int(ends[i])
-        for kind, rule in matcher.special[int(ids[i])]:
-            hit: tuple[int, int] | None = None
-            if rule.startswith("dictionary:"):
-                hit, code = (start, end), dict_code(kind)
-            elif rule == "month":
-                hit, code = _month_date(text, start, end), _DATE_CODE
-            else:
-                hit, code = _cue_name(text, start, end, rule[4:]), CODE[(kind, rule)]
-            if hit is not None:
-                xs.append(hit[0])
-                xe.append(hit[1])
-                xc.append(code)
-    extra = _arrays(xs, xe, xc)
+    special = np.flatnonzero(~plain)
+    extra = _special_hits(text, matcher, special, starts[special], ends[special], ids[special])
     return (
         np.concatenate((starts[plain], extra[0])),
         np.concatenate((ends[plain], extra[1])),
@@ -114,13 +106,68 @@ def find_words(text: str, folded: str, dictionary: ScanDictionary) -> Found:
     )
 
 
-def _cue_name(text: str, start: int, end: int, word: str) -> tuple[int, int] | None:
-    pattern = _TITLE_NAME if word in _TITLES else _RELATION_NAME
-    m = pattern.match(text, end)
-    if not m or not m.group(1)[0].isupper():
-        return None
-    last = 2 if m.group(2) and m.group(2)[0].isupper() else 1
-    return m.start(1), m.end(last)
+def _special_hits(
+    text: str,
+    matcher: WordMatcher,
+    where: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    ids: np.ndarray,
+) -> Found:
+    """Hits of the words that need a look at their context. Matches of one word are
+    handled together; the result keeps the order of the matches (and of a word's
+    entries), which decides ties between equal spans."""
+    out_s: list[np.ndarray] = []
+    out_e: list[np.ndarray] = []
+    out_c: list[np.ndarray] = []
+    out_k: list[np.ndarray] = []
+    order = np.argsort(ids, kind="stable")
+    bounds = np.flatnonzero(np.diff(ids[order])) + 1
+    for group in np.split(order, bounds):
+        word_id = int(ids[group[0]])
+        for j, (kind, rule) in enumerate(matcher.special[word_id]):
+            g_starts = starts[group].tolist()
+            g_ends = ends[group].tolist()
+            if rule.startswith("dictionary:"):
+                spans = list(zip(g_starts, g_ends, strict=True))
+                code = dict_code(kind)
+            elif rule == "month":
+                spans = [_month_date(text, s, e) for s, e in zip(g_starts, g_ends, strict=True)]
+                code = _DATE_CODE
+            else:
+                spans = _cue_names(text, g_ends, rule[4:])
+                code = CODE[(kind, rule)]
+            found = [i for i, span in enumerate(spans) if span is not None]
+            if not found:
+                continue
+            kept = [spans[i] for i in found]
+            out_s.append(np.fromiter((s for s, _ in kept), np.int64, len(kept)))  # type: ignore[misc]
+            out_e.append(np.fromiter((e for _, e in kept), np.int64, len(kept)))  # type: ignore[misc]
+            out_c.append(np.full(len(kept), code, dtype=np.int64))
+            out_k.append(where[group[found]] * _MAX_ENTRIES + j)
+    if not out_s:
+        return _EMPTY, _EMPTY, _EMPTY
+    rank = np.argsort(np.concatenate(out_k), kind="stable")
+    return (
+        np.concatenate(out_s)[rank],
+        np.concatenate(out_e)[rank],
+        np.concatenate(out_c)[rank],
+    )
+
+
+def _cue_names(text: str, ends: list[int], word: str) -> list[tuple[int, int] | None]:
+    """The capitalised name (one or two words) right after each cue word ending at
+    ``ends``, or None."""
+    match = (_TITLE_NAME if word in _TITLES else _RELATION_NAME).match
+    out: list[tuple[int, int] | None] = []
+    append = out.append
+    for m in [match(text, end) for end in ends]:
+        if m is None or not m.group(1)[0].isupper():
+            append(None)
+            continue
+        second = m.group(2)
+        append((m.start(1), m.end(2 if second and second[0].isupper() else 1)))
+    return out
 
 
 def _month_date(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -136,13 +183,27 @@ def _month_date(text: str, start: int, end: int) -> tuple[int, int] | None:
     return None
 
 
-def _valid_date(kind: str, s: str) -> bool:
-    parts = [int(p) for p in _NUM.findall(s)]
-    if kind == "date_iso":
-        y, m, d = parts
-        return 1800 <= y <= 2200 and 1 <= m <= 12 and 1 <= d <= 31
-    a, b, _ = parts
-    return 1 <= a <= 31 and 1 <= b <= 31 and (a <= 12 or b <= 12)
+def _valid_dates(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: np.ndarray) -> np.ndarray:
+    """Which numeric date matches (three digit groups, one separator between them, at
+    most ``_DATE_WIDTH`` characters) are calendar-plausible: year-month-day with a year
+    1800-2200, or day/month/year either way round."""
+    n = lo.size
+    parts = np.zeros((3, n), dtype=np.int64)
+    part = np.zeros(n, dtype=np.int64)
+    cols = np.arange(n)
+    last = buf.size - 1
+    for j in range(_DATE_WIDTH):
+        pos = lo + j
+        inside = pos < hi
+        c = buf[np.minimum(pos, last)].astype(np.int64)
+        digit = inside & (c >= 48) & (c <= 57)
+        part += inside & ~digit
+        k, col = part[digit], cols[digit]
+        parts[k, col] = parts[k, col] * 10 + c[digit] - 48
+    a, b, c = parts
+    ok_iso = (a >= 1800) & (a <= 2200) & (b >= 1) & (b <= 12) & (c >= 1) & (c <= 31)
+    ok_num = (a >= 1) & (a <= 31) & (b >= 1) & (b <= 31) & ((a <= 12) | (b <= 12))
+    return np.where(iso, ok_iso, ok_num)
 
 
 def digit_regions(text: str) -> tuple[str, np.ndarray]:
@@ -181,56 +242,68 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
     if not regions:
         return _EMPTY, _EMPTY, _EMPTY
     # the regex runs over the digit regions only, never over the text between them
-    matches = list(_DIGITS.finditer(regions))
+    flat = np.fromiter(
+        itertools.chain.from_iterable(
+            (m.start(), m.end(), m.lastindex) for m in _DIGITS.finditer(regions)
+        ),
+        dtype=np.int64,
+    )
+    if flat.size == 0:
+        return _EMPTY, _EMPTY, _EMPTY
+    lo, hi, group = flat[0::3], flat[1::3], flat[2::3]
+    codes = _GROUP_CODE[group]
+    buf = np.frombuffer(regions.encode("ascii"), dtype=np.uint8)
+    date = _IS_DATE_GROUP[group]
+    keep = ~date
+    if date.any():
+        at = np.flatnonzero(date)
+        keep[at] = _valid_dates(buf, lo[at], hi[at], group[at] == _ISO_GROUP)
     lookup = dictionary.digits
-    keep: list[int] = []
-    codes: list[int] = []
-    for i, m in enumerate(matches):
-        group = m.lastgroup or ""
-        if group[0] == "d":
-            if _valid_date(group, m.group()):
-                keep.append(i)
-                codes.append(_DATE_CODE)
-            continue
-        kind = None
-        if lookup:
-            digits = m.group().translate(_KEEP_DIGITS)
-            if group == "phone" and len(digits) == 11 and digits[0] == "1":
+    if lookup:
+        # only a match with as many digits as some dictionary entry can be one
+        count = np.concatenate(([0], np.cumsum((buf >= 48) & (buf <= 57))))
+        n_digits = count[hi] - count[lo]
+        lengths = dictionary.digit_lengths
+        may = np.isin(n_digits, lengths)
+        if 10 in lengths:  # a phone written with its leading 1
+            may |= (group == _PHONE_GROUP) & (n_digits == 11)
+        for i in np.flatnonzero(may & ~date).tolist():
+            digits = regions[lo[i] : hi[i]].translate(_KEEP_DIGITS)
+            if group[i] == _PHONE_GROUP and len(digits) == 11 and digits[0] == "1":
                 digits = digits[1:]
             kind = lookup.get(digits)
-        keep.append(i)
-        codes.append(dict_code(kind) if kind is not None else _CODE_OF_GROUP[group])
-    if not keep:
-        return _EMPTY, _EMPTY, _EMPTY
-    kept = [matches[i] for i in keep]
-    lo_idx = np.fromiter((m.start() for m in kept), np.int64, len(kept))
-    hi_idx = np.fromiter((m.end() for m in kept), np.int64, len(kept))
-    return orig[lo_idx], orig[hi_idx - 1] + 1, np.asarray(codes, dtype=np.int64)
+            if kind is not None:
+                codes[i] = dict_code(kind)
+    lo, hi = lo[keep], hi[keep]
+    return orig[lo], orig[hi - 1] + 1, codes[keep]
 
 
 def find_emails_urls(text: str, folded: str) -> Found:
+    """E-mail addresses (from each '@') and URLs (from 'http' or 'www ' after a space)."""
     xs: list[int] = []
     xe: list[int] = []
     xc: list[int] = []
     seen_end = -1
+    run = _EMAIL_LOCAL_RUN.match
+    email = _EMAIL.match
+    size = len(text)
     at = text.find("@")
     while at != -1:
         if at >= seen_end:
-            lo, limit = at, max(0, at - 64)
-            while lo > limit and (text[lo - 1].isalnum() or text[lo - 1] in _EMAIL_PUNCT):
-                lo -= 1
-            m = _EMAIL.match(text, lo, min(len(text), at + 256)) if lo < at else None
+            # the local part: letters, digits and ._+- just before the '@' (at most 64),
+            # read backwards as a forward match over the reversed window
+            lo = at - run(text[max(0, at - 64) : at][::-1]).end()
+            m = email(text, lo, min(size, at + 256)) if lo < at else None
             if m is not None and m.end() > at:
                 xs.append(m.start())
                 xe.append(m.end())
                 xc.append(_EMAIL_CODE)
                 seen_end = m.end()
         at = text.find("@", at + 1)
-    padded = f" {folded}"
-    for literal in (" http", " www "):
-        i = padded.find(literal)
+    for literal in ("http", "www "):
+        i = folded.find(literal)
         while i != -1:
-            m = _URL.match(text, i)
+            m = _URL.match(text, i) if i == 0 or folded[i - 1] == " " else None
             if m:
                 end = m.end()
                 while end > m.start() and text[end - 1] in _URL_TRAIL:
@@ -238,5 +311,5 @@ def find_emails_urls(text: str, folded: str) -> Found:
                 xs.append(m.start())
                 xe.append(end)
                 xc.append(_URL_CODE)
-            i = padded.find(literal, i + 1)
+            i = folded.find(literal, i + 1)
     return _arrays(xs, xe, xc)
