@@ -83,6 +83,27 @@ def load_extract(
     return prepare_extract(extract, project, reporter=reporter.sub(0.9, 1.0))
 
 
+def _restored_warning(count: int, column: str) -> str:
+    if count == 1:
+        return (
+            f"1 ZIP code in column '{column}' had lost its leading zero (as spreadsheets do) "
+            "and was restored to 5 digits."
+        )
+    return (
+        f"{count} ZIP codes in column '{column}' had lost their leading zero (as spreadsheets "
+        "do) and were restored to 5 digits."
+    )
+
+
+def _not_zip_warning(count: int, column: str) -> str:
+    what = "1 value" if count == 1 else f"{count} values"
+    verb = "is not a US ZIP code" if count == 1 else "are not US ZIP codes"
+    return (
+        f"{what} in column '{column}' {verb} (5 digits or ZIP+4); a release treats "
+        f"{'it' if count == 1 else 'them'} as unknown (000)."
+    )
+
+
 def _is_date(tag: ColumnTag) -> bool:
     return tag.cls == ColumnClass.DATE or tag.role in DATE_ROLES
 
@@ -101,23 +122,18 @@ def _prepare_table(table: LoadedTable, spec: TableSpec) -> LoadedTable:
                 if not changed:
                     frame, changed = frame.copy(deep=False), True
                 frame[tag.name] = restored
-                warnings.append(
-                    f"{count} ZIP codes in column '{tag.name}' had lost their leading zero "
-                    "(as spreadsheets do) and were restored to 5 digits."
-                )
+                warnings.append(_restored_warning(count, tag.name))
             odd = count_not_zip_like(restored)
             if odd:
-                warnings.append(
-                    f"{odd} values in column '{tag.name}' are not US ZIP codes (5 digits or "
-                    "ZIP+4); a release treats them as unknown (000)."
-                )
+                warnings.append(_not_zip_warning(odd, tag.name))
         if _is_date(tag):
             values = frame[tag.name]
             fmt = tag.date_format or infer_date_format(values, file=file, column=tag.name)
             parse_dates(values, fmt, file=file, column=tag.name)  # every value a real date
-    if not warnings and not changed:
+    fresh = [w for w in warnings if w not in table.report.warnings]  # prepare twice: once
+    if not fresh and not changed:
         return table
-    report = replace(table.report, warnings=(*table.report.warnings, *warnings))
+    report = replace(table.report, warnings=(*table.report.warnings, *fresh))
     return replace(table, frame=frame, report=report)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from deid_desktop.core.io.frames import TEXT
+
 #: 3 or 4 digits, optionally with a ZIP+4 suffix, optionally written as a float ("2139.0").
 _SHORT = r"\d{3,4}(?:-\d{4})?"
 _FLOAT = r"\d{3,5}\.0+"
@@ -17,7 +19,7 @@ def restore_zip_zeros(values: pd.Series) -> tuple[pd.Series, int]:
     "2139" -> "02139", "501-1234" -> "00501-1234", "2139.0" -> "02139". Missing values
     and anything else are left as they are.
     """
-    text = values.astype("string[pyarrow]")
+    text = values.astype(TEXT)
     floats = text.str.fullmatch(_FLOAT).fillna(False).astype(bool)
     if floats.any():
         text = text.mask(floats, text.str.replace(r"\.0+$", "", regex=True))
@@ -31,6 +33,6 @@ def restore_zip_zeros(values: pd.Series) -> tuple[pd.Series, int]:
 
 def count_not_zip_like(values: pd.Series) -> int:
     """Non-missing values that are not 5-digit ZIPs or ZIP+4 (after restoration)."""
-    text = values.astype("string[pyarrow]")
+    text = values.astype(TEXT)
     ok = text.str.fullmatch(_ZIP_LIKE)
     return int((text.notna() & ~ok.fillna(False).astype(bool)).sum())
