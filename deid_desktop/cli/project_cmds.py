@@ -2,9 +2,9 @@
 
 - ``deid demo --out DIR [--rows N] [--seed S]`` writes the synthetic demo extract and
   its ready project.
-- ``deid init EXTRACT [EVENT_TABLES...] -o PROJECT [--key COL] [--sheet S] [--name N]``
-  loads the person table and the event tables, checks how they link and writes an
-  auto-tagged project.
+- ``deid init EXTRACT [EVENT_TABLES...] -o PROJECT [--key COL] [--key TABLE=COL ...]
+  [--sheet S] [--name N]`` loads the person table and the event tables, finds each event
+  table's person-key column, checks how they link and writes an auto-tagged project.
 - ``deid tags PROJECT [--json]`` prints every column's tag.
 - ``deid tag PROJECT COLUMN=CLASS[/CATEGORY][:ROLE] ...`` changes tags and re-saves.
 - ``deid repoint PROJECT TABLE FILE`` points a table at a moved or updated input file.
@@ -60,9 +60,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "init",
         help="make an auto-tagged project from an extract",
         description="Load the person table (EXTRACT: one row per person) and any event "
-        "tables (several rows per person), check that every event row links to a person, "
-        "suggest a tag for every column, and save the project. Review the tags with "
-        "`deid tags` and correct them with `deid tag`.",
+        "tables (several rows per person), find the person-key column of each event table, "
+        "check that every event row links to a person, suggest a tag for every column, and "
+        "save the project. Review the tags with `deid tags` and correct them with "
+        "`deid tag`. Tables may name the key differently: e.g. Synthea's patients.csv has "
+        "Id and its event tables PATIENT, found on their own or given as "
+        "`--key Id --key encounters=PATIENT`.",
     )
     init.add_argument("extract", type=Path, metavar="EXTRACT", help="person table (CSV/XLSX)")
     init.add_argument(
@@ -73,9 +76,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     init.add_argument(
         "--key",
-        metavar="COL",
-        help="person-key column, under the same name in every table "
-        "(default: the column suggested as the person key)",
+        action="append",
+        default=[],
+        metavar="COL|TABLE=COL",
+        help="--key COL: the person table's key column (default: the column suggested as "
+        "the person key). --key TABLE=COL (repeatable): the column of event table TABLE "
+        "(its file name without the extension, e.g. encounters=PATIENT) that holds the "
+        "person key. Without it, an event table's key is the column with the same name as "
+        "the person table's key, else the one named like a person key (PATIENT, "
+        "patient_id, subject...), else the one column whose values are the person keys; "
+        "a found column needs 99%% of its filled values among the person keys",
     )
     init.add_argument(
         "--sheet",
@@ -216,6 +226,59 @@ def _listing(names: Sequence[Any], limit: int = 30) -> str:
     return ", ".join(shown) + (f" ... and {more} more" if more > 0 else "")
 
 
+def _parse_keys(
+    values: Sequence[str], tables: Sequence[LoadedTable], inputs: Sequence[Path]
+) -> tuple[str | None, dict[str, str]]:
+    """``--key COL`` (the person table's key) and ``--key TABLE=COL`` (an event table's).
+
+    TABLE is the table's name (its file name without the extension, or its sheet) or the
+    input as given on the command line.
+    """
+    person = tables[0].name
+    names = [t.name for t in tables]
+    aliases = {str(p): t.name for p, t in zip(inputs, tables, strict=True)}
+    aliases.update({p.name: t.name for p, t in zip(inputs, tables, strict=True)})
+    aliases.update({n: n for n in names})
+    person_key: str | None = None
+    event_keys: dict[str, str] = {}
+    for value in values:
+        table, eq, column = value.partition("=")
+        if not eq:
+            table, column = person, value
+        if not table or not column:
+            raise UsageError(
+                f"'--key {value}' names no column",
+                hint="Write --key COL for the person table, --key TABLE=COL for an event table.",
+            )
+        name = aliases.get(table)
+        if name is None:
+            raise UsageError(
+                f"'--key {value}' names no input table '{table}'",
+                hint=f"The tables are: {_listing(names)} (write --key TABLE=COL).",
+            )
+        if name == person:
+            if person_key is not None and person_key != column:
+                raise UsageError(
+                    f"--key was given twice for the person table {tables[0].path.name}",
+                    hint="Give the person table's key once; event tables as --key TABLE=COL.",
+                )
+            person_key = column
+        elif event_keys.setdefault(name, column) != column:
+            raise UsageError(
+                f"--key was given twice for table '{name}'", hint="Give each table's key once."
+            )
+    return person_key, event_keys
+
+
+def _key_reason(spec: TableSpec) -> str:
+    """How an event table's key was found, from the key column's evidence."""
+    note = next(
+        (e for e in reversed(spec.column(spec.key).evidence) if e.startswith("person key:")),
+        "",
+    )
+    return f"person key: {spec.key} ({note.removeprefix('person key: ') or 'chosen'})"
+
+
 def run_init(args: argparse.Namespace) -> int:
     from deid_desktop.core.io import read_table
 
@@ -242,14 +305,20 @@ def run_init(args: argparse.Namespace) -> int:
         read_table(p, name=n, sheet=sh) for p, n, sh in zip(inputs, names, sheets, strict=True)
     ]
     person = tables[0]
-    key = args.key or _suggested_key(person)
+    person_key, event_keys = _parse_keys(args.key, tables, inputs)
+    key = person_key or _suggested_key(person)
     if key not in person.frame.columns:
         raise UsageError(
             f"--key {key} is not a column of {person.path.name}",
             hint=f"The columns are: {_listing(person.frame.columns)}.",
         )
     project = new_project(
-        tables, person=person.name, key=key, project_path=out, name=args.name or person.name
+        tables,
+        person=person.name,
+        key=key,
+        project_path=out,
+        name=args.name or person.name,
+        keys=event_keys,
     )
     save_project(project, out)
 
@@ -259,6 +328,8 @@ def run_init(args: argparse.Namespace) -> int:
         counts = Counter(c.cls.value for c in spec.columns)
         summary = ", ".join(f"{counts[c]} {c}" for c in _CLASSES if counts[c])
         print(f"  {spec.name}: {kind}, {len(loaded.frame):,} rows; {summary}")
+        if not spec.is_person:
+            print(f"    {_key_reason(spec)}")
         for w in loaded.report.warnings:
             print(f"    warning: {w}")
     unsure = [f"{t.name}.{c.name}" for t in project.tables for c in t.columns if c.unsure]
