@@ -42,6 +42,10 @@ CATEGORY_KINDS: Mapping[IdentifierCategory, str] = MappingProxyType(
 _NAME_STOP = frozenset(
     {"mr", "mrs", "ms", "miss", "dr", "jr", "sr", "ii", "iii", "iv", "md", "phd"}
 )
+#: Words a URL starts with (https:// and http:// fold to them, www. to "www ").
+URL_WORDS = ("http", "https", "www")
+#: The rule of a URL word's entry: not a hit, a place to try the URL pattern.
+URL_START = "url-start"
 _MIN_NAME = 2
 _MIN_ID = 3
 _NON_DIGIT = re.compile(r"\D+")
@@ -89,7 +93,7 @@ class WordMatcher:
     """Aho-Corasick over " term " (folded and space-padded, so every match is a whole
     word). The value of a word is its number ``i``: ``lengths[i]`` is the padded length,
     ``codes[i]`` the rule code of a plain dictionary term, or -1 for a word that needs a
-    look at its context (cue and month words), whose entries are ``special[i]``."""
+    look at its context (cue, month and URL words), whose entries are ``special[i]``."""
 
     automaton: ahocorasick.Automaton
     lengths: np.ndarray
@@ -105,6 +109,8 @@ class WordMatcher:
             entries.setdefault(word, []).append(("NAME", f"cue:{word}"))
         for word in MONTH_WORDS:
             entries.setdefault(word, []).append(("DATE", "month"))
+        for word in URL_WORDS:  # where a URL may start; the kind says which word
+            entries.setdefault(word, []).append((word, URL_START))
         auto = ahocorasick.Automaton(ahocorasick.STORE_INTS)
         lengths = np.zeros(len(entries), dtype=np.int64)
         codes = np.full(len(entries), -1, dtype=np.int64)

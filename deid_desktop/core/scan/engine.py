@@ -50,33 +50,33 @@ def scan_text_arrays(
     texts: Sequence[str], dictionary: ScanDictionary, rep: Reporter | None = None
 ) -> TextHits:
     """Hits in a list of notes (note index, start, end, rule code)."""
-    is_ascii = [t.isascii() for t in texts]
-    groups = (
-        [i for i, a in enumerate(is_ascii) if a],
-        [i for i, a in enumerate(is_ascii) if not a],
-    )
-    total = sum(len(t) for t in texts) or 1
+    n = len(texts)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    is_ascii = np.fromiter(map(str.isascii, texts), dtype=bool, count=n)
+    total = int(lengths.sum()) or 1
     done = 0
     parts: list[TextHits] = []
+    groups = [g for g in (np.flatnonzero(is_ascii), np.flatnonzero(~is_ascii)) if g.size]
     for group in groups:
-        batch: list[int] = []
-        size = 0
-        for i in [*group, -1]:
-            if i >= 0:
-                batch.append(i)
-                size += len(texts[i]) + 1
-                if size < BATCH_CHARS:
-                    continue
-            if batch:
-                parts.append(_scan_batch([texts[j] for j in batch], batch, dictionary))
-                done += size
-                if rep is not None:
-                    rep.step(done / total, "Scanning free text")
-            batch, size = [], 0
+        # batches of about BATCH_CHARS characters (each note plus its separator)
+        ends = np.cumsum(lengths[group] + 1)
+        cuts = np.searchsorted(ends, np.arange(BATCH_CHARS, int(ends[-1]), BATCH_CHARS))
+        bounds = np.unique(np.concatenate(([0], cuts + 1, [group.size])))
+        contiguous = int(group[-1]) - int(group[0]) + 1 == group.size
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            ids = group[lo:hi]
+            if contiguous:
+                notes = list(texts[int(ids[0]) : int(ids[-1]) + 1])
+            else:
+                notes = [texts[i] for i in ids.tolist()]
+            parts.append(_scan_batch(notes, ids, lengths[ids], dictionary))
+            done += int(lengths[ids].sum()) + ids.size
+            if rep is not None:
+                rep.step(min(done / total, 1.0), "Scanning free text")
     if not parts:
         return _empty()
     out = TextHits(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
-    if groups[0] and groups[1]:  # each group is in note order; merge the two
+    if len(groups) == 2:  # each group is in note order; merge the two
         order = np.lexsort((out.end, out.start, out.note))
         out = TextHits(*(a[order] for a in out))
     return out
@@ -99,26 +99,23 @@ def scan_texts(
     )
 
 
-def _scan_batch(notes: list[str], note_ids: list[int], dictionary: ScanDictionary) -> TextHits:
+def _scan_batch(
+    notes: list[str], note_ids: np.ndarray, lengths: np.ndarray, dictionary: ScanDictionary
+) -> TextHits:
     text = NOTE_SEP.join(notes)
     folded = fold(text)
-    found = [
-        find_words(text, folded, dictionary),
-        find_digits(text, dictionary),
-        find_emails_urls(text, folded),
-    ]
+    words, url_starts = find_words(text, folded, dictionary)
+    found = [words, find_digits(text, dictionary), find_emails_urls(text, url_starts)]
     start, end, code = (np.concatenate(a) for a in zip(*found, strict=True))
     if start.size == 0:
         return _empty()
     start, end, code = _dedupe(start, end, code)
-    lengths = np.fromiter((len(n) for n in notes), dtype=np.int64, count=len(notes))
-    offsets = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+    offsets = np.cumsum(lengths + 1) - (lengths + 1)
     note = np.searchsorted(offsets, start, side="right") - 1
     local_start = start - offsets[note]
     local_end = end - offsets[note]
     inside = local_end <= lengths[note]  # nothing may run across two notes
-    ids = np.asarray(note_ids, dtype=np.int64)
-    return TextHits(ids[note[inside]], local_start[inside], local_end[inside], code[inside])
+    return TextHits(note_ids[note[inside]], local_start[inside], local_end[inside], code[inside])
 
 
 def _dedupe(

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from deid_desktop.core.scan.dictionary import ScanDictionary, WordMatcher
+from deid_desktop.core.scan.dictionary import URL_START, ScanDictionary, WordMatcher
 from deid_desktop.core.scan.fold import ascii_projection
 from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
 
@@ -80,14 +80,15 @@ def _arrays(starts: list[int], ends: list[int], codes: list[int]) -> Found:
     )
 
 
-def find_words(text: str, folded: str, dictionary: ScanDictionary) -> Found:
-    """Dictionary terms (whole words), cue-introduced names and month-name dates."""
+def find_words(text: str, folded: str, dictionary: ScanDictionary) -> tuple[Found, np.ndarray]:
+    """Dictionary terms (whole words), cue-introduced names and month-name dates; and
+    where a URL may start (the words http, https and www), for ``find_emails_urls``."""
     matcher = dictionary.matcher
     flat = np.fromiter(
         itertools.chain.from_iterable(matcher.automaton.iter(f" {folded} ")), dtype=np.int64
     )
     if flat.size == 0:
-        return _EMPTY, _EMPTY, _EMPTY
+        return (_EMPTY, _EMPTY, _EMPTY), _EMPTY
     last, ids = flat[0::2], flat[1::2]
     # " term " ends at padded index `last`; its leading space sits at last - length + 1,
     # which is the term's start in the original text; its end (exclusive) is last - 1.
@@ -96,14 +97,17 @@ def find_words(text: str, folded: str, dictionary: ScanDictionary) -> Found:
     codes = matcher.codes[ids]
     plain = codes >= 0
     if plain.all():
-        return starts, ends, codes
+        return (starts, ends, codes), _EMPTY
     special = np.flatnonzero(~plain)
-    extra = _special_hits(text, matcher, special, starts[special], ends[special], ids[special])
-    return (
+    extra, url_starts = _special_hits(
+        text, matcher, special, starts[special], ends[special], ids[special]
+    )
+    found = (
         np.concatenate((starts[plain], extra[0])),
         np.concatenate((ends[plain], extra[1])),
         np.concatenate((codes[plain], extra[2])),
     )
+    return found, url_starts
 
 
 def _special_hits(
@@ -113,10 +117,12 @@ def _special_hits(
     starts: np.ndarray,
     ends: np.ndarray,
     ids: np.ndarray,
-) -> Found:
-    """Hits of the words that need a look at their context. Matches of one word are
-    handled together; the result keeps the order of the matches (and of a word's
-    entries), which decides ties between equal spans."""
+) -> tuple[Found, np.ndarray]:
+    """Hits of the words that need a look at their context, and the starts of the URL
+    words (those of http and https first, then those of www, each in text order).
+    Matches of one word are handled together; the hits keep the order of the matches
+    (and of a word's entries), which decides ties between equal spans."""
+    url_starts: dict[str, list[np.ndarray]] = {"http": [], "www": []}
     out_s: list[np.ndarray] = []
     out_e: list[np.ndarray] = []
     out_c: list[np.ndarray] = []
@@ -128,6 +134,9 @@ def _special_hits(
         for j, (kind, rule) in enumerate(matcher.special[word_id]):
             g_starts = starts[group].tolist()
             g_ends = ends[group].tolist()
+            if rule == URL_START:
+                url_starts["www" if kind == "www" else "http"].append(starts[group])
+                continue
             if rule.startswith("dictionary:"):
                 spans = list(zip(g_starts, g_ends, strict=True))
                 code = dict_code(kind)
@@ -145,14 +154,19 @@ def _special_hits(
             out_e.append(np.fromiter((e for _, e in kept), np.int64, len(kept)))  # type: ignore[misc]
             out_c.append(np.full(len(kept), code, dtype=np.int64))
             out_k.append(where[group[found]] * _MAX_ENTRIES + j)
+    urls = np.concatenate(
+        [np.sort(np.concatenate(url_starts[k])) for k in ("http", "www") if url_starts[k]]
+        or [_EMPTY]
+    )
     if not out_s:
-        return _EMPTY, _EMPTY, _EMPTY
+        return (_EMPTY, _EMPTY, _EMPTY), urls
     rank = np.argsort(np.concatenate(out_k), kind="stable")
-    return (
+    hits = (
         np.concatenate(out_s)[rank],
         np.concatenate(out_e)[rank],
         np.concatenate(out_c)[rank],
     )
+    return hits, urls
 
 
 def _cue_names(text: str, ends: list[int], word: str) -> list[tuple[int, int] | None]:
@@ -278,8 +292,9 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
     return orig[lo], orig[hi - 1] + 1, codes[keep]
 
 
-def find_emails_urls(text: str, folded: str) -> Found:
-    """E-mail addresses (from each '@') and URLs (from 'http' or 'www ' after a space)."""
+def find_emails_urls(text: str, url_starts: np.ndarray) -> Found:
+    """E-mail addresses (from each '@') and URLs (from the starts of the words http,
+    https and www found by ``find_words``)."""
     xs: list[int] = []
     xe: list[int] = []
     xc: list[int] = []
@@ -300,16 +315,13 @@ def find_emails_urls(text: str, folded: str) -> Found:
                 xc.append(_EMAIL_CODE)
                 seen_end = m.end()
         at = text.find("@", at + 1)
-    for literal in ("http", "www "):
-        i = folded.find(literal)
-        while i != -1:
-            m = _URL.match(text, i) if i == 0 or folded[i - 1] == " " else None
-            if m:
-                end = m.end()
-                while end > m.start() and text[end - 1] in _URL_TRAIL:
-                    end -= 1
-                xs.append(m.start())
-                xe.append(end)
-                xc.append(_URL_CODE)
-            i = folded.find(literal, i + 1)
+    for i in url_starts.tolist():
+        m = _URL.match(text, i)
+        if m:
+            end = m.end()
+            while end > m.start() and text[end - 1] in _URL_TRAIL:
+                end -= 1
+            xs.append(m.start())
+            xe.append(end)
+            xc.append(_URL_CODE)
     return _arrays(xs, xe, xc)
