@@ -100,6 +100,10 @@ def match_counts(values: pd.Series, keys: pa.Array) -> tuple[int, int]:
     arr = pc.drop_null(_text(values)).cast(pa.large_string())
     if len(arr) == 0:
         return 0, 0
+    if len(arr) * 16 < len(keys):
+        # a few values against many keys: hash the few (building a hash of every person
+        # key per column would dominate), find which keys they hit, then count those
+        keys = keys.filter(pc.is_in(keys, value_set=pc.unique(arr)))
     return int(pc.sum(pc.is_in(arr, value_set=keys)).as_py() or 0), len(arr)
 
 
