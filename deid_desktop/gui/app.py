@@ -44,14 +44,25 @@ def setup_logging() -> None:
     )
 
 
+def log_exception(exc_type: type[BaseException], tb: TracebackType | None) -> None:
+    """The exception type and where it happened (file and line only) — never its text,
+    which could hold a value from the data."""
+    where = [f"{Path(f.filename).name}:{f.lineno}" for f in traceback.extract_tb(tb)][-5:]
+    log.error("unexpected error: %s at %s", exc_type.__name__, " < ".join(reversed(where)))
+
+
+def quiet_excepthook(
+    exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None
+) -> None:
+    log_exception(exc_type, tb)
+
+
 def excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
     """An unexpected error: a plain message box, and the exception type in the log.
 
     No traceback and no message text are shown or logged: either could hold a value.
-    The frames (file and line only) are logged to help a developer find the place.
     """
-    where = [f"{Path(f.filename).name}:{f.lineno}" for f in traceback.extract_tb(tb)][-5:]
-    log.error("unexpected error: %s at %s", exc_type.__name__, " < ".join(reversed(where)))
+    log_exception(exc_type, tb)
     if QApplication.instance() is None:
         return
     QMessageBox.critical(
@@ -119,8 +130,7 @@ def run_selftest(window, app: QApplication) -> int:  # type: ignore[no-untyped-d
         fail("error")
 
     def hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-        where = [f"{Path(f.filename).name}:{f.lineno}" for f in traceback.extract_tb(tb)][-5:]
-        log.error("unexpected error: %s at %s", exc_type.__name__, " < ".join(reversed(where)))
+        log_exception(exc_type, tb)
         fail(f"unexpected {exc_type.__name__}")
 
     sys.excepthook = hook  # no message box: nobody is there to close it
@@ -147,10 +157,18 @@ def run_selftest(window, app: QApplication) -> int:  # type: ignore[no-untyped-d
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     setup_logging()
-    sys.excepthook = excepthook
+    # the self-test has nobody to close a message box: it logs and exits nonzero instead
+    sys.excepthook = quiet_excepthook if args.selftest else excepthook
     app = make_app([sys.argv[0]])
 
-    from deid_desktop.gui.main_window import MainWindow
+    try:
+        from deid_desktop.gui.main_window import MainWindow
+    except Exception as exc:  # a broken install: say so plainly (and in the log)
+        log_exception(type(exc), exc.__traceback__)
+        if args.selftest:
+            print(f"selftest: FAILED at import ({type(exc).__name__})", file=sys.stderr)
+            return 1
+        raise
 
     if args.selftest:
         import tempfile

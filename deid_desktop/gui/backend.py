@@ -115,16 +115,10 @@ def save_project(project: Project, path: Path, base: Path | None = None) -> Proj
     ``base`` is the project path the stored input paths are relative to (the old file,
     or where a new project was planned); inputs are re-stored relative to ``path``.
     """
-    from dataclasses import replace
-
     from deid_desktop.core import project as p
 
     if base is not None and base.resolve() != path.resolve():
-        tables = tuple(
-            replace(t, path=p.store_path(p.resolve_path(base, t.path), path))
-            for t in project.tables
-        )
-        project = replace(project, tables=tables)
+        project = p.rebase_paths(project, base, path)
     p.save_project(project, path)
     return p.load_project(path)
 
