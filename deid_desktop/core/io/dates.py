@@ -37,7 +37,7 @@ class _Shape:
         return _Shape(self.order, self.sep, "")
 
 
-_TIMES_ISO = ("", " %H:%M:%S", "T%H:%M:%S", " %H:%M", "T%H:%M")
+_TIMES_ISO = ("", " %H:%M:%S", "T%H:%M:%S", " %H:%M", "T%H:%M", "T%H:%M:%SZ")
 _TIMES = ("", " %H:%M:%S", " %H:%M")
 _SHAPES: tuple[_Shape, ...] = (
     *(_Shape("ymd", "-", t) for t in _TIMES_ISO),
@@ -55,6 +55,8 @@ def _label(shape: _Shape) -> str:
     name = "ISO" if iso else _ORDER_NAMES[shape.order]
     if shape.time:
         name += " date and time"
+    if shape.time.endswith("Z"):
+        name += " in UTC"
     return f"{name} ({_EXAMPLE.strftime(shape.fmt)})"
 
 
@@ -67,6 +69,7 @@ _TIME_RE = {
     "T%H:%M:%S": r"T\d{1,2}:\d{2}:\d{2}",
     " %H:%M": r" \d{1,2}:\d{2}",
     "T%H:%M": r"T\d{1,2}:\d{2}",
+    "T%H:%M:%SZ": r"T\d{1,2}:\d{2}:\d{2}Z",  # UTC, as Synthea and many APIs write it
 }
 _KNOWN = "ISO 2024-01-31, 01/31/2024, 31/01/2024, 31-01-2024, 31.01.2024 or 2024/01/31"
 

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 MAX_TOKENS = 6  # year, month, day, hour, minute, second
-MIN_LEN, MAX_LEN = 6, 19  # "1/1/24" .. "2024-01-31 14:05:00"
+MIN_LEN, MAX_LEN = 6, 20  # "1/1/24" .. "2024-01-31T14:05:00Z"
 _CLASS = np.full(256, 7, dtype=np.uint8)  # byte -> 0 digit, 1-6 separator, 7 other
 _CLASS[ord("0") : ord("9") + 1] = 0
 for _code, _char in enumerate("-/. T:", start=1):
