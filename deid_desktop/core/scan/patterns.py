@@ -221,13 +221,21 @@ def _valid_dates(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: np.ndarra
 
 
 def digit_regions(text: str) -> tuple[str, np.ndarray]:
-    """The parts of ``text`` around runs of 4+ digits (gaps of up to 2 characters), joined
-    by NUL, and the original offset of each character of that string (-1 for a NUL)."""
+    """The parts of ``text`` around runs of digits that some digit pattern could match,
+    joined by NUL, and the original offset of each character of that string (-1 for a
+    NUL).
+
+    A run is digits at most 2 characters apart (no pattern has a wider separator), with
+    4 characters of margin before it (letter prefix, '+1 (') and 2 after; overlapping
+    margins merge. A merged region is kept only if one of its runs could hold a match:
+    5 digits in a row, 3 groups of digits (dates, SSN, IP, phones) or 3 then 4 digits
+    (555-1234). So '120/80' or '98.6' are never searched."""
     raw = np.frombuffer(ascii_projection(text), dtype=np.uint8)
     pos = np.flatnonzero((raw >= 48) & (raw <= 57))
     if pos.size == 0:
         return "", np.empty(0, dtype=np.int64)
-    breaks = np.flatnonzero(np.diff(pos) > 3)
+    gaps = np.diff(pos)
+    breaks = np.flatnonzero(gaps > 3)
     first = np.concatenate(([0], breaks + 1))
     last = np.concatenate((breaks, [pos.size - 1]))
     keep = (last - first + 1) >= 4
@@ -235,9 +243,15 @@ def digit_regions(text: str) -> tuple[str, np.ndarray]:
         return "", np.empty(0, dtype=np.int64)
     starts = np.maximum(pos[first[keep]] - 4, 0)
     ends = np.minimum(pos[last[keep]] + 2, raw.size)
+    useful = _useful_runs(gaps, first, last)[keep]
     new = np.concatenate(([True], starts[1:] >= ends[:-1]))  # merge overlapping regions
+    heads = np.flatnonzero(new)
     r_start = starts[new]
-    r_end = np.maximum.reduceat(ends, np.flatnonzero(new))
+    r_end = np.maximum.reduceat(ends, heads)
+    wanted = np.logical_or.reduceat(useful, heads)
+    if not wanted.any():
+        return "", np.empty(0, dtype=np.int64)
+    r_start, r_end = r_start[wanted], r_end[wanted]
     lengths = r_end - r_start
     total = int(lengths.sum())
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
@@ -248,6 +262,21 @@ def digit_regions(text: str) -> tuple[str, np.ndarray]:
     orig = np.full(buf.size, -1, dtype=np.int64)
     orig[out_pos] = idx
     return buf.tobytes().decode("ascii"), orig
+
+
+def _useful_runs(gaps: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Per run of digits (``first``/``last`` index digit positions whose successive
+    ``gaps`` are at most 3): does it hold 5 digits in a row, 3 groups of digits, or
+    exactly 2 groups of at least 3 then at least 4 digits?"""
+    group_start = np.concatenate(([True], gaps > 1))
+    group_of = np.cumsum(group_start) - 1  # group number of each digit
+    group_len = np.bincount(group_of)
+    heads = np.flatnonzero(group_start)  # first digit of each group
+    n_groups = group_of[last] - group_of[first] + 1
+    longest = np.maximum.reduceat(group_len, group_of[first])
+    g1 = group_len[group_of[first]]
+    g2 = group_len[np.minimum(group_of[first] + 1, heads.size - 1)]
+    return (longest >= 5) | (n_groups >= 3) | ((n_groups == 2) & (g1 >= 3) & (g2 >= 4))
 
 
 def find_digits(text: str, dictionary: ScanDictionary) -> Found:
