@@ -37,6 +37,10 @@ from deid_desktop.core.model import (
 from deid_desktop.core.project import load_project, new_project, save_project
 
 TAG_SYNTAX = "COLUMN=CLASS[/CATEGORY][:ROLE]"
+_REKEY_HINT = (
+    "To use another person key, build the project again with `deid init --key COL` "
+    "(the person table) or `deid init --key TABLE=COL` (an event table)."
+)
 SET_BY_HAND = "set by hand"
 _CLASSES = [c.value for c in ColumnClass]
 _ROLES = [r.value for r in Role]
@@ -511,12 +515,12 @@ def apply_change(spec: TableSpec, change: TagChange) -> ColumnTag:
         raise UsageError(
             f"'{change.column}' is the person key of table '{spec.name}': it stays a direct "
             "identifier with the person_key role",
-            hint="To use another person key, build the project again with `deid init --key`.",
+            hint=_REKEY_HINT,
         )
     if not is_key and role is Role.PERSON_KEY:
         raise UsageError(
             f"Only '{spec.key}' can be the person key of table '{spec.name}'",
-            hint="To use another person key, build the project again with `deid init --key`.",
+            hint=_REKEY_HINT,
         )
     evidence = old.evidence if SET_BY_HAND in old.evidence else (SET_BY_HAND, *old.evidence)
     return replace(

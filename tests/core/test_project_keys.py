@@ -5,6 +5,7 @@ plain error naming the table and its candidates."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -133,6 +134,15 @@ def test_value_match_on_a_table_larger_than_the_sample(tmp_path: Path) -> None:
         {"sample": _ids("S", n), "owner": _events(n), "flag": ["P00001"] * 3 + ["x"] * (n - 3)},
     )
     project = _build(tmp_path, labs)
+    _assert_keyed(project, "labs", "owner")
+
+
+def test_value_match_on_a_frame_held_in_several_arrow_chunks(tmp_path: Path) -> None:
+    labs = _write(tmp_path, "labs", {"owner": _events(), "v": ["7"] * 3 * PERSONS})
+    halves = [labs.frame.iloc[: PERSONS + 1], labs.frame.iloc[PERSONS + 1 :]]
+    chunked = pd.concat(halves, ignore_index=True)
+    assert chunked["owner"].array._pa_array.num_chunks == 2  # type: ignore[attr-defined]
+    project = _build(tmp_path, replace(labs, frame=chunked))
     _assert_keyed(project, "labs", "owner")
 
 
