@@ -88,26 +88,61 @@ def _inside(child: Path, parent: Path) -> bool:
     return child == parent or child.is_relative_to(parent)
 
 
+def _marked_folder(path: Path, marker: str, *, include_self: bool) -> Path | None:
+    """The nearest existing folder at or above ``path`` that holds ``marker``."""
+    folders = [path, *path.parents] if include_self else list(path.parents)
+    return next((f for f in folders if (f / marker).is_file()), None)
+
+
 def check_placement(out_dir: Path, crosswalk_dir: Path | None) -> None:
-    """The crosswalk folder must be apart from the release folder (45 CFR 164.514(c))."""
-    if crosswalk_dir is None:
-        return
+    """The crosswalk folder must be apart from every release folder (45 CFR 164.514(c)).
+
+    Refused: the crosswalk folder being the release folder, inside it or containing it;
+    a crosswalk folder inside an earlier release folder; a release folder inside an
+    earlier crosswalk folder or inside an earlier release folder.
+    """
     rel = Path(out_dir).expanduser().resolve()
-    xw = Path(crosswalk_dir).expanduser().resolve()
-    if _inside(xw, rel) or _inside(rel, xw):
-        where = (
-            "is the release folder"
-            if xw == rel
-            else "is inside the release folder"
-            if _inside(xw, rel)
-            else "contains the release folder"
-        )
+    hint = (
+        "Choose a crosswalk folder outside every release folder (and not containing one), "
+        "ideally on storage the recipient never sees."
+    )
+    why = (
+        "The crosswalk links every subject ID back to a person: 45 CFR 164.514(c) allows "
+        "such a code only if it is never disclosed, so it must not travel with a release."
+    )
+    if crosswalk_dir is not None:
+        xw = Path(crosswalk_dir).expanduser().resolve()
+        if _inside(xw, rel) or _inside(rel, xw):
+            where = (
+                "is the release folder"
+                if xw == rel
+                else "is inside the release folder"
+                if _inside(xw, rel)
+                else "contains the release folder"
+            )
+            raise CheckFailed(
+                f"The crosswalk folder {where}; nothing was written. {why}", hint=hint
+            )
+        earlier = _marked_folder(xw, RECORD_JSON, include_self=True)
+        if earlier is not None:
+            raise CheckFailed(
+                f"The crosswalk folder is inside an earlier release folder ({earlier}); "
+                f"nothing was written. {why}",
+                hint=hint,
+            )
+    holder = _marked_folder(rel, CROSSWALK_README, include_self=False)
+    if holder is not None:
         raise CheckFailed(
-            f"The crosswalk folder {where}; nothing was written. The crosswalk links "
-            "every subject ID back to a person: 45 CFR 164.514(c) allows such a code only "
-            "if it is never disclosed, so it must not travel with the release.",
-            hint="Choose a crosswalk folder outside the release folder (and not containing "
-            "it), ideally on storage the recipient never sees.",
+            f"The release folder is inside a crosswalk folder ({holder}); nothing was "
+            f"written. {why}",
+            hint="Choose a release folder outside every crosswalk folder.",
+        )
+    nested = _marked_folder(rel, RECORD_JSON, include_self=False)
+    if nested is not None:
+        raise UsageError(
+            f"The release folder is inside an earlier release folder ({nested}); nothing "
+            "was written. That would change a release that may already have gone out.",
+            hint="Choose a release folder outside every earlier release.",
         )
 
 
