@@ -11,17 +11,11 @@ Two steps a user takes on Synthea, and why:
   Safe Harbor gate's "No 5-digit ZIP" check reads every quasi cell of five digits as a
   ZIP (83 of the 111 incomes are 5-digit numbers), so the user re-tags it:
   `deid tag ... INCOME=clinical`.
-
-Synthea writes times as ``2022-07-20T07:13:55Z``; the loader does not read the trailing
-UTC ``Z`` yet (core/io/dates.py), so the passing runs use copies with the ``Z`` removed
-(same instants, nothing else changed) and `test_verbatim_synthea_timestamps` tracks the
-verbatim files as an expected failure.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -36,7 +30,6 @@ from tests.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401
 UNMC = ("patients", "encounters", "conditions", "medications")
 DS4BIOMED = ("patients", "conditions", "immunizations")
 AGE_REFERENCE = "2023-12-31"
-_Z = re.compile(r"(\d{2}:\d{2}:\d{2})Z(?=,|$)", re.MULTILINE)
 
 
 def deid(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
@@ -49,27 +42,17 @@ def deid(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, st
     return code, out.out, out.err
 
 
-def _copy(src: Path, dst: Path, names: tuple[str, ...], *, drop_z: bool) -> Path:
+def _copy(src: Path, dst: Path, names: tuple[str, ...]) -> Path:
+    """Byte-for-byte copies of the shared files (nothing is written into shared/)."""
     dst.mkdir(parents=True)
     for name in names:
-        if drop_z:
-            text = (src / f"{name}.csv").read_text(encoding="utf-8")
-            (dst / f"{name}.csv").write_text(_Z.sub(r"\1", text), encoding="utf-8")
-        else:
-            shutil.copyfile(src / f"{name}.csv", dst / f"{name}.csv")
+        shutil.copyfile(src / f"{name}.csv", dst / f"{name}.csv")
     return dst
 
 
 @pytest.fixture
 def unmc(shared_data: Path, tmp_path: Path) -> Path:
-    src = shared_data / "synthea" / "unmc_crane_2023"
-    return _copy(src, tmp_path / "unmc", UNMC, drop_z=True)
-
-
-@pytest.fixture
-def unmc_verbatim(shared_data: Path, tmp_path: Path) -> Path:
-    src = shared_data / "synthea" / "unmc_crane_2023"
-    return _copy(src, tmp_path / "unmc", UNMC, drop_z=False)
+    return _copy(shared_data / "synthea" / "unmc_crane_2023", tmp_path / "unmc", UNMC)
 
 
 def _init(
@@ -106,16 +89,16 @@ def _check(capsys: pytest.CaptureFixture[str], project: Path) -> dict:
 # ----------------------------------------------------------------------------- deid init
 
 
-def test_init_finds_each_tables_person_key(unmc_verbatim: Path) -> None:
-    """The command exactly as a user types it, in a fresh process, on verbatim copies."""
-    (unmc_verbatim / "tmp").mkdir()
+def test_init_finds_each_tables_person_key(unmc: Path) -> None:
+    """The command exactly as a user types it, in a fresh process."""
+    (unmc / "tmp").mkdir()
     done = subprocess.run(
         [sys.executable, "-m", "deid_desktop", "init", *(f"{n}.csv" for n in UNMC),
          "-o", "tmp/synthea.deid.json"],
-        cwd=unmc_verbatim, capture_output=True, text=True, encoding="utf-8", timeout=300,
+        cwd=unmc, capture_output=True, text=True, encoding="utf-8", timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    project = unmc_verbatim / "tmp" / "synthea.deid.json"
+    project = unmc / "tmp" / "synthea.deid.json"
     assert _keys(project) == {
         "patients": "Id",
         "encounters": "PATIENT",
@@ -209,21 +192,6 @@ def test_synthea_linkable_check_passes(
     assert {"events_link_to_persons", "intervals_preserved", "link_keys_unique"} <= ids
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/io/dates.py cannot read ISO times with a trailing UTC 'Z' "
-    "(2022-07-20T07:13:55Z): datetokens.MAX_LEN is 19 and no _PATTERNS time form ends in Z, "
-    "so `deid check` stops with exit 4 on encounters.START",
-)
-def test_verbatim_synthea_timestamps(
-    unmc_verbatim: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    project = _init(capsys, monkeypatch, unmc_verbatim, UNMC)
-    assert deid(capsys, "pathway", project, "safe-harbor", "--age-reference", AGE_REFERENCE)[0] == 0
-    assert deid(capsys, "tag", project, "INCOME=clinical")[0] == 0
-    _check(capsys, project)
-
-
 def test_ds4biomed_safe_harbor_check_passes(
     shared_data: Path,
     tmp_path: Path,
@@ -231,7 +199,7 @@ def test_ds4biomed_safe_harbor_check_passes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     src = shared_data / "synthea" / "ds4biomed_apr2020"
-    folder = _copy(src, tmp_path / "ds4biomed", DS4BIOMED, drop_z=True)
+    folder = _copy(src, tmp_path / "ds4biomed", DS4BIOMED)
     project = _init(capsys, monkeypatch, folder, DS4BIOMED)
     assert _keys(project) == {"patients": "Id", "conditions": "PATIENT", "immunizations": "PATIENT"}
     code, _, err = deid(capsys, "pathway", project, "safe-harbor", "--age-reference", "2020-04-30")
