@@ -143,7 +143,7 @@ def count_byte(buf: pa.Buffer, byte: bytes) -> int:
 
 def _first_invalid_utf8(buf: pa.Buffer) -> int:
     try:
-        bytes(buf).decode("utf-8")
+        str(memoryview(buf), "utf-8")  # no copy of the buffer
     except UnicodeDecodeError as exc:
         return exc.start
     return buf.size  # pragma: no cover - only called on invalid UTF-8
