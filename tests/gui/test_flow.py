@@ -243,3 +243,41 @@ def test_keyboard_users_reach_every_control(window: MainWindow) -> None:  # type
             if w.focusPolicy() == Qt.FocusPolicy.NoFocus:
                 missing.append(f"{page.title}: {type(w).__name__} takes no focus")
     assert missing == []
+
+
+def test_raising_k_from_the_review_page_is_saved_in_the_project(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    open_demo(qtbot, window)
+    s = window.session
+    assert window.go_to(3)
+    wait_review(qtbot, window)
+    page = window.review_page
+    before = s.review.risk
+    # the rows suppression would remove are shown before the user commits
+    assert f"{before.below_k:,} of {before.rows:,} rows" in page.suppress_preview.text()
+    page.age_bands_on.setChecked(True)
+    page.suppress.setChecked(True)
+    page.apply_button.click()
+    assert s.project.risk.age_bands == (0, 18, 30, 45, 65, 75, 90)
+    assert s.project.risk.suppress_below_k and s.dirty
+    wait_review(qtbot, window)
+    after = s.review.risk
+    assert after.k is not None and after.k >= s.project.risk.k_target
+    assert sum(s.review.release.suppressed_rows.values()) > 0
+    assert page.figure_labels["lone"].text() == "0"
+
+
+def test_choosing_to_redact_a_free_text_column_is_recorded(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from deid_desktop.core.model import FreeTextAction
+
+    open_demo(qtbot, window)
+    s = window.session
+    assert window.go_to(2)
+    combo = window.pathway_page.free_text.cellWidget(0, 1)
+    assert isinstance(combo, QComboBox)
+    combo.setCurrentIndex(combo.findData(FreeTextAction.REDACT.value))
+    assert s.project.safe_harbor.free_text == {"demographics.notes": FreeTextAction.REDACT}
+    assert window.go_to(3)
+    wait_review(qtbot, window)
+    released = s.review.release.tables["demographics"]
+    assert "notes" in released.columns  # kept, with every scan hit replaced by [KIND]
+    assert released["notes"].str.contains(r"\[NAME\]", regex=True).any()
