@@ -408,3 +408,20 @@ def test_register_inside_the_release_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="register"):
         run_export(tmp_path, register_path=tmp_path / "release" / "register.jsonl")
     assert sup.tree(tmp_path) == set()
+
+
+def test_xlsx_cells_are_text_escaped_and_control_characters_recorded(tmp_path: Path) -> None:
+    rel = sup.release()
+    rel.tables["visits"].loc[0, "visit_type"] = "a<b>&c"
+    rel.tables["visits"].loc[2, "visit_type"] = "bell\x07"
+    rec = run_export(tmp_path, release=rel, meta=ExportMeta(formats=("csv", "xlsx")))
+    ws = openpyxl.load_workbook(tmp_path / "release" / "visits.xlsx").active
+    rows = [[c.value for c in r] for r in ws.iter_rows()]
+    assert rows[0] == ["subject_id", "visit_year", "visit_type"]
+    assert rows[1] == ["S0001", "2024", "a<b>&c"]
+    assert rows[3][2] == "bell"
+    assert all(c.data_type == "s" for r in ws.iter_rows() for c in r if c.value is not None)
+    assert rec.record["xlsx_control_characters_removed"] == {"visits": 1}
+    demo = openpyxl.load_workbook(tmp_path / "release" / "demographics.xlsx").active
+    assert [r[1].value for r in demo.iter_rows(min_row=2)] == [None, "1975", "1988", "1950"]
+    assert ws.title == "visits"

@@ -183,6 +183,7 @@ class _Written:
     shapes: dict[str, tuple[int, int]] = field(default_factory=dict)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (file, what it is)
     digests: dict[str, str] = field(default_factory=dict)  # file -> SHA-256 while writing
+    xlsx_removed: dict[str, int] = field(default_factory=dict)  # table -> illegal chars cut
 
 
 @contextlib.contextmanager
@@ -251,7 +252,9 @@ def _write_tables(
         done.notes.append((csv_name, f"table {name}"))
         if "xlsx" in formats:
             xlsx_name = f"{stems[name]}.xlsx"
-            write_xlsx(safe, rel.file(xlsx_name), sheet=name, reporter=part.sub(0.5, 1.0))
+            removed = write_xlsx(safe, rel.file(xlsx_name), sheet=name, reporter=part.sub(0.5, 1.0))
+            if removed:
+                done.xlsx_removed[name] = removed
             done.notes.append((xlsx_name, f"table {name} (spreadsheet)"))
     return done
 
@@ -392,6 +395,8 @@ def export_release(
                 neutralised=written.neutralised,
             )
         )
+        if written.xlsx_removed:  # control characters XML cannot hold (the CSV keeps them)
+            record["xlsx_control_characters_removed"] = written.xlsx_removed
         if project_file is not None and Path(project_file).is_file():
             record["project"]["file"] = str(Path(project_file).absolute())
             record["project"]["sha256"] = sha256_of(Path(project_file))
