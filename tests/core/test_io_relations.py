@@ -73,6 +73,33 @@ def test_unmatched_and_keyless_event_rows_are_counted() -> None:
     assert "visits.csv" in err.message and "'pid'" in err.message
 
 
+def test_repeats_counted_per_key_and_per_row() -> None:
+    person = table(
+        "people", {"mrn": ["MRN-7731", "MRN-0042", "MRN-7731", "MRN-0042", "MRN-0042", None]}
+    )
+    err = relation_error(person, [])
+    assert "5 rows of the person table share a person key" in err.message
+    assert "2 key(s) repeated" in err.message
+    assert "1 row of the person table have no person key" in err.message
+
+
+def test_keys_of_other_storage_types_still_link() -> None:
+    """Frames built outside the loader (object / plain string storage) compare by text."""
+    person = table("people", {"mrn": ["MRN-7731", "MRN-0042"]})
+    person.frame["mrn"] = person.frame["mrn"].astype(object)
+    visits = table("visits", {"mrn": ["MRN-7731", "MRN-0042", "MRN-9999"]})
+    labs = table("labs", {"mrn": ["MRN-0042", "MRN-9999"]})
+    labs.frame["mrn"] = labs.frame["mrn"].astype(pd.StringDtype("python"))
+    err = relation_error(person, [(visits, "mrn"), (labs, "mrn")])
+    assert "1 row of table 'visits' have a person key that is not in the person table" in (
+        err.message
+    )
+    assert "1 row of table 'labs' have a person key that is not in the person table" in (
+        err.message
+    )
+    check_relations(person, "mrn", [(table("notes", {"mrn": ["MRN-0042"]}), "mrn")])
+
+
 def test_key_column_absent_is_an_error() -> None:
     person = table("people", {"id": ["MRN-7731"]})
     with pytest.raises(InputError, match="'mrn' is not in table 'people'"):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError, Problem
 from deid_desktop.core.model import LoadedTable
@@ -25,6 +27,20 @@ def _key_column(table: LoadedTable, key: str) -> pd.Series:
     return table.frame[key]
 
 
+def _arrow(values: pd.Series) -> pa.Array | pa.ChunkedArray:
+    """The column as Arrow (no copy for string[pyarrow]; NaN/None become null)."""
+    return pa.array(values, from_pandas=True)
+
+
+def _common(
+    values: pa.Array | pa.ChunkedArray, value_set: pa.Array
+) -> tuple[pa.Array | pa.ChunkedArray, pa.Array]:
+    """Both sides of a membership test in one type (text keys of another width or kind)."""
+    if values.type == value_set.type:
+        return values, value_set
+    return values.cast(pa.large_string()), value_set.cast(pa.large_string())
+
+
 def relation_problems(
     person: LoadedTable, person_key: str, events: Sequence[tuple[LoadedTable, str]]
 ) -> list[Problem]:
@@ -42,13 +58,17 @@ def relation_problems(
                 severity="error",
             )
         )
-    present = keys.dropna()
-    repeated = present.duplicated(keep=False)
-    if repeated.any():
-        n_keys = int(present[repeated].nunique())
+    # One hash pass over the keys (pyarrow; pandas' isin/duplicated on Arrow strings
+    # build Python sets): each distinct key with its count.
+    counts = pc.value_counts(pc.drop_null(_arrow(keys)))
+    present = counts.field("values")
+    repeated = pc.greater(counts.field("counts"), 1)
+    n_keys = int(pc.sum(repeated).as_py() or 0)
+    if n_keys:
+        n_rows = int(pc.sum(pc.filter(counts.field("counts"), repeated)).as_py() or 0)
         problems.append(
             Problem(
-                f"{_rows(int(repeated.sum()))} of the person table share a person key with "
+                f"{_rows(n_rows)} of the person table share a person key with "
                 f"another row ({n_keys} key(s) repeated); the person table needs one row "
                 "per person",
                 file=file,
@@ -69,8 +89,11 @@ def relation_problems(
                     severity="error",
                 )
             )
-        linked = event_keys.isin(present.unique())
-        unmatched = int((event_keys.notna() & ~linked).sum())
+        values, value_set = _common(_arrow(event_keys), present)
+        # The value set holds no null, so a key-less row is never "linked": it is
+        # counted above, not here.
+        linked = int(pc.sum(pc.is_in(values, value_set=value_set)).as_py() or 0)
+        unmatched = len(values) - values.null_count - linked
         if unmatched:
             problems.append(
                 Problem(
