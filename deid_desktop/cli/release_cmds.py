@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from deid_desktop.core import engine
-from deid_desktop.core.errors import Problem
+from deid_desktop.core.errors import DeidError, Problem
 from deid_desktop.core.export import check_rows, risk_summary, scan_summary
 from deid_desktop.core.model import Pathway, Project
 from deid_desktop.core.progress import ProgressFn
+from deid_desktop.core.register import earlier_releases
 
 JSON_SCHEMA = 1
 EXIT_CHECK_FAILED = 3
@@ -137,7 +138,17 @@ def check_payload(
         "transformations": list(result.release.transformations),
         "warnings": list(result.release.warnings),
         "problems": [{"severity": p.severity, "message": p.message} for p in problems],
+        "earlier_releases": _earlier(project),
     }
+
+
+def _earlier(project: Project) -> list[dict[str, Any]] | None:
+    """Earlier exports of this project in the register (None: register unreadable)."""
+    try:
+        return earlier_releases(project.project_id)
+    except DeidError as exc:
+        print(f"deid: warning: the register could not be read: {exc.message}", file=sys.stderr)
+        return None
 
 
 def _print_check(payload: dict[str, Any]) -> None:
@@ -192,6 +203,17 @@ def _print_check(payload: dict[str, Any]) -> None:
             file=out,
         )
         print(f"  {scan['disclaimer']}", file=out)
+    earlier = payload["earlier_releases"]
+    if earlier:
+        last = earlier[-1]
+        print(
+            f"\nEarlier releases of this project in the register: {len(earlier)}; the last on "
+            f"{last['time_utc']} to {last['recipient'] or 'an unnamed recipient'} "
+            f"(k = {last['k']}, {last['lone'] if last['lone'] is not None else '-'} lone "
+            "records). Several releases of the same people can be linked: judge this one "
+            "against them.",
+            file=out,
+        )
     for w in payload["warnings"]:
         print(f"Warning: {w}", file=out)
     verdict = (

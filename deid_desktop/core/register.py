@@ -93,3 +93,34 @@ def read_register(path: Path | None = None) -> list[dict[str, object]]:
             )
         entries.append(obj)
     return entries
+
+
+def _part(entry: dict[str, object], key: str) -> dict[str, object]:
+    value = entry.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def earlier_releases(project_id: str, path: Path | None = None) -> list[dict[str, object]]:
+    """What already went out from this project, oldest first: one short line per export.
+
+    Time, pathway, recipient, purpose, the quasi-identifiers and k / lone records measured
+    then, and where the release went - so a new release can be judged against them.
+    """
+    out: list[dict[str, object]] = []
+    for entry in read_register(path):
+        if _part(entry, "project").get("id") != project_id:
+            continue
+        meta, risk = _part(entry, "meta"), _part(entry, "risk")
+        out.append(
+            {
+                "time_utc": entry.get("time_utc"),
+                "pathway": entry.get("pathway"),
+                "recipient": meta.get("recipient", ""),
+                "purpose": meta.get("purpose", ""),
+                "quasi_identifiers": risk.get("quasi_identifiers", []),
+                "k": risk.get("k"),
+                "lone": risk.get("lone"),
+                "folder": _part(entry, "outputs").get("folder"),
+            }
+        )
+    return out

@@ -54,3 +54,35 @@ def test_entries_are_single_ascii_lines(tmp_path: Path) -> None:
     raw = reg.read_bytes()
     assert raw.count(b"\n") == 1 and raw.isascii()
     assert read_register(reg) == [{"purpose": "line one\nline two", "who": "Zoë"}]
+
+
+def test_earlier_releases_of_one_project(tmp_path: Path) -> None:
+    from deid_desktop.core.register import earlier_releases
+
+    reg = tmp_path / "register.jsonl"
+    append_register(
+        reg,
+        {
+            "project": {"id": "p1"},
+            "time_utc": "2026-01-01T00:00:00Z",
+            "pathway": "safe_harbor",
+            "meta": {"recipient": "Lab A", "purpose": "study"},
+            "risk": {"quasi_identifiers": ["age", "zip3"], "k": 2, "lone": 0},
+            "outputs": {"folder": "/r1"},
+        },
+    )
+    append_register(reg, {"project": {"id": "other"}, "time_utc": "2026-02-01T00:00:00Z"})
+    append_register(reg, {"project": {"id": "p1"}, "time_utc": "2026-03-01T00:00:00Z"})
+    found = earlier_releases("p1", reg)
+    assert [e["time_utc"] for e in found] == ["2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"]
+    assert found[0] == {
+        "time_utc": "2026-01-01T00:00:00Z",
+        "pathway": "safe_harbor",
+        "recipient": "Lab A",
+        "purpose": "study",
+        "quasi_identifiers": ["age", "zip3"],
+        "k": 2,
+        "lone": 0,
+        "folder": "/r1",
+    }
+    assert found[1]["recipient"] == "" and found[1]["k"] is None

@@ -81,6 +81,7 @@ def test_check_json_schema(demo: Path, tmp_path: Path) -> None:
         "transformations",
         "warnings",
         "problems",
+        "earlier_releases",
     }
     assert doc["schema"] == 1 and doc["passed"] is True and doc["pathway"] == "safe_harbor"
     assert doc["label"] == "de-identified under HIPAA Safe Harbor (45 CFR 164.514(b)(2))"
@@ -184,6 +185,12 @@ def test_run_twice_in_two_processes_gives_identical_release_files(
     }
     entries = read_register(reg)
     assert [e["outputs"]["folder"] for e in entries] == [str(o) for o in outs]
+    check = deid("check", demo, "--json", register=reg)
+    earlier = json.loads(check.stdout)["earlier_releases"]
+    assert [e["folder"] for e in earlier] == [str(o) for o in outs]
+    assert earlier[0]["recipient"] == "Biostat core" and earlier[0]["k"] == r1["risk"]["k"]
+    text = deid("check", demo, register=reg).stdout
+    assert "Earlier releases of this project in the register: 2" in text
     for out in outs:
         for p in out.iterdir():
             assert "anonym" not in p.read_text(encoding="utf-8").lower(), p.name
