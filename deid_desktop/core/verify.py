@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 from pathlib import Path
 
 import ahocorasick
@@ -80,7 +81,6 @@ _FULL_DATE = (
     r")"
 )
 _ZIP5_ANYWHERE = r"\d{5}"
-_ZIP5_CELL = r"^\s*\d{5}(?:-?\d{4})?\s*$"
 _TOP_CODE = re.compile(r"^\s*(\d+)\s*\+\s*$")
 _YEARISH_NAME = re.compile(r"year|date|dob|birth|_yr$|^yr_", re.IGNORECASE)
 
@@ -477,27 +477,47 @@ def _zip_columns(project: Project, release: Release) -> list[tuple[str, str]]:
     return sorted(out)
 
 
+#: Column-name words (and adjacent word pairs, joined) that say "postal code".
+ZIP_NAME_WORDS = frozenset(
+    {"zip", "zips", "zipcode", "zipcodes", "postal", "postcode", "postcodes", "postalcode"}
+)
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def names_a_postal_code(column: str) -> bool:
+    """Whether a column's name says it holds a ZIP / postal code, by its words in any
+    case or style: ``zip``, ``ZIP5``, ``zip_code``, ``PostalCode``, ``post_code``,
+    ``patient-zipcode``; not ``zipper`` or ``income``."""
+    words = [w.lower() for w in _NAME_WORD.findall(column)]
+    pairs = (a + b for a, b in pairwise(words))
+    return any(w in ZIP_NAME_WORDS for w in (*words, *pairs))
+
+
+def _zip5_columns(project: Project, release: Release) -> list[tuple[str, str]]:
+    """What can hold a ZIP: the ZIP3 and ZIP-role columns, and every released column
+    whose name says postal code, whatever its class."""
+    out = set(_zip_columns(project, release))
+    for t, c, _values in _released_columns(release):
+        if names_a_postal_code(c):
+            out.add((t, c))
+    return sorted(out)
+
+
 def check_no_zip5(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
     per_column: dict[str, int] = {}
-    zip_columns = _zip_columns(project, release)
-    for t, c in zip_columns:
+    checked = _zip5_columns(project, release)
+    for t, c in checked:
         n = _rows_matching(ctx.uniques(t, c, release.tables[t][c]), _ZIP5_ANYWHERE)
         if n:
             per_column[f"{t}.{c}"] = n
-    for spec in project.tables:
-        frame = release.tables.get(spec.name)
-        if frame is None:
-            continue
-        for tag in spec.by_class(ColumnClass.QUASI):
-            if tag.name not in frame.columns or (spec.name, tag.name) in zip_columns:
-                continue
-            n = _rows_matching(ctx.uniques(spec.name, tag.name, frame[tag.name]), _ZIP5_CELL)
-            if n:
-                per_column[f"{spec.name}.{tag.name}"] = n
     count = sum(per_column.values())
-    return Finding(count == 0, count, {"cells_by_column": per_column})
+    return Finding(
+        count == 0,
+        count,
+        {"cells_by_column": per_column, "columns_checked": [f"{t}.{c}" for t, c in checked]},
+    )
 
 
 def check_zip3_allowed(
@@ -697,8 +717,10 @@ CHECKS: tuple[Check, ...] = (
         "No 5-digit ZIP",
         "45 CFR 164.514(b)(2)(i)(B)",
         BLOCKING,
-        "The ZIP column holds no 5 digits in a row, and no quasi-identifier column holds "
-        "a 5-digit ZIP.",
+        "The ZIP3 column, the column tagged ZIP (if released) and every released column "
+        "whose name says postal code (zip, zip_code, postal, postcode, ...) hold no 5 "
+        "digits in a row. Other columns are not read as ZIPs (5-digit incomes or lab "
+        "values are not ZIPs).",
         check_no_zip5,
         SAFE_HARBOR,
     ),

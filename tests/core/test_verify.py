@@ -12,7 +12,15 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from deid_desktop.core.model import Extract, Pathway, Release
+from deid_desktop.core.model import (
+    ColumnClass,
+    ColumnTag,
+    Extract,
+    Pathway,
+    Project,
+    Release,
+    Role,
+)
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import (
     BLOCKING,
@@ -23,9 +31,10 @@ from deid_desktop.core.verify import (
     VerifyContext,
     _run,
     checks_for,
+    names_a_postal_code,
     verify_release,
 )
-from tests.core.test_safe_harbor_support import make_case, restricted_prefix
+from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, people, restricted_prefix
 
 EXTRACT, PROJECT = make_case(n=12)
 CLEAN = build_safe_harbor(EXTRACT, PROJECT)
@@ -98,7 +107,9 @@ LEAKS = [
     ("us date", "stays", _set("los", 1, "seen 3/1/24"), "no_full_dates", 1),
     ("month-name date", "visits", _set("comment", 4, "on March 1, 2024"), "no_full_dates", 1),
     ("5-digit zip in zip3", "people", _set("zip3", 0, ZIP5), "no_zip5", 1),
-    ("5-digit zip in a quasi column", "people", _set("sex", 0, ZIP5), "no_zip5", 1),
+    ("5-digit zip in a postal-code column", "people", _set("PostalCode", 0, ZIP5), "no_zip5", 1),
+    ("zip+4 in a postal-code column", "visits", _set("post_code", 2, f"{ZIP5}-1234"), "no_zip5",
+     1),
     ("restricted zip3", "people", _set("zip3", 0, restricted_prefix()), "zip3_allowed", 1),
     ("age over 89", "people", _set("age", 0, "95"), "ages_pooled", 1),
     ("age band above 89", "people", _set("age", 0, "85-94"), "ages_pooled", 1),
@@ -293,3 +304,82 @@ def test_places_and_short_codes_match_as_whole_words() -> None:
     assert verify_release(extract, inside, PROJECT).outcome("no_direct_values").passed
     alone = _tamper("visits", _set("comment", 0, "moved to Ord."))
     assert verify_release(extract, alone, PROJECT).outcome("no_direct_values").count == 1
+
+
+# ------------------------------------------------------------------ what is read as a ZIP
+
+
+def _people_with(column: str, values: list[str], tag: ColumnTag) -> tuple[Extract, Project]:
+    data = people(12)
+    data[column] = pd.array(values, dtype=pd.StringDtype("pyarrow"))
+    return make_case(n=12, people_frame=data, people_tags=(*PEOPLE_TAGS, tag))
+
+
+FIVE_DIGITS = [f"{48000 + 731 * i}" for i in range(12)]
+
+
+def test_five_digit_incomes_in_a_quasi_column_are_not_zips() -> None:
+    """Synthea's INCOME is quasi and mostly 5 digits: the ZIP gate must not read it."""
+    extract, project = _people_with("INCOME", FIVE_DIGITS, ColumnTag("INCOME", ColumnClass.QUASI))
+    release = build_safe_harbor(extract, project)
+    assert release.tables["people"]["INCOME"].str.fullmatch(r"\d{5}").all()
+    result = verify_release(extract, release, project)
+    outcome = result.outcome("no_zip5")
+    assert outcome.passed and outcome.count == 0
+    assert "people.INCOME" not in outcome.detail["columns_checked"]
+    assert "people.zip3" in outcome.detail["columns_checked"]
+    assert result.passed, [(o.check.id, o.detail) for o in result.blocking_failures]
+
+
+def test_postal_code_column_tagged_quasi_fails_with_counts_by_column() -> None:
+    extract, project = _people_with(
+        "postal_code", FIVE_DIGITS, ColumnTag("postal_code", ColumnClass.QUASI)
+    )
+    release = build_safe_harbor(extract, project)
+    assert "postal_code" in release.tables["people"].columns
+    result = verify_release(extract, release, project)
+    outcome = result.outcome("no_zip5")
+    assert not outcome.passed and outcome.count == 12
+    assert outcome.detail["cells_by_column"] == {"people.postal_code": 12}
+    assert not result.passed
+    for value in FIVE_DIGITS:
+        assert value not in json.dumps(result.to_dict())
+
+
+@pytest.mark.parametrize("value", [ZIP5, f"{ZIP5}-1234", f"{ZIP5}1234"])
+def test_the_zip_role_column_fails_whatever_its_name(value: str) -> None:
+    """The column tagged ZIP is checked by its role, even under a name that says nothing."""
+    data = people(12).rename(columns={"zip": "residence"})
+    tags = tuple(replace(t, name="residence") if t.role is Role.ZIP else t for t in PEOPLE_TAGS)
+    extract, project = make_case(n=12, people_frame=data, people_tags=tags)
+    release = build_safe_harbor(extract, project)
+    assert verify_release(extract, release, project).outcome("no_zip5").passed
+    tables = dict(release.tables)
+    kept = tables["people"].copy()
+    kept["residence"] = pd.array([None] * len(kept), dtype="string")
+    kept.loc[3, "residence"] = value
+    tables["people"] = kept
+    outcome = verify_release(extract, replace(release, tables=tables), project).outcome("no_zip5")
+    assert not outcome.passed and outcome.count == 1
+    assert outcome.detail["cells_by_column"] == {"people.residence": 1}
+
+
+def test_a_zip_in_a_column_that_is_neither_zip_nor_named_so_is_not_this_checks_job() -> None:
+    """Quasi/clinical columns are not read as ZIPs (tagging suggests role ZIP from the
+    values, and the direct-value check searches released cells)."""
+    release = _tamper("people", _set("sex", 0, ZIP5))
+    assert verify_release(EXTRACT, release, PROJECT).outcome("no_zip5").passed
+
+
+@pytest.mark.parametrize(
+    ("name", "is_zip"),
+    [
+        ("zip", True), ("ZIP5", True), ("zip_code", True), ("ZipCode", True),
+        ("PostalCode", True), ("post_code", True), ("POSTCODE", True),
+        ("patient-zipcode", True), ("HomeZIP", True), ("Zip Code", True),
+        ("INCOME", False), ("zipper", False), ("unzipped", False), ("code", False),
+        ("post", False), ("HEALTHCARE_EXPENSES", False),
+    ],
+)  # fmt: skip
+def test_postal_code_names_are_recognised_by_their_words(name: str, is_zip: bool) -> None:
+    assert names_a_postal_code(name) is is_zip
