@@ -61,11 +61,6 @@ def synthea(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tupl
         (folder / f"{name}.csv").write_text(_Z.sub(r"\1", text), encoding="utf-8")
         table = read_table(folder / f"{name}.csv")
         tags = _keyed(suggest_tags(table.frame, table=name, is_person=name == "patients"), key)
-        # a user's correction: 5-digit incomes are not ZIP codes (the ZIP check would
-        # rightly flag a quasi column full of 5-digit numbers)
-        tags = tuple(
-            replace(t, cls=ColumnClass.CLINICAL) if t.name == "INCOME" else t for t in tags
-        )
         specs.append(
             TableSpec(
                 name,
@@ -97,6 +92,7 @@ def test_tags_give_the_pathway_what_it_needs(synthea) -> None:
     patients = project.person_table
     assert patients.column("BIRTHDATE").cls == ColumnClass.DATE
     assert patients.column("SSN").cls == ColumnClass.DIRECT
+    assert patients.column("INCOME").cls == ColumnClass.QUASI  # 5-digit incomes, not ZIPs
     assert project.table("encounters").column("START").cls == ColumnClass.DATE
 
 
