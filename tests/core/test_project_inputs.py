@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from deid_desktop.core import demo
-from deid_desktop.core.errors import InputError
+from deid_desktop.core.errors import InputError, UsageError
 from deid_desktop.core.io import read_table, sha256_file
 from deid_desktop.core.model import ColumnClass, IdentifierCategory, Project, Role
 from deid_desktop.core.project import (
@@ -91,14 +91,20 @@ def test_auto_tagged_demo_project_holds_no_data_value_and_no_salt(tmp_path: Path
 
 
 def test_event_table_without_the_key_is_refused(tmp_path: Path) -> None:
+    """Event keys are found by value: a table none of whose columns holds person keys
+    (every visit key altered) is refused, naming the table and how to choose its key."""
     demo.write_demo(tmp_path, rows=100, seed=1)
-    visits = pd.read_csv(tmp_path / "visits.csv", dtype=str).rename(columns={"patient_id": "pid"})
+    visits = pd.read_csv(tmp_path / "visits.csv", dtype=str, keep_default_na=False)
+    visits["patient_id"] = "X" + visits["patient_id"]
     visits.to_csv(tmp_path / "visits.csv", index=False)
-    with pytest.raises(InputError, match="no column 'patient_id'") as err:
+    with pytest.raises(UsageError, match="No column of table 'visits'") as err:
         new_project(
             _load(tmp_path), person="demographics", key="patient_id", project_path=tmp_path / "p"
         )
-    assert "visits.csv" in str(err.value)
+    assert "visits.csv" in err.value.message
+    assert "--key visits=COLUMN" in err.value.hint
+    for key in visits["patient_id"].head(20):
+        assert key not in str(err.value), "a key value leaked into the message"
 
 
 def test_unlinked_event_rows_are_refused(tmp_path: Path) -> None:
