@@ -20,6 +20,7 @@ import pandas as pd
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project
 from deid_desktop.core.scan.fold import fold
+from deid_desktop.core.scan.regions import WordIndex
 from deid_desktop.core.scan.rules import CUE_WORDS, MONTH_WORDS, dict_code
 
 #: Dictionary kinds accepted by ``build_dictionary_from_values`` -> hit kind.
@@ -99,6 +100,7 @@ class WordMatcher:
     lengths: np.ndarray
     codes: np.ndarray
     special: dict[int, tuple[tuple[str, str], ...]]
+    index: WordIndex
 
     @classmethod
     def build(cls, terms: Mapping[str, str]) -> WordMatcher:
@@ -124,7 +126,7 @@ class WordMatcher:
             else:
                 special[i] = tuple(what)
         auto.make_automaton()
-        return cls(auto, lengths, codes, special)
+        return cls(auto, lengths, codes, special, WordIndex.build(list(entries)))
 
 
 def _name_tokens(folded: str) -> list[str]:

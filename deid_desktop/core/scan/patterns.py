@@ -84,12 +84,9 @@ def find_words(text: str, folded: str, dictionary: ScanDictionary) -> tuple[Foun
     """Dictionary terms (whole words), cue-introduced names and month-name dates; and
     where a URL may start (the words http, https and www), for ``find_emails_urls``."""
     matcher = dictionary.matcher
-    flat = np.fromiter(
-        itertools.chain.from_iterable(matcher.automaton.iter(f" {folded} ")), dtype=np.int64
-    )
-    if flat.size == 0:
+    last, ids = _automaton_matches(matcher, f" {folded} ")
+    if last.size == 0:
         return (_EMPTY, _EMPTY, _EMPTY), _EMPTY
-    last, ids = flat[0::2], flat[1::2]
     # " term " ends at padded index `last`; its leading space sits at last - length + 1,
     # which is the term's start in the original text; its end (exclusive) is last - 1.
     starts = last - matcher.lengths[ids] + 1
@@ -108,6 +105,19 @@ def find_words(text: str, folded: str, dictionary: ScanDictionary) -> tuple[Foun
         np.concatenate((codes[plain], extra[2])),
     )
     return found, url_starts
+
+
+def _automaton_matches(matcher: WordMatcher, padded: str) -> tuple[np.ndarray, np.ndarray]:
+    """End index in ``padded`` and word number of every automaton match, ordered by end
+    and longest first. An ASCII batch goes through the word index (``regions``)."""
+    if padded.isascii():
+        last, ids = matcher.index.matches(padded.encode("ascii"))
+        order = np.lexsort((-matcher.lengths[ids], last))
+        return last[order], ids[order]
+    flat = np.fromiter(
+        itertools.chain.from_iterable(matcher.automaton.iter(padded)), dtype=np.int64
+    )
+    return flat[0::2], flat[1::2]
 
 
 def _special_hits(

@@ -1,0 +1,168 @@
+"""The word pass over a folded ASCII batch without running the automaton over all of it.
+
+Every word of the text up to 16 characters is read as two 8-byte integers (an exact
+key) and hashed. A one-word term alone in its hash bucket ("easy") is found by comparing
+keys. The other terms ("hard": several words, longer than 16 characters, or sharing a
+bucket) are found by the hard-term automaton, run only over the parts of the text around
+words that could begin one: every match of " term " begins at a text word equal to the
+term's first word and ends within the term's length of it. A hash collision only adds
+work, never loses a match. The result is the set of matches the full automaton finds,
+in the same order (by end, longest first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import ahocorasick
+import numpy as np
+
+_BITS = 18  # 256k buckets: the tables stay in cache
+_EXACT = 16  # characters of a word read exactly (two 8-byte integers)
+_M0 = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xC2B2AE3D27D4EB4F)
+_SHIFT = np.uint64(64 - _BITS)
+#: Bytes kept of an 8-byte read, by the number of characters that belong to the word.
+_MASK = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+_EMPTY = np.empty(0, dtype=np.int64)
+
+
+def _read8(buf: bytes, at: np.ndarray) -> np.ndarray:
+    """The little-endian 8-byte integers starting at ``at`` (``buf`` has 8 spare bytes)."""
+    view = np.ndarray(shape=(len(buf) - 8,), dtype="<u8", buffer=buf, strides=(1,))
+    return view[at]
+
+
+def _keys(buf: bytes, starts: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact keys of the words at ``starts`` (their first 16 characters)."""
+    k0 = _read8(buf, starts) & _MASK[np.minimum(length, 8)]
+    k1 = np.zeros(starts.size, dtype=np.uint64)
+    long = np.flatnonzero(length > 8)
+    if long.size:
+        k1[long] = _read8(buf, starts[long] + 8) & _MASK[np.minimum(length[long] - 8, 8)]
+    return k0, k1
+
+
+def _bucket(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        h = (k0 ^ (k1 * _M1) ^ length.view(np.uint64)) * _M0
+    return (h >> _SHIFT).view(np.int64)
+
+
+def _word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Keys, lengths and buckets of ASCII words of at most ``_EXACT`` characters."""
+    buf = b"".join(w.ljust(_EXACT, b"\0") for w in words) + bytes(8)
+    starts = np.arange(len(words), dtype=np.int64) * _EXACT
+    length = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    k0, k1 = _keys(buf, starts, length)
+    return k0, k1, length
+
+
+@dataclass(frozen=True, eq=False)
+class WordIndex:
+    """Easy terms by bucket (``easy[bucket]`` = word number or -1, with its key), the
+    hard-term automaton, and the longest hard term per bucket of its first word
+    (``hard_span``; ``long_span`` for first words over 16 characters)."""
+
+    easy: np.ndarray
+    easy_k0: np.ndarray
+    easy_k1: np.ndarray
+    easy_len: np.ndarray
+    hard: ahocorasick.Automaton
+    hard_span: np.ndarray
+    long_span: int
+
+    @classmethod
+    def build(cls, terms: Sequence[str]) -> WordIndex:
+        """``terms[i]`` is word number ``i`` (folded, no padding)."""
+        ascii_ids = [i for i, t in enumerate(terms) if t.isascii()]  # others: full pass
+        single = [i for i in ascii_ids if " " not in terms[i] and len(terms[i]) <= _EXACT]
+        k0, k1, length = _word_keys([terms[i].encode("ascii") for i in single])
+        bucket = _bucket(k0, k1, length)
+        per_bucket = np.bincount(bucket, minlength=1 << _BITS)
+        alone = per_bucket[bucket] == 1
+        easy = np.full(1 << _BITS, -1, dtype=np.int32)
+        ids = np.asarray(single, dtype=np.int64)
+        easy[bucket[alone]] = ids[alone]
+        n = len(terms)
+        easy_k0 = np.zeros(n, dtype=np.uint64)
+        easy_k1 = np.zeros(n, dtype=np.uint64)
+        easy_len = np.full(n, -1, dtype=np.int64)
+        easy_k0[ids[alone]], easy_k1[ids[alone]] = k0[alone], k1[alone]
+        easy_len[ids[alone]] = length[alone]
+        hard_ids = sorted(set(ascii_ids) - set(ids[alone].tolist()))
+        hard = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+        hard_span = np.zeros(1 << _BITS, dtype=np.int32)
+        long_span = 0
+        firsts: list[bytes] = []
+        spans: list[int] = []
+        for i in hard_ids:
+            hard.add_word(f" {terms[i]} ", i)
+            first = terms[i].split(" ", 1)[0].encode("ascii")
+            if len(first) > _EXACT:
+                long_span = max(long_span, len(terms[i]))
+            else:
+                firsts.append(first)
+                spans.append(len(terms[i]))
+        if firsts:
+            f0, f1, flen = _word_keys(firsts)
+            np.maximum.at(hard_span, _bucket(f0, f1, flen), np.asarray(spans, dtype=np.int32))
+        if hard_ids:
+            hard.make_automaton()
+        return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, long_span)
+
+    def matches(self, padded: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """End index (of the trailing space) in ``padded`` and word number of every match
+        of " term " in ``padded``, a folded ASCII batch with a space at each end; in the
+        automaton's order."""
+        n = len(padded)
+        buf = padded + bytes(8)
+        raw = np.frombuffer(buf, dtype=np.uint8, count=n)
+        word = raw != 32
+        edges = np.flatnonzero(word[1:] != word[:-1]) + 1
+        starts, ends = edges[0::2], edges[1::2]  # the first and last characters are spaces
+        length = ends - starts
+        k0, k1 = _keys(buf, starts, length)
+        bucket = _bucket(k0, k1, length)
+        w = self.easy[bucket]
+        hit = np.flatnonzero(w >= 0)
+        w = w[hit].astype(np.int64)
+        ok = (
+            (self.easy_len[w] == length[hit])
+            & (self.easy_k0[w] == k0[hit])
+            & (self.easy_k1[w] == k1[hit])
+        )
+        easy_last, easy_ids = ends[hit[ok]], w[ok]
+        span = self.hard_span[bucket].astype(np.int64)
+        span[length > _EXACT] = self.long_span
+        hard_last, hard_ids = self._hard_matches(raw, starts, span)
+        if hard_last.size == 0:
+            return easy_last, easy_ids
+        last = np.concatenate((easy_last, hard_last))
+        ids = np.concatenate((easy_ids, hard_ids))
+        return last, ids
+
+    def _hard_matches(
+        self, raw: np.ndarray, starts: np.ndarray, span: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        cand = np.flatnonzero(span)
+        if cand.size == 0:
+            return _EMPTY, _EMPTY
+        n = raw.size
+        r_start = starts[cand] - 1  # the space before the word
+        r_end = np.minimum(starts[cand] + span[cand] + 1, n)  # the space after the term
+        reach = np.maximum.accumulate(r_end)
+        heads = np.flatnonzero(np.concatenate(([True], r_start[1:] >= reach[:-1])))
+        p_start = r_start[heads]
+        p_len = np.maximum.reduceat(r_end, heads) - p_start
+        at = np.cumsum(p_len + 1) - (p_len + 1)  # each part and a NUL after it
+        total = int(at[-1] + p_len[-1])
+        idx = np.arange(total, dtype=np.int64) + np.repeat(p_start - at, p_len + 1)[:total]
+        chars = raw[np.minimum(idx, n - 1)]
+        chars[at[1:] - 1] = 0
+        text = chars.tobytes().decode("ascii")
+        flat = np.fromiter((x for pair in self.hard.iter(text) for x in pair), dtype=np.int64)
+        last, ids = flat[0::2], flat[1::2]
+        part = np.searchsorted(at, last, side="right") - 1
+        return last - at[part] + p_start[part], ids
