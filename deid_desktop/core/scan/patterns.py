@@ -18,6 +18,7 @@ import re
 
 import numpy as np
 
+from deid_desktop.core.scan import cues
 from deid_desktop.core.scan.dictionary import URL_START, ScanDictionary, WordMatcher
 from deid_desktop.core.scan.fold import ascii_projection
 from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
@@ -132,51 +133,80 @@ def _special_hits(
     words (those of http and https first, then those of www, each in text order).
     Matches of one word are handled together; the hits keep the order of the matches
     (and of a word's entries), which decides ties between equal spans."""
+    raw = (
+        np.frombuffer(text.encode("ascii") + bytes(cues.WINDOW), dtype=np.uint8)
+        if text.isascii()
+        else None
+    )
     url_starts: dict[str, list[np.ndarray]] = {"http": [], "www": []}
-    out_s: list[np.ndarray] = []
-    out_e: list[np.ndarray] = []
-    out_c: list[np.ndarray] = []
+    out: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []  # which, start, end, code
     out_k: list[np.ndarray] = []
     order = np.argsort(ids, kind="stable")
     bounds = np.flatnonzero(np.diff(ids[order])) + 1
     for group in np.split(order, bounds):
         word_id = int(ids[group[0]])
         for j, (kind, rule) in enumerate(matcher.special[word_id]):
-            g_starts = starts[group].tolist()
-            g_ends = ends[group].tolist()
             if rule == URL_START:
                 url_starts["www" if kind == "www" else "http"].append(starts[group])
                 continue
             if rule.startswith("dictionary:"):
-                spans = list(zip(g_starts, g_ends, strict=True))
-                code = dict_code(kind)
+                found = (np.arange(group.size), starts[group], ends[group], dict_code(kind))
             elif rule == "month":
-                spans = [_month_date(text, s, e) for s, e in zip(g_starts, g_ends, strict=True)]
-                code = _DATE_CODE
+                found = _listed(
+                    [_month_date(text, s, e) for s, e in _pairs(starts[group], ends[group])],
+                    _DATE_CODE,
+                )
             else:
-                spans = _cue_names(text, g_ends, rule[4:])
-                code = CODE[(kind, rule)]
-            found = [i for i, span in enumerate(spans) if span is not None]
-            if not found:
-                continue
-            kept = [spans[i] for i in found]
-            out_s.append(np.fromiter((s for s, _ in kept), np.int64, len(kept)))  # type: ignore[misc]
-            out_e.append(np.fromiter((e for _, e in kept), np.int64, len(kept)))  # type: ignore[misc]
-            out_c.append(np.full(len(kept), code, dtype=np.int64))
-            out_k.append(where[group[found]] * _MAX_ENTRIES + j)
+                found = _cue_hits(text, raw, ends[group], rule[4:], CODE[(kind, rule)])
+            out.append(found)
+            out_k.append(where[group[found[0]]] * _MAX_ENTRIES + j)
     urls = np.concatenate(
         [np.sort(np.concatenate(url_starts[k])) for k in ("http", "www") if url_starts[k]]
         or [_EMPTY]
     )
-    if not out_s:
+    if not out:
         return (_EMPTY, _EMPTY, _EMPTY), urls
     rank = np.argsort(np.concatenate(out_k), kind="stable")
     hits = (
-        np.concatenate(out_s)[rank],
-        np.concatenate(out_e)[rank],
-        np.concatenate(out_c)[rank],
+        np.concatenate([s for _, s, _, _ in out])[rank],
+        np.concatenate([e for _, _, e, _ in out])[rank],
+        np.concatenate([np.full(w.size, c, dtype=np.int64) for w, _, _, c in out])[rank],
     )
     return hits, urls
+
+
+def _pairs(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+    return list(zip(starts.tolist(), ends.tolist(), strict=True))
+
+
+def _listed(
+    spans: list[tuple[int, int] | None], code: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(which, start, end, code) of the spans that are not None."""
+    which = [i for i, span in enumerate(spans) if span is not None]
+    kept = [span for span in spans if span is not None]
+    return (
+        np.asarray(which, dtype=np.int64),
+        np.fromiter((s for s, _ in kept), np.int64, len(kept)),
+        np.fromiter((e for _, e in kept), np.int64, len(kept)),
+        code,
+    )
+
+
+def _cue_hits(
+    text: str, raw: np.ndarray | None, ends: np.ndarray, word: str, code: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The names after one cue word: with numpy in an ASCII batch (``cues``), by regex
+    otherwise and for the few names that run past the numpy window."""
+    if raw is None:
+        return _listed(_cue_names(text, ends.tolist(), word), code)
+    which, start, end, rest = cues.cue_names(raw, ends, word in _TITLES)
+    if rest.size:
+        more = _listed(_cue_names(text, ends[rest].tolist(), word), code)
+        which = np.concatenate((which, rest[more[0]]))
+        start = np.concatenate((start, more[1]))
+        end = np.concatenate((end, more[2]))
+    return which, start, end, code
 
 
 def _cue_names(text: str, ends: list[int], word: str) -> list[tuple[int, int] | None]:
