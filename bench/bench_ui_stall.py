@@ -59,10 +59,16 @@ class Probe:
         self.timer.setInterval(PROBE_MS)
         self.timer.timeout.connect(self._tick)
         self.late: list[float] = []
+        self.stalls: list[tuple[float, str]] = []  # (ms, the stage reported before it)
+        self.stage = ""
         self._last = 0.0
+
+    def on_progress(self, _fraction: float, stage: str) -> None:
+        self.stage = stage
 
     def start(self) -> None:
         self.late = []
+        self.stalls = []
         self.clock.start()
         self._last = 0.0
         self.timer.start()
@@ -72,7 +78,10 @@ class Probe:
 
     def _tick(self) -> None:
         now = self.clock.nsecsElapsed() / 1e6
-        self.late.append(max(0.0, now - self._last - PROBE_MS))
+        late = max(0.0, now - self._last - PROBE_MS)
+        self.late.append(late)
+        if late > TARGET_MS:
+            self.stalls.append((late, self.stage))
         self._last = now
 
 
@@ -101,16 +110,27 @@ def run_in_worker(
     return result["value"], seconds
 
 
+def review_job(project: Any, extract: Any, progress: Any, cancel: Any) -> Any:
+    """What the review page runs in its worker: the engine's review, then the notes index."""
+    from deid_desktop.core import engine
+    from deid_desktop.gui.pages.review import index_notes
+
+    result = engine.review(project, extract, progress=progress, cancel=cancel)
+    return result, index_notes(result.scan)
+
+
 def report(stage: str, seconds: float, probe: Probe) -> float:
     late = sorted(probe.late)
     worst = late[-1] if late else 0.0
     p99 = late[int(len(late) * 0.99)] if late else 0.0
-    over = sum(1 for x in late if x > TARGET_MS)
+    over = len(probe.stalls)
     print(
         f"{stage:<8} {seconds:6.1f} s in the worker; UI probe: {len(late):,} ticks, "
         f"longest stall {worst:5.0f} ms, p99 {p99:4.0f} ms, stalls > {TARGET_MS:.0f} ms: {over}",
         flush=True,
     )
+    for ms, where in sorted(probe.stalls, reverse=True)[:8]:
+        print(f"    stall {ms:5.0f} ms after progress stage: {where or '(start)'}")
     return worst
 
 
@@ -132,6 +152,7 @@ def main() -> int:
     strip.resize(800, 40)
     strip.show()
     probe = Probe()
+    runner.progress.connect(probe.on_progress)
     project, _ = engine.open_project(project_path)
 
     extract, load_s = run_in_worker(
@@ -148,11 +169,34 @@ def main() -> int:
     review, review_s = run_in_worker(
         app,
         runner,
-        lambda progress, cancel: engine.review(project, extract, progress=progress, cancel=cancel),
+        lambda progress, cancel: review_job(project, extract, progress, cancel),
         probe,
     )
     worst_review = report("review", review_s, probe)
-    worst = max(worst_load, worst_review)
+    review, notes = review
+
+    # The UI-thread work of showing the results in the real window (one blocking call
+    # each: a stall the probe cannot see, measured directly).
+    from deid_desktop.gui.main_window import MainWindow
+
+    window = MainWindow()
+    window.resize(1280, 820)
+    window.show()
+    window.session.open(project, project_path)
+    t0 = time.perf_counter()
+    window.session.set_extract(extract)
+    shown_extract = (time.perf_counter() - t0) * 1000
+    window.page_stack.setCurrentWidget(window.review_page)
+    window.review_page._notes_index = notes
+    t0 = time.perf_counter()
+    window.session.set_review(review)
+    shown_review = (time.perf_counter() - t0) * 1000
+    print(
+        f"UI thread: showing the loaded extract {shown_extract:,.0f} ms, "
+        f"showing the review {shown_review:,.0f} ms"
+    )
+    window.session.close()
+    worst = max(worst_load, worst_review, shown_extract, shown_review)
     verdict = "meets" if worst < TARGET_MS else "MISSES"
     print(
         f"longest UI stall {worst:.0f} ms ({verdict} the {TARGET_MS:.0f} ms target); "

@@ -180,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         mw.demo_folder = lambda: Path(scratch) / "demo"  # never touch the user's demo copy
         window = MainWindow(settings)
         window.show()
+        print("selftest: window shown", flush=True)
         try:
             return run_selftest(window, app)
         finally:

@@ -65,6 +65,19 @@ def suggest_tags(frame: Any, *, table: str, is_person: bool) -> tuple[ColumnTag,
     return tuple(_suggest(frame, table=table, is_person=is_person))
 
 
+Suggestions = dict[tuple[str, str], ColumnTag]
+
+
+def suggestions_for(extract: Extract) -> Suggestions:
+    """The suggested tag of every column of every table (run it off the UI thread)."""
+    out: Suggestions = {}
+    for t in extract.tables:
+        is_person = t.name == extract.person.name
+        for tag in suggest_tags(t.frame, table=t.name, is_person=is_person):
+            out[(t.name, tag.name)] = tag
+    return out
+
+
 def new_project(
     tables: Sequence[LoadedTable], *, person: str, key: str, project_path: Path, name: str = ""
 ) -> Project:

@@ -61,6 +61,7 @@ class Session(QObject):
         self.suggested_path: Path | None = None  # where an unsaved project's paths point from
         self.extract: Extract | None = None
         self.loaded: list[LoadedTable] = []  # tables read for a new project
+        self.suggestions: dict | None = None  # (table, column) -> suggested ColumnTag
         self.review: Any = None  # core.engine.ReviewResult
         self.export_record: Any = None
         self.dirty = False
@@ -158,8 +159,10 @@ class Session(QObject):
         self.projectChanged.emit()
 
     # -- data --------------------------------------------------------------------------
-    def set_extract(self, extract: Extract | None) -> None:
+    def set_extract(self, extract: Extract | None, suggestions: dict | None = None) -> None:  # type: ignore[type-arg]
+        """The loaded extract and, when computed with it, every column's suggested tag."""
         self.extract = extract
+        self.suggestions = suggestions
         if self.review is not None:
             self.review = None
             self.reviewInvalidated.emit()

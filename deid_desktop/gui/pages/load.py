@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from deid_desktop.core.model import ColumnClass, LoadedTable, Role
+from deid_desktop.core.model import ColumnClass, ColumnTag, LoadedTable, Role
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
@@ -48,6 +48,7 @@ class PendingTable:
     sheets: list[str] = field(default_factory=list)
     loaded: LoadedTable | None = None
     key: str | None = None
+    tags: tuple[ColumnTag, ...] = ()  # suggested, computed with the read
 
 
 class LoadPage(Page):
@@ -240,6 +241,7 @@ class LoadPage(Page):
         def done(result) -> None:  # type: ignore[no-untyped-def]
             table, tags = result
             item.loaded = table
+            item.tags = tuple(tags)
             if item.key is None:
                 key = next((t.name for t in tags if t.role == Role.PERSON_KEY), None)
                 item.key = key or (
@@ -282,10 +284,13 @@ class LoadPage(Page):
         except Exception as exc:
             self._failed(exc)
             return
+        suggestions = {
+            (p.loaded.name, tag.name): tag for p in self.pending if p.loaded for tag in p.tags
+        }
         self.session.loaded = tables
         self.session.open(project, None, dirty=True)
         self.session.suggested_path = project_path
-        self.session.set_extract(extract)
+        self.session.set_extract(extract, suggestions)
         self.readinessChanged.emit()
 
     # -- opened project ----------------------------------------------------------------
@@ -321,12 +326,14 @@ class LoadPage(Page):
             return
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
-            return backend.load_extract(project, path, progress=progress, cancel=cancel)
+            extract = backend.load_extract(project, path, progress=progress, cancel=cancel)
+            progress(1.0, "Suggesting tags")
+            return extract, backend.suggestions_for(extract)
 
         self.runner.run(
             job,
             name="load extract",
-            on_success=s.set_extract,
+            on_success=lambda value: s.set_extract(*value),
             on_error=self._failed,
             on_cancel=lambda: self.banner.show_info("Loading was cancelled."),
         )
@@ -491,11 +498,8 @@ class LoadPage(Page):
                     item = next(
                         (p for p in self.pending if p.loaded and p.loaded.name == name), None
                     )
-                    if item is not None and item.loaded is not None:
-                        tags = backend.suggest_tags(
-                            item.loaded.frame, table=name, is_person=item.is_person
-                        )
-                        masked = [t.name for t in tags if t.cls == ColumnClass.DIRECT]
+                    if item is not None:
+                        masked = [t.name for t in item.tags if t.cls == ColumnClass.DIRECT]
             model.set_masked(masked)
 
     def _write_report(self, tables: list[LoadedTable]) -> None:

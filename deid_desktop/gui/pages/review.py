@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QPainter, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -73,6 +74,63 @@ def gate_reason(review: Any) -> str | None:
     return None
 
 
+NoteKey = tuple[str, int, str]  # (table, 0-based row, column)
+
+
+@dataclass(frozen=True)
+class NoteIndex:
+    """Hits grouped per note, built off the UI thread (a 1M-row scan has ~10^5 notes)."""
+
+    notes: tuple[tuple[NoteKey, tuple[Any, ...]], ...] = ()
+    counts: tuple[tuple[str, str, int], ...] = ()  # (table.column, kind, hits)
+    total: int = 0
+
+
+def index_notes(scan: Any) -> NoteIndex:
+    hits = list(getattr(scan, "hits", ()) or ())
+    if not hits:
+        return NoteIndex()
+    by_note: dict[NoteKey, list[Any]] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for h in hits:
+        by_note.setdefault((h.table, h.row, h.column), []).append(h)
+        key = (f"{h.table}.{h.column}", str(h.kind))
+        counts[key] = counts.get(key, 0) + 1
+    # notes in the order the scan met them (no global sort: one long C call would hold
+    # the GIL and freeze the window); hits within a note by position
+    notes = tuple(
+        (key, tuple(sorted(hs, key=lambda h: _span(h)[0]))) for key, hs in by_note.items()
+    )
+    return NoteIndex(notes, tuple((c, k, n) for (c, k), n in sorted(counts.items())), len(hits))
+
+
+class NotesModel(QAbstractListModel):
+    """Virtual list of the notes with hits: text is made only for the visible rows."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.index_ = NoteIndex()
+
+    def set_index(self, index: NoteIndex) -> None:
+        self.beginResetModel()
+        self.index_ = index
+        self.endResetModel()
+
+    def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.index_.notes)
+
+    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        (table, row, column), hits = self.index_.notes[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            kinds = sorted({str(h.kind) for h in hits})
+            return f"Line {row + 2}: {', '.join(kinds)}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{table}.{column}, line {row + 2}: {len(hits)} hit(s)"
+        return None
+
+
 class ReviewPage(Page):
     title = "Review"
 
@@ -125,10 +183,14 @@ class ReviewPage(Page):
         self.gate.show_info("Building the release in memory and checking it…")
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
-            return backend.review(extract, project, progress=progress, cancel=cancel)
+            result = backend.review(extract, project, progress=progress, cancel=cancel)
+            progress(1.0, "Preparing the review")
+            return result, index_notes(result.scan)
 
-        def done(result: Any) -> None:
+        def done(value: Any) -> None:
+            result, notes = value
             if s.project is project and s.extract is extract:
+                self._notes_index = notes
                 s.set_review(result)
             else:  # the project changed while the review ran: review the new one
                 self._schedule_review()
@@ -414,6 +476,15 @@ class ReviewPage(Page):
         if frame is None or not qis:
             self.suppress_preview.setText("Choose at least one quasi-identifier.")
             return
+        risk = review.risk
+        if tuple(qis) == tuple(risk.quasi_identifiers) and self.k_target.value() == risk.k_target:
+            # the report already counts it: no need to group a million rows again
+            share = risk.below_k / risk.rows if risk.rows else 0.0
+            self.suppress_preview.setText(
+                f"Suppressing would remove {risk.below_k:,} of {risk.rows:,} rows "
+                f"({share:.1%}) in {risk.below_k_classes:,} classes below k = {risk.k_target}."
+            )
+            return
         try:
             p = backend.preview_suppression(frame, qis, self.k_target.value())
         except Exception as exc:
@@ -504,9 +575,14 @@ class ReviewPage(Page):
         self.actions.verticalHeader().setVisible(False)
         self.actions.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.actions.setMaximumHeight(120)
-        self.notes = QListWidget()
+        self.notes_model = NotesModel(self)
+        self.notes = QListView()
+        self.notes.setModel(self.notes_model)
+        self.notes.setUniformItemSizes(True)
         self.notes.setAccessibleName("Notes with hits")
-        self.notes.currentRowChanged.connect(self._show_note)
+        self.notes.selectionModel().currentRowChanged.connect(
+            lambda current, _previous: self._show_note(current.row())
+        )
         self.note_view = QTextEdit()
         self.note_view.setReadOnly(True)
         self.note_view.setAccessibleName("Note text with hits highlighted")
@@ -517,9 +593,8 @@ class ReviewPage(Page):
         self.prev_hit.clicked.connect(lambda: self.step_hit(-1))
         self.next_hit.clicked.connect(lambda: self.step_hit(1))
         self.hit_label = QLabel()
-        self._note_hits: list[tuple[tuple[str, int, str], list[Any]]] = []
-        self._flat_hits: list[tuple[int, int]] = []  # (note index, hit index)
-        self._hit_pos = -1
+        self._notes_index = NoteIndex()
+        self._pos: tuple[int, int] = (0, -1)  # (note, hit within the note)
 
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -555,16 +630,8 @@ class ReviewPage(Page):
     def _show_scan(self, review: Any) -> None:
         scan = review.scan
         project = self.session.project
+        index = self._notes_index
         self.hit_counts.setRowCount(0)
-        self.notes.clear()
-        self._note_hits = []
-        hits = list(getattr(scan, "hits", ()) or ())
-        counts: dict[tuple[str, str], int] = {}
-        by_note: dict[tuple[str, int, str], list[Any]] = {}
-        for h in hits:
-            key = (f"{h.table}.{h.column}", str(h.kind))
-            counts[key] = counts.get(key, 0) + 1
-            by_note.setdefault((h.table, h.row, h.column), []).append(h)
         rows: list[tuple[str, str, str]] = []
         columns = list(getattr(scan, "columns", ()) or ())
         if columns:
@@ -576,7 +643,7 @@ class ReviewPage(Page):
                 for kind, n in sorted(c.hits_by_kind.items()):
                     rows.append((key, kind, f"{n:,}"))
         else:
-            rows = [(col, kind, f"{n:,}") for (col, kind), n in sorted(counts.items())]
+            rows = [(col, kind, f"{n:,}") for col, kind, n in index.counts]
         for values in rows:
             r = self.hit_counts.rowCount()
             self.hit_counts.insertRow(r)
@@ -585,18 +652,9 @@ class ReviewPage(Page):
         disclaimer = getattr(scan, "disclaimer", None)
         if disclaimer:
             self.text_warning.show_warning(disclaimer)
-        for (table, row, column), note_hits in sorted(by_note.items()):
-            note_hits.sort(key=lambda h: _span(h)[0])
-            self._note_hits.append(((table, row, column), note_hits))
-            kinds = sorted({str(h.kind) for h in note_hits})
-            item = QListWidgetItem(f"Line {row + 2}: {', '.join(kinds)}")
-            item.setToolTip(f"{table}.{column}, line {row + 2}: {len(note_hits)} hit(s)")
-            self.notes.addItem(item)
-        self._flat_hits = [
-            (i, j) for i, (_k, hs) in enumerate(self._note_hits) for j in range(len(hs))
-        ]
-        self._hit_pos = -1
-        self.hit_label.setText(f"{len(hits):,} hits in {len(self._note_hits):,} notes")
+        self.notes_model.set_index(index)
+        self._pos = (0, -1)
+        self.hit_label.setText(f"{index.total:,} hits in {len(index.notes):,} notes")
         # per-column actions
         self.actions.setRowCount(0)
         if project is not None:
@@ -616,8 +674,8 @@ class ReviewPage(Page):
                         lambda _i, k=key, cb=combo: self._set_action(k, cb.currentData())
                     )
                     self.actions.setCellWidget(r, 1, combo)
-        if self._note_hits:
-            self.notes.setCurrentRow(0)
+        if index.notes:
+            self.notes.setCurrentIndex(self.notes_model.index(0))
         else:
             self.note_view.setPlainText("No hit was found in the free-text columns.")
 
@@ -638,9 +696,12 @@ class ReviewPage(Page):
         return "" if value is None or value is __import__("pandas").NA else str(value)
 
     def _show_note(self, index: int, hit_index: int = -1) -> None:
-        if not 0 <= index < len(self._note_hits):
+        notes = self._notes_index.notes
+        if not 0 <= index < len(notes):
             return
-        (table, row, column), hits = self._note_hits[index]
+        if hit_index < 0:
+            self._pos = (index, -1)
+        (table, row, column), hits = notes[index]
         self.note_view.setPlainText(self._note_text(table, row, column))
         selections = []
         pal = self.palette()
@@ -669,15 +730,25 @@ class ReviewPage(Page):
             self.note_view.ensureCursorVisible()
 
     def step_hit(self, delta: int) -> None:
-        if not self._flat_hits:
+        """Go to the next (+1) or previous (-1) hit, across notes, wrapping around."""
+        notes = self._notes_index.notes
+        if not notes:
             return
-        self._hit_pos = (self._hit_pos + delta) % len(self._flat_hits)
-        note_i, hit_j = self._flat_hits[self._hit_pos]
-        self.notes.blockSignals(True)
-        self.notes.setCurrentRow(note_i)
-        self.notes.blockSignals(False)
-        self._show_note(note_i, hit_j)
-        self.hit_label.setText(f"Hit {self._hit_pos + 1:,} of {len(self._flat_hits):,}")
+        note, hit = self._pos
+        hit += delta
+        if hit >= len(notes[note][1]):
+            note, hit = (note + 1) % len(notes), 0
+        elif hit < 0:
+            note = (note - 1) % len(notes)
+            hit = len(notes[note][1]) - 1
+        self._pos = (note, hit)
+        self.notes.selectionModel().blockSignals(True)
+        self.notes.setCurrentIndex(self.notes_model.index(note))
+        self.notes.selectionModel().blockSignals(False)
+        self._show_note(note, hit)
+        self.hit_label.setText(
+            f"Note {note + 1:,} of {len(notes):,}, hit {hit + 1} of {len(notes[note][1])}"
+        )
 
     # -- all together ------------------------------------------------------------------
     def _show(self) -> None:

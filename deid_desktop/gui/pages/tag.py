@@ -172,9 +172,9 @@ class TagPage(Page):
                 for col in head.columns:
                     values = head[col].dropna().drop_duplicates().head(SAMPLES_PER_COLUMN)
                     self._samples[(t.name, str(col))] = [str(v) for v in values]
-                is_person = t.name == extract.person.name
-                for tag in backend.suggest_tags(t.frame, table=t.name, is_person=is_person):
-                    self._suggested[(t.name, tag.name)] = tag
+            suggestions = self.session.suggestions
+            # normally computed with the load, off the UI thread
+            self._suggested = dict(suggestions or backend.suggestions_for(extract))
         self.model.set_samples(lambda table, col: self._samples.get((table, col), []))
         self._refresh()
 
