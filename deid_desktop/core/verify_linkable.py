@@ -427,7 +427,8 @@ LINKABLE_CHECKS: tuple[Check, ...] = (
         "No 5-digit ZIP",
         "45 CFR 164.514(b)(2)(i)(B)",
         BLOCKING,
-        "ZIP codes are cut to three digits or removed; no quasi-identifier holds a ZIP.",
+        "ZIP codes are cut to three digits or removed; no ZIP, ZIP3 or postal-code column "
+        "holds 5 digits in a row.",
         check_no_zip5,
         LINKABLE,
     ),

@@ -1,14 +1,12 @@
 """Synthea (unmc_crane_2023): patients + encounters + conditions + medications through the
 linkable release, Safe Harbor and the limited data set, with intervals checked by hand.
 
-Synthea writes times as ``2022-07-20T07:13:55Z``; the loader does not read the trailing
-UTC ``Z`` yet, so the test copies the four files with it removed (same instants, written
-without the zone) - nothing else is changed.
+The four files are copied verbatim (Synthea's UTC times such as ``2022-07-20T07:13:55Z``
+included) so the test never writes into shared/.
 """
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -47,7 +45,6 @@ LINKABLE_CHECKS = (
     "linkable_birth_dates_over_89",
     "row_counts",
 )
-_Z = re.compile(r"(\d{2}:\d{2}:\d{2})Z(?=,|$)", re.MULTILINE)
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +54,7 @@ def synthea(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tupl
     project_path = folder / "synthea.deid.json"
     specs = []
     for name, key in TABLES:
-        text = (src / f"{name}.csv").read_text(encoding="utf-8")
-        (folder / f"{name}.csv").write_text(_Z.sub(r"\1", text), encoding="utf-8")
+        (folder / f"{name}.csv").write_bytes((src / f"{name}.csv").read_bytes())
         table = read_table(folder / f"{name}.csv")
         tags = _keyed(suggest_tags(table.frame, table=name, is_person=name == "patients"), key)
         specs.append(
@@ -103,8 +99,7 @@ def test_linkable_release_of_four_tables_keeps_every_interval(synthea) -> None:
     outcomes = {o.check.id: (o.passed, o.count) for o in verdict.outcomes}
     for check in LINKABLE_CHECKS:
         assert outcomes[check] == (True, 0), check
-    # the gate's value search is the Safe Harbor one; see the note in the report
-    assert {o.check.id for o in verdict.blocking_failures} <= {"no_direct_values"}
+    assert verdict.passed, [o.check.id for o in verdict.blocking_failures]
 
     assert set(release.tables) == {"patients", "encounters", "conditions", "medications"}
     for name, frame in release.tables.items():
@@ -126,8 +121,8 @@ def test_linkable_release_of_four_tables_keeps_every_interval(synthea) -> None:
         for col in ("START", "STOP", "BIRTHDATE", "DEATHDATE"):
             if col not in after.columns:
                 continue
-            b = pd.to_datetime(before[col], format="ISO8601")
-            a = pd.to_datetime(after[col], format="ISO8601")
+            b = pd.to_datetime(before[col], format="ISO8601", utc=True).dt.tz_localize(None)
+            a = pd.to_datetime(after[col], format="ISO8601", utc=True).dt.tz_localize(None)
             ok = a.notna() & b.notna()
             assert (a.notna() == b.notna()).all() or col == "BIRTHDATE"
             deltas.append(pd.DataFrame({"k": after["link_key"][ok], "d": (a - b)[ok]}))
@@ -144,7 +139,7 @@ def test_linkable_release_of_four_tables_keeps_every_interval(synthea) -> None:
 def test_safe_harbor_and_limited_data_set_of_the_same_tables(synthea) -> None:
     project, extract = synthea
     sh = engine.review(replace(project, pathway=Pathway.SAFE_HARBOR), extract)
-    assert {o.check.id for o in sh.verification.blocking_failures} <= {"no_direct_values"}
+    assert sh.verification.passed, [o.check.id for o in sh.verification.blocking_failures]
     assert "subject_id" in sh.release.tables["encounters"].columns
     assert set(sh.release.tables) == set(dict(TABLES))
 
