@@ -130,8 +130,7 @@ PATHWAY_LABELS: dict[Pathway, str] = {
     Pathway.SAFE_HARBOR: "de-identified under HIPAA Safe Harbor (45 CFR 164.514(b)(2))",
     Pathway.LINKABLE: "linkable release - requires Expert Determination "
     "(45 CFR 164.514(b)(1)); not Safe Harbor",
-    Pathway.LIMITED_DATA_SET: "limited data set - data use agreement required "
-    "(45 CFR 164.514(e))",
+    Pathway.LIMITED_DATA_SET: "limited data set - data use agreement required (45 CFR 164.514(e))",
 }
 
 
