@@ -21,7 +21,7 @@ from deid_desktop.core.scan.report import ColumnScan, ColumnSpans, ScanReport
 from deid_desktop.core.scan.rules import KIND_OF, PRIORITY, RULE_OF
 
 #: Characters of note text joined into one batch.
-BATCH_CHARS = 4_000_000
+BATCH_CHARS = 1_000_000
 
 
 class TextHits(NamedTuple):
@@ -161,7 +161,7 @@ def scan_frames(
     for j, (table, column) in enumerate(jobs):
         series = frames[table][column]
         positions = np.flatnonzero(series.notna().to_numpy(dtype=bool))
-        texts = [str(v) for v in series.iloc[positions].tolist()]
+        texts = list(map(str, series.iloc[positions].tolist()))
         sub = rep.sub(j / len(jobs), (j + 1) / len(jobs))
         sub.step(0.0, "Scanning free text")
         found = scan_text_arrays(texts, dictionary, sub)
@@ -187,7 +187,7 @@ def scan_frames(
                 column=column,
                 notes=len(texts),
                 notes_with_hits=_distinct_sorted(found.note),
-                characters=sum(len(t) for t in texts),
+                characters=sum(map(len, texts)),
                 hits_by_kind=by_kind,
             )
         )

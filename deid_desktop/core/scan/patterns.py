@@ -28,16 +28,18 @@ _EMPTY = np.empty(0, dtype=np.int64)
 #: More entries than one word can carry (cue, month and dictionary term at most).
 _MAX_ENTRIES = 8
 
-_DIGITS = re.compile(  # the lookahead first lets the engine reject most positions early
-    r"""(?<![0-9A-Za-z])(?=[(+0-9A-Za-z])(?:
-      (?P<ssn>\d{3}-\d{2}-\d{4})
-    | (?P<date_iso>\d{4}[-/.]\d{1,2}[-/.]\d{1,2})
-    | (?P<ip>\d{1,3}(?:\.\d{1,3}){3})
-    | (?P<date_num>\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2}))
-    | (?P<phone>(?:\+?1[ .-]?)?(?:\(\d{3}\)[ ]?|\d{3}[ .-]?)\d{3}[ .-]?\d{4}|\d{3}[.-]\d{4})
-    | (?P<zip>\d{5}(?:-\d{4})?)
-    | (?P<mrn>(?:[A-Za-z]{1,3}[-\#]?)?\d{6,})
-    )(?![0-9A-Za-z])""",
+_DIGITS = re.compile(  # a code with a letter prefix first: at a letter nothing else can match
+    r"""(?<![0-9A-Za-z])(?:
+      (?P<mrn_prefixed>[A-Za-z]{1,3}[-\#]?\d{6,})
+    | (?=[(+0-9])(?:
+          (?P<ssn>\d{3}-\d{2}-\d{4})
+        | (?P<date_iso>\d{4}[-/.]\d{1,2}[-/.]\d{1,2})
+        | (?P<ip>\d{1,3}(?:\.\d{1,3}){3})
+        | (?P<date_num>\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2}))
+        | (?P<phone>(?:\+?1[ .-]?)?(?:\(\d{3}\)[ ]?|\d{3}[ .-]?)\d{3}[ .-]?\d{4}|\d{3}[.-]\d{4})
+        | (?P<zip>\d{5}(?:-\d{4})?)
+        | (?P<mrn>\d{6,})
+    ))(?![0-9A-Za-z])""",
     re.X,
 )
 _KIND = {
@@ -48,6 +50,7 @@ _KIND = {
     "phone": "PHONE",
     "zip": "ZIP",
     "mrn": "MRN",
+    "mrn_prefixed": "MRN",
 }
 _CODE_OF_GROUP = {g: pattern_code(k, f"pattern:{g.split('_')[0]}") for g, k in _KIND.items()}
 _DATE_CODE = pattern_code("DATE", "pattern:date")
