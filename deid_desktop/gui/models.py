@@ -101,6 +101,14 @@ class FrameModel(QAbstractTableModel):
                 self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1)
             )
 
+    def sample_texts(self, column: int, rows: int) -> list[str]:
+        """The first ``rows`` cells of a column as shown, in one vectorised read."""
+        name = self._columns[column]
+        if name in self._masked:
+            return [MASK]
+        head = self._frame.iloc[:rows, column]
+        return [MISSING if v is None or v is pd.NA else str(v) for v in head.tolist()]
+
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._frame)
 
@@ -147,12 +155,13 @@ def size_columns_from_sample(view: QTableView, sample_rows: int = 200, max_px: i
     for c in range(model.columnCount()):
         header = str(model.headerData(c, Qt.Orientation.Horizontal) or "")
         width = hfm.horizontalAdvance(header) + pad
-        for r in range(rows):
-            text = model.data(model.index(r, c))
-            if text:
-                width = max(width, fm.horizontalAdvance(str(text)) + pad)
-                if width >= max_px:
-                    break
+        if isinstance(model, FrameModel):
+            texts = model.sample_texts(c, rows)
+        else:
+            texts = [str(model.data(model.index(r, c)) or "") for r in range(rows)]
+        # measure each distinct length once: the widest strings are among the longest
+        for text in sorted(set(texts), key=len, reverse=True)[:10]:
+            width = max(width, fm.horizontalAdvance(text) + pad)
         view.setColumnWidth(c, min(width, max_px))
 
 
