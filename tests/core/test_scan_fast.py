@@ -1,0 +1,201 @@
+"""The scan's fast paths give the same hits as the plain ones: the word index against the
+full automaton, the numpy cue reader against the cue regex, batching, and the edge cases
+of joining notes (separators, first and last note, empty and missing notes, characters
+outside the BMP)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deid_desktop.core.scan import (
+    build_dictionary_from_values,
+    cues,
+    engine,
+    patterns,
+    regions,
+    scan_frames,
+    scan_texts,
+)
+from deid_desktop.core.scan.fold import fold
+
+VALUES = {
+    "name": ["Ann Smith", "Mary Ann", "Ann Lee", "May Son", "Peña", "Jo", "Abcdefghijklmnopqrs"],
+    "mrn": ["MRN-00123", "4455667"],
+    "phone": ["(555) 123-4567"],
+    "email": ["j.oneil@example.org"],
+    "id": ["HP 55512", "x9 y8 z7"],
+}
+DICT = build_dictionary_from_values(VALUES)
+WORDS = [
+    "ann", "smith", "mary", "lee", "may", "son", "dr", "mr", "march", "http", "www",
+    "pena", "jo", "mrn", "00123", "hp", "55512", "x9", "y8", "z7", "j", "oneil", "example",
+    "org", "abcdefghijklmnopqrs", "abcdefghijklmnopqrst", "annx", "xann", "4455667", "the",
+]  # fmt: skip
+
+
+def full_automaton(padded: str) -> list[tuple[int, int]]:
+    return list(DICT.matcher.automaton.iter(padded))
+
+
+def index_path(padded: str) -> list[tuple[int, int]]:
+    last, ids = patterns._automaton_matches(DICT.matcher, padded)
+    return list(zip(last.tolist(), ids.tolist(), strict=True))
+
+
+folded_texts = st.lists(
+    st.tuples(st.sampled_from(WORDS), st.sampled_from([" ", "  ", "   "])), max_size=40
+).map(lambda parts: "".join(w + s for w, s in parts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(folded_texts)
+def test_word_index_finds_what_the_full_automaton_finds(text: str) -> None:
+    padded = f" {text} "
+    assert index_path(padded) == full_automaton(padded)
+
+
+def test_word_index_with_every_term_sharing_a_bucket(monkeypatch: pytest.MonkeyPatch) -> None:
+    # with 2 buckets almost every term is "hard": the automaton over candidate parts
+    monkeypatch.setattr(regions, "_BITS", 1)
+    monkeypatch.setattr(regions, "_SHIFT", np.uint64(63))
+    auto = DICT.matcher.automaton
+    words = [k[1:-1] for k in sorted(auto.keys(), key=auto.get)]  # by word number
+    index = regions.WordIndex.build(words)
+    assert index.easy.max() < 0 or np.count_nonzero(index.easy >= 0) <= 2
+    for n in range(60):
+        text = " " + "  ".join(words[(n * 7 + i) % len(words)] for i in range(n % 9 + 1)) + " "
+        last, ids = index.matches(text.encode("ascii"))
+        order = np.lexsort((-DICT.matcher.lengths[ids], last))
+        got = list(zip(last[order].tolist(), ids[order].tolist(), strict=True))
+        assert got == full_automaton(text)
+
+
+name_tails = st.text(alphabet=" \t.,:Ab-'_9xZ", max_size=70)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["dr", "mrs", "son", "wife"]), name_tails)
+def test_cue_names_with_numpy_match_the_regex(word: str, tail: str) -> None:
+    text = "x " + word + tail
+    end = 2 + len(word)
+    raw = np.frombuffer(text.encode("ascii") + bytes(cues.WINDOW), dtype=np.uint8)
+    found, start, stop, rest = cues.cue_names(raw, np.array([end]), word in patterns._TITLES)
+    expected = patterns._cue_names(text, [end], word)[0]
+    if rest.size:
+        return  # past the window: the regex decides, as checked above
+    assert (expected is not None) == bool(found.size)
+    if expected is not None:
+        assert (int(start[0]), int(stop[0])) == expected
+
+
+def _rows(notes: list[str | None]) -> list[tuple[int, str, str]]:
+    frame = pd.DataFrame({"c": pd.Series(notes, dtype="string")})
+    report = scan_frames({"t": frame}, {"t": ["c"]}, DICT)
+    return [(h.row, h.kind, h.text_in(notes[h.row] or "")) for h in report.hits]
+
+
+def test_first_last_empty_and_missing_notes() -> None:
+    notes = ["Ann first", "", None, "plain", None, "", "call (555) 123-4567"]
+    assert _rows(notes) == [(0, "NAME", "Ann"), (6, "PHONE", "(555) 123-4567")]
+    assert _rows(["", None, ""]) == []
+    assert _rows(["Smith"]) == [(0, "NAME", "Smith")]
+
+
+@pytest.mark.parametrize("accent", [False, True])  # the ASCII batch and the other one
+def test_no_hit_spans_two_notes(accent: bool) -> None:
+    head, tail = ("é ", " é") if accent else ("", "")
+    notes = [
+        f"{head}plan HP",
+        f"55512 noted{tail}",
+        f"{head}mail j.oneil@example",
+        f".org{tail}",
+        f"{head}Dr.",
+        f"Smith{tail}",
+        f"{head}x9 y8",
+        f"z7{tail}",
+        f"{head}March 3,",
+        f"2024{tail}",
+    ]
+    hits = scan_texts(notes, DICT)
+    assert [h for h in hits if h[3] in ("ID", "EMAIL", "DATE")] == []
+    assert [(row, rule) for row, _, _, kind, rule in hits if kind == "NAME"] == [
+        (5, "dictionary:name")  # Smith from the dictionary, not named by the cue
+    ]
+
+
+def test_non_bmp_characters_keep_offsets() -> None:
+    notes = [
+        "😀 Ann Smith 🏥 (555) 123-4567 j.oneil@example.org",
+        "🧪🧪 seen by Dr. Gregory House on March 3, 2024 see https://x.org/😀 ok",
+        "👍 Peña MRN-00123",
+    ]
+    got = _rows(notes)
+    texts = {(row, text) for row, _, text in got}
+    assert {
+        (0, "Ann"),
+        (0, "Smith"),
+        (0, "(555) 123-4567"),
+        (0, "j.oneil@example.org"),
+        (1, "Gregory House"),
+        (1, "March 3, 2024"),
+        (1, "https://x.org/😀"),
+        (2, "Peña"),
+        (2, "MRN-00123"),
+    } <= texts
+
+
+def test_ascii_and_other_notes_give_the_same_spans() -> None:
+    # the same note through the ASCII fast paths and, with an emoji after it, the others
+    base = (
+        "Daughter Sarah Jones-O'Hara_2 visited Dr.\tMary  Ann Lee, son Tom; "
+        "Dr. " + "Abcdefghij" * 6 + " came; x9 y8 z7, HP 55512, www.example.org/a. "
+        "Call 555.123.4567 or 123-4567 on 3/5/2024, 1.2.3.4 and 1/2/20; BP 120/80."
+    )
+    plain = scan_texts([base], DICT)
+    other = scan_texts([base + " 😀"], DICT)
+    assert plain == other
+    found = {base[s:e] for _, s, e, _, _ in plain}
+    assert {"Sarah Jones-O'Hara_2", "Mary  Ann", "Tom", "555.123.4567", "123-4567"} <= found
+    assert {"3/5/2024", "1.2.3.4", "1/2/20", "x9 y8 z7", "HP 55512"} <= found
+    assert "Abcdefghij" * 6 in found  # a name longer than the numpy window
+    assert not any("120" in x for x in found)
+
+
+def test_batches_do_not_change_hits(monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = [
+        f"note {i}: Ann Smith {'é' if i % 3 == 0 else ''} called (555) 123-4567, Dr. Lee"
+        for i in range(200)
+    ]
+    whole = scan_texts(notes, DICT)
+    monkeypatch.setattr(engine, "BATCH_CHARS", 300)
+    assert scan_texts(notes, DICT) == whole
+    assert len({row for row, *_ in whole}) == 200
+
+
+def test_fold_keeps_length_for_non_bmp() -> None:
+    for text in ["😀Ann", "a\U0001f3e5b", "Ǆ ß Ⅻ ² ٣"]:
+        assert len(fold(text)) == len(text)
+
+
+def test_digit_regions_skip_short_readings_only() -> None:
+    text = "BP 120/80 temp 98.6 HbA1c 7.2 call 123-4567 ip 1.2.3.4 on 1/2/20 zip 02139"
+    found = [text[s:e] for _, s, e, _, _ in scan_texts([text], DICT)]
+    assert found == ["123-4567", "1.2.3.4", "1/2/20", "02139"]
+
+
+def test_every_rule_code_round_trips() -> None:
+    hits = scan_texts(["Mr Zed 2024-03-05 www.a.org 192.168.1.1"], DICT)
+    kinds = [k for _, _, _, k, _ in hits]
+    assert kinds == ["NAME", "DATE", "URL", "IP"]
+    assert list(itertools.chain.from_iterable(h[4:] for h in hits)) == [
+        "cue:mr",
+        "pattern:date",
+        "pattern:url",
+        "pattern:ip",
+    ]
