@@ -85,8 +85,9 @@ def test_cue_names_with_numpy_match_the_regex(word: str, tail: str) -> None:
     text = "x " + word + tail
     end = 2 + len(word)
     raw = np.frombuffer(text.encode("ascii") + bytes(cues.WINDOW), dtype=np.uint8)
-    found, start, stop, rest = cues.cue_names(raw, np.array([end]), word in patterns._TITLES)
-    expected = patterns._cue_names(text, [end], word)[0]
+    title = word in patterns._TITLES
+    found, start, stop, rest = cues.cue_names(raw, np.array([end]), np.array([title]))
+    expected = patterns._cue_name(text, end, title)
     if rest.size:
         return  # past the window: the regex decides, as checked above
     assert (expected is not None) == bool(found.size)

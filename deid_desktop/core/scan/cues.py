@@ -34,14 +34,14 @@ def _first(mask: np.ndarray, start: np.ndarray) -> np.ndarray:
 
 
 def cue_names(
-    raw: np.ndarray, ends: np.ndarray, title: bool
+    raw: np.ndarray, ends: np.ndarray, title: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For cue words ending at ``ends`` in ``raw`` (the batch's bytes followed by WINDOW
-    zero bytes): which have a name (indices), its start and end, and the indices left to
-    the regex."""
+    zero bytes), titles where ``title``: which have a name (indices), its start and end,
+    and the indices left to the regex."""
     cls = _CLASS[raw[ends[:, None] + np.arange(WINDOW)]]
     rows = np.arange(ends.size)
-    lead = _DOT if title else _COMMA
+    lead = np.where(title, _DOT, _COMMA).astype(np.uint8)
     p0 = ((cls[:, 0] & lead) != 0).astype(np.int64)
     q1 = _first((cls & _SPACE) == 0, p0)  # first character after the spaces
     g1_end = _first((cls & _NAME) == 0, np.minimum(q1 + 1, WINDOW))

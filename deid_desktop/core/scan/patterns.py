@@ -13,6 +13,7 @@ text) and rule code (``rules.RULES``); the engine ranks them by ``rules.PRIORITY
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -124,6 +125,34 @@ def _automaton_matches(matcher: WordMatcher, padded: str) -> tuple[np.ndarray, n
     return flat[0::2], flat[1::2]
 
 
+#: What a context word's entry asks for.
+_DICT, _MONTH, _TITLE, _RELATION, _HTTP, _WWW = range(6)
+
+
+@functools.lru_cache(maxsize=8)
+def _entry_table(matcher: WordMatcher) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The entries of the context words as arrays: per word number its first entry and
+    entry count; per entry its category and rule code."""
+    first = np.zeros(matcher.lengths.size, dtype=np.int64)
+    count = np.zeros(matcher.lengths.size, dtype=np.int64)
+    cats: list[int] = []
+    codes: list[int] = []
+    for i, entries in matcher.special.items():
+        first[i], count[i] = len(cats), len(entries)
+        for kind, rule in entries:
+            if rule == URL_START:
+                cat, code = (_WWW if kind == "www" else _HTTP), -1
+            elif rule.startswith("dictionary:"):
+                cat, code = _DICT, dict_code(kind)
+            elif rule == "month":
+                cat, code = _MONTH, _DATE_CODE
+            else:
+                cat, code = (_TITLE if rule[4:] in _TITLES else _RELATION), CODE[(kind, rule)]
+            cats.append(cat)
+            codes.append(code)
+    return first, count, np.asarray(cats, dtype=np.int64), np.asarray(codes, dtype=np.int64)
+
+
 def _special_hits(
     text: str,
     matcher: WordMatcher,
@@ -133,47 +162,34 @@ def _special_hits(
     ids: np.ndarray,
 ) -> tuple[Found, np.ndarray]:
     """Hits of the words that need a look at their context, and the starts of the URL
-    words (those of http and https first, then those of www, each in text order).
-    Matches of one word are handled together; the hits keep the order of the matches
-    (and of a word's entries), which decides ties between equal spans."""
-    raw = (
-        np.frombuffer(text.encode("ascii") + bytes(cues.WINDOW), dtype=np.uint8)
-        if text.isascii()
-        else None
-    )
-    url_starts: dict[str, list[np.ndarray]] = {"http": [], "www": []}
-    out: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []  # which, start, end, code
-    out_k: list[np.ndarray] = []
-    order = np.argsort(ids, kind="stable")
-    bounds = np.flatnonzero(np.diff(ids[order])) + 1
-    for group in np.split(order, bounds):
-        word_id = int(ids[group[0]])
-        for j, (kind, rule) in enumerate(matcher.special[word_id]):
-            if rule == URL_START:
-                url_starts["www" if kind == "www" else "http"].append(starts[group])
-                continue
-            if rule.startswith("dictionary:"):
-                found = (np.arange(group.size), starts[group], ends[group], dict_code(kind))
-            elif rule == "month":
-                found = _listed(
-                    [_month_date(text, s, e) for s, e in _pairs(starts[group], ends[group])],
-                    _DATE_CODE,
-                )
-            else:
-                found = _cue_hits(text, raw, ends[group], rule[4:], CODE[(kind, rule)])
-            out.append(found)
-            out_k.append(where[group[found[0]]] * _MAX_ENTRIES + j)
-    urls = np.concatenate(
-        [np.sort(np.concatenate(url_starts[k])) for k in ("http", "www") if url_starts[k]]
-        or [_EMPTY]
-    )
-    if not out:
-        return (_EMPTY, _EMPTY, _EMPTY), urls
-    rank = np.argsort(np.concatenate(out_k), kind="stable")
+    words (those of http and https first, then those of www, each in text order). The
+    hits keep the order of the matches (and of a word's entries), which decides ties
+    between equal spans."""
+    first, count, cats, codes = _entry_table(matcher)
+    n = count[ids]
+    pair = np.repeat(np.arange(ids.size), n)  # one row per (match, entry)
+    j = np.arange(pair.size) - np.repeat(np.cumsum(n) - n, n)
+    entry = first[ids[pair]] + j
+    cat, code, key = cats[entry], codes[entry], where[pair] * _MAX_ENTRIES + j
+    urls = np.concatenate([np.sort(starts[pair[cat == c]]) for c in (_HTTP, _WWW)])
+    out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # row, start, end
+    rows = np.flatnonzero(cat == _DICT)
+    out.append((rows, starts[pair[rows]], ends[pair[rows]]))
+    rows = np.flatnonzero(cat == _MONTH)
+    if rows.size:
+        at = pair[rows]
+        which, s, e = _listed([_month_date(text, a, b) for a, b in _pairs(starts[at], ends[at])])
+        out.append((rows[which], s, e))
+    rows = np.flatnonzero((cat == _TITLE) | (cat == _RELATION))
+    if rows.size:
+        which, s, e = _cue_hits(text, ends[pair[rows]], cat[rows] == _TITLE)
+        out.append((rows[which], s, e))
+    hit_rows = np.concatenate([r for r, _, _ in out])
+    rank = np.argsort(key[hit_rows], kind="stable")
     hits = (
-        np.concatenate([s for _, s, _, _ in out])[rank],
-        np.concatenate([e for _, _, e, _ in out])[rank],
-        np.concatenate([np.full(w.size, c, dtype=np.int64) for w, _, _, c in out])[rank],
+        np.concatenate([s for _, s, _ in out])[rank],
+        np.concatenate([e for _, _, e in out])[rank],
+        code[hit_rows][rank],
     )
     return hits, urls
 
@@ -182,49 +198,45 @@ def _pairs(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
 
-def _listed(
-    spans: list[tuple[int, int] | None], code: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(which, start, end, code) of the spans that are not None."""
+def _listed(spans: list[tuple[int, int] | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(which, start, end) of the spans that are not None."""
     which = [i for i, span in enumerate(spans) if span is not None]
     kept = [span for span in spans if span is not None]
     return (
         np.asarray(which, dtype=np.int64),
         np.fromiter((s for s, _ in kept), np.int64, len(kept)),
         np.fromiter((e for _, e in kept), np.int64, len(kept)),
-        code,
     )
 
 
 def _cue_hits(
-    text: str, raw: np.ndarray | None, ends: np.ndarray, word: str, code: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The names after one cue word: with numpy in an ASCII batch (``cues``), by regex
-    otherwise and for the few names that run past the numpy window."""
-    if raw is None:
-        return _listed(_cue_names(text, ends.tolist(), word), code)
-    which, start, end, rest = cues.cue_names(raw, ends, word in _TITLES)
+    text: str, ends: np.ndarray, title: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The names after cue words ending at ``ends`` (titles where ``title``): with numpy
+    in an ASCII batch (``cues``), by regex otherwise and for the few names that run past
+    the numpy window."""
+    if text.isascii():
+        raw = np.frombuffer(text.encode("ascii") + bytes(cues.WINDOW), dtype=np.uint8)
+        which, start, end, rest = cues.cue_names(raw, ends, title)
+    else:
+        which = start = end = _EMPTY
+        rest = np.arange(ends.size)
     if rest.size:
-        more = _listed(_cue_names(text, ends[rest].tolist(), word), code)
+        pairs = zip(ends[rest].tolist(), title[rest].tolist(), strict=True)
+        more = _listed([_cue_name(text, e, t) for e, t in pairs])
         which = np.concatenate((which, rest[more[0]]))
         start = np.concatenate((start, more[1]))
         end = np.concatenate((end, more[2]))
-    return which, start, end, code
+    return which, start, end
 
 
-def _cue_names(text: str, ends: list[int], word: str) -> list[tuple[int, int] | None]:
-    """The capitalised name (one or two words) right after each cue word ending at
-    ``ends``, or None."""
-    match = (_TITLE_NAME if word in _TITLES else _RELATION_NAME).match
-    out: list[tuple[int, int] | None] = []
-    append = out.append
-    for m in [match(text, end) for end in ends]:
-        if m is None or not m.group(1)[0].isupper():
-            append(None)
-            continue
-        second = m.group(2)
-        append((m.start(1), m.end(2 if second and second[0].isupper() else 1)))
-    return out
+def _cue_name(text: str, end: int, title: bool) -> tuple[int, int] | None:
+    """The capitalised name (one or two words) right after a cue word ending at ``end``."""
+    m = (_TITLE_NAME if title else _RELATION_NAME).match(text, end)
+    if m is None or not m.group(1)[0].isupper():
+        return None
+    second = m.group(2)
+    return m.start(1), m.end(2 if second and second[0].isupper() else 1)
 
 
 def _month_date(text: str, start: int, end: int) -> tuple[int, int] | None:
