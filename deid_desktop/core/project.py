@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -749,6 +750,15 @@ def _check_chosen_keys(
         )
 
 
+def new_seed() -> int:
+    """A fresh random seed for a new project (below 2**31, so every front end can show it).
+
+    Subject IDs are drawn from the seed: a public default would let anyone who knows the
+    input order rebuild the crosswalk (45 CFR 164.514(c)(2)). The demo keeps a fixed seed.
+    """
+    return secrets.randbelow(2**31)
+
+
 def new_project(
     tables: Sequence[LoadedTable],
     *,
@@ -834,7 +844,12 @@ def new_project(
                 rows=len(t.frame),
             )
         )
-    return Project(project_id=uuid.uuid4().hex, name=name or person, tables=tuple(specs))
+    return Project(
+        project_id=uuid.uuid4().hex,
+        name=name or person,
+        tables=tuple(specs),
+        seed=new_seed(),
+    )
 
 
 # --------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from deid_desktop.core.errors import CheckFailed, UsageError
 from deid_desktop.core.export import (
     CROSSWALK_FILE,
     CROSSWALK_README,
+    FULL_RECORD_JSON,
+    FULL_RECORD_TXT,
     RECORD_JSON,
     RECORD_TXT,
     export_release,
@@ -84,6 +86,8 @@ def test_release_folder_holds_tables_dictionary_readme_and_record(tmp_path: Path
     assert sorted(p.name for p in (tmp_path / "crosswalk").iterdir()) == [
         CROSSWALK_README,
         CROSSWALK_FILE,
+        FULL_RECORD_JSON,
+        FULL_RECORD_TXT,
     ]
     assert rec.record_path == tmp_path / "release" / RECORD_JSON
     # no staging or scratch folder left beside the outputs
@@ -287,9 +291,16 @@ def test_record_hashes_match_the_files_written(tmp_path: Path) -> None:
     for name, f in listed.items():
         p = tmp_path / "release" / name
         assert f["sha256"] == sha(p) and f["bytes"] == p.stat().st_size
-    cw = on_disk["crosswalk"]
+    assert on_disk["crosswalk"] == {"held_back": True, "where": "held back with the crosswalk"}
+    full = json.loads((tmp_path / "crosswalk" / FULL_RECORD_JSON).read_text())
+    assert (
+        full == rec.full_record
+        and rec.full_record_path == tmp_path / "crosswalk" / FULL_RECORD_JSON
+    )
+    cw = full["crosswalk"]
     assert cw["sha256"] == sha(tmp_path / "crosswalk" / CROSSWALK_FILE)
     assert cw["folder"] == str(tmp_path / "crosswalk") and cw["rows"] == 4
+    assert full["outputs"] == on_disk["outputs"]
     assert [i["sha256"] for i in on_disk["inputs"]] == ["a" * 64, "b" * 64]
 
 
@@ -299,7 +310,7 @@ def test_record_carries_time_version_parameters_checks_and_meta(tmp_path: Path) 
     assert rec["app"]["version"]
     assert rec["pathway"] == "safe_harbor"
     assert rec["label"] == PATHWAY_LABELS[Pathway.SAFE_HARBOR]
-    assert rec["seed"] == 7
+    assert rec["seed"] == "held back with the crosswalk"
     assert rec["zip3_table"] == {
         "zip3_table": {"vintage": "2020 Census DHC P1", "source": "bundled"}
     }
@@ -364,8 +375,12 @@ def test_two_exports_differ_only_by_time_and_folders(tmp_path: Path) -> None:
     ra, rb = dict(a.record), dict(b.record)
     assert ra.pop("time_utc") != rb.pop("time_utc")
     assert ra.pop("outputs")["files"] == rb.pop("outputs")["files"]
-    assert ra.pop("crosswalk").pop("folder") != rb.pop("crosswalk").pop("folder")
-    assert ra == rb
+    assert ra == rb  # the release's record names neither crosswalk folder
+    fa, fb = dict(a.full_record), dict(b.full_record)
+    assert fa.pop("time_utc") != fb.pop("time_utc")
+    assert fa.pop("outputs")["files"] == fb.pop("outputs")["files"]
+    assert fa.pop("crosswalk").pop("folder") != fb.pop("crosswalk").pop("folder")
+    assert fa == fb
 
 
 def test_xlsx_too_large_is_refused_before_writing(tmp_path: Path, monkeypatch) -> None:

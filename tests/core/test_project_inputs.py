@@ -62,6 +62,25 @@ def test_new_project_is_auto_tagged_and_linked(study: tuple[Project, Path]) -> N
     assert load_project(project_path) == project
 
 
+def test_new_projects_get_their_own_random_seed(
+    study: tuple[Project, Path], tmp_path: Path
+) -> None:
+    """Not the public default: with it and the input order anyone could rebuild the
+    crosswalk. The seed is saved with the project, so its reruns stay identical."""
+    project, project_path = study
+    folder = project_path.parent
+    again = new_project(
+        _load(folder), person="demographics", key="patient_id", project_path=project_path
+    )
+    default = Project(project_id="0" * 32, name="", tables=()).seed
+    assert project.seed != default and again.seed != default
+    assert project.seed != again.seed  # a 1 in 2**31 chance of a false failure
+    assert 0 <= project.seed < 2**31 and 0 <= again.seed < 2**31
+    assert load_project(project_path).seed == project.seed
+    # the demo keeps its fixed seed (a reproducible demo)
+    assert load_project(folder / "demo.deid.json").seed == 3
+
+
 def test_auto_tags_are_right_on_the_demo(tmp_path: Path) -> None:
     """The suggestion, before any correction, matches the demo's hand-set classes."""
     demo.write_demo(tmp_path)

@@ -7,7 +7,12 @@ crosswalk folder is not apart from the release folder; see ``release.py``.
 from __future__ import annotations
 
 from deid_desktop.core.export.cells import neutralise_frame, neutralise_series
-from deid_desktop.core.export.record import RECORD_JSON, RECORD_TXT
+from deid_desktop.core.export.record import (
+    FULL_RECORD_JSON,
+    FULL_RECORD_TXT,
+    RECORD_JSON,
+    RECORD_TXT,
+)
 from deid_desktop.core.export.release import (
     CROSSWALK_FILE,
     CROSSWALK_README,
@@ -29,6 +34,8 @@ __all__ = [
     "CROSSWALK_FILE",
     "CROSSWALK_README",
     "DICTIONARY",
+    "FULL_RECORD_JSON",
+    "FULL_RECORD_TXT",
     "README",
     "RECORD_JSON",
     "RECORD_TXT",

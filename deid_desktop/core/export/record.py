@@ -1,8 +1,16 @@
 """The export record: what went out, when, to whom, why, under which rules.
 
-``export_record.json`` (machine-readable, also appended to the register) and
-``export_record.txt`` (the same facts for a person) sit in the release folder. The
-record holds hashes, names, counts, parameters and check outcomes - never a data value
+Two versions of one record:
+
+- the FULL record (seed, crosswalk folder, file and SHA-256, project file hash) is
+  written into the crosswalk folder as ``export_record_full.json`` / ``.txt`` and
+  appended to the register;
+- the RELEASE record (``export_record.json`` / ``.txt`` in the release folder) is the
+  same record with the re-identification mechanism taken out (45 CFR 164.514(c)(2)):
+  the seed that drew the subject IDs and the crosswalk's location and hash read
+  "held back with the crosswalk" (``release_record``).
+
+Both hold hashes, names, counts, parameters and check outcomes - never a data value
 and never the salt (any parameter named like a salt, and any raw bytes, are dropped).
 """
 
@@ -12,6 +20,7 @@ import dataclasses
 import datetime as dt
 import enum
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any
@@ -22,6 +31,11 @@ RECORD_VERSION = 1
 RECORD_JSON = "export_record.json"
 RECORD_TXT = "export_record.txt"
 RECORD_FILES = (RECORD_JSON, RECORD_TXT)
+FULL_RECORD_JSON = "export_record_full.json"
+FULL_RECORD_TXT = "export_record_full.txt"
+FULL_RECORD_FILES = (FULL_RECORD_JSON, FULL_RECORD_TXT)
+HELD_BACK_WITH_CROSSWALK = "held back with the crosswalk"
+HELD_BACK_IN_REGISTER = "held back in the sender's export register"
 
 
 def _is_secret_key(key: str) -> bool:
@@ -147,6 +161,41 @@ def build_record(
     }
 
 
+def held_back_note(has_crosswalk: bool) -> str:
+    """Where the release record says the seed and the full record are."""
+    return HELD_BACK_WITH_CROSSWALK if has_crosswalk else HELD_BACK_IN_REGISTER
+
+
+def without_seed(text: str, seed: int) -> str:
+    """A sentence with "seed <seed>" replaced by "seed held back" (pathway wording)."""
+    return re.sub(rf"\bseed {int(seed)}(?!\d)", "seed held back", text)
+
+
+def release_record(full: Mapping[str, Any], *, seed: int) -> dict[str, Any]:
+    """The record for the release folder: ``full`` without the re-identification mechanism.
+
+    Taken out: the seed (top level and in the pathway's parameters), the crosswalk's
+    folder, file name and SHA-256, and the project file's hash (the project file holds
+    the seed). Pathway sentences naming the seed say "seed held back".
+    """
+    record = json.loads(json.dumps(full))  # a deep copy (the record is JSON already)
+    has_crosswalk = full.get("crosswalk") is not None
+    note = held_back_note(has_crosswalk)
+    record["seed"] = note
+    release_params = record.get("parameters", {}).get("release")
+    if isinstance(release_params, dict) and "seed" in release_params:
+        release_params["seed"] = note
+    if has_crosswalk:
+        record["crosswalk"] = {"held_back": True, "where": HELD_BACK_WITH_CROSSWALK}
+    project = record.get("project")
+    if isinstance(project, dict):
+        project.pop("sha256", None)
+    for key in ("transformations", "warnings"):
+        record[key] = [without_seed(str(t), seed) for t in record.get(key, [])]
+    record["full_record"] = note
+    return record
+
+
 def record_json(record: Mapping[str, Any]) -> str:
     return json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -178,6 +227,8 @@ def render_record_text(record: Mapping[str, Any]) -> str:
     lines += ["", "Crosswalk (held back, not part of the release)"]
     if cw is None:
         lines.append("  none")
+    elif "sha256" not in cw:
+        lines.append(f"  {cw.get('where', HELD_BACK_WITH_CROSSWALK)}")
     else:
         lines.append(f"  {cw['sha256']}  {cw['folder']}/{cw['file']}  ({cw['rows']:,} rows)")
     lines += ["", "Rows"]

@@ -17,6 +17,7 @@ A cancel (``CancelToken``) is honoured between tables and chunks until the commi
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import hashlib
 import re
@@ -38,12 +39,16 @@ from deid_desktop.core.export.documents import (
     render_readme,
 )
 from deid_desktop.core.export.record import (
+    FULL_RECORD_JSON,
+    FULL_RECORD_TXT,
     RECORD_FILES,
     RECORD_JSON,
     RECORD_TXT,
     build_record,
     record_json,
+    release_record,
     render_record_text,
+    without_seed,
 )
 from deid_desktop.core.export.summaries import check_rows, risk_summary, scan_summary
 from deid_desktop.core.export.tables import check_xlsx_fits, write_xlsx
@@ -65,15 +70,23 @@ _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 @dataclass(frozen=True)
 class ExportRecord:
-    """What an export wrote. ``record`` is the content of export_record.json."""
+    """What an export wrote.
+
+    ``record`` is the content of export_record.json in the release folder (no seed, no
+    crosswalk location or hash); ``full_record`` is the full record (seed, crosswalk
+    details) written to the crosswalk folder (``full_record_path``, None without a
+    crosswalk folder) and appended to the register.
+    """
 
     record: dict[str, Any]
     out_dir: Path
     record_path: Path
     files: tuple[Path, ...]  # every file in the release folder, record included
     crosswalk_dir: Path | None
-    crosswalk_files: tuple[Path, ...]
+    crosswalk_files: tuple[Path, ...]  # crosswalk, its README and the full record
     register_path: Path
+    full_record: dict[str, Any] = field(default_factory=dict)
+    full_record_path: Path | None = None
 
 
 def sha256_of(path: Path) -> str:
@@ -319,10 +332,14 @@ def export_release(
     reporter.step(0.0, "Preparing the export")
 
     targets = [out_dir] + ([crosswalk_dir] if crosswalk_dir is not None else [])
-    record: dict[str, Any] = {}
+    full: dict[str, Any] = {}  # the full record: crosswalk folder and register only
+    full_path = crosswalk_dir / FULL_RECORD_JSON if crosswalk_dir is not None else None
 
     def _append_register() -> None:
-        append_register(register, {**record, "record_path": str(out_dir / RECORD_JSON)})
+        entry = {**full, "record_path": str(out_dir / RECORD_JSON)}
+        if full_path is not None:
+            entry["full_record_path"] = str(full_path)
+        append_register(register, entry)
 
     with (
         _plain_os_errors(),
@@ -352,8 +369,14 @@ def export_release(
             crosswalk_files = (crosswalk_dir / CROSSWALK_FILE, crosswalk_dir / CROSSWALK_README)
 
         reporter.step(0.9, "Writing the README")
+        # what the recipient reads never names the seed (45 CFR 164.514(c)(2))
+        public_release = dataclasses.replace(
+            release,
+            transformations=tuple(without_seed(t, project.seed) for t in release.transformations),
+            warnings=tuple(without_seed(w, project.seed) for w in release.warnings),
+        )
         readme = render_readme(
-            release=release,
+            release=public_release,
             project=project,
             files=written.notes,
             table_shapes=written.shapes,
@@ -377,7 +400,7 @@ def export_release(
             for p in rel.staged_files()
             if p.name not in RECORD_FILES
         ]
-        record.update(
+        full.update(
             build_record(
                 now=when,
                 app_version=app_version,
@@ -396,12 +419,17 @@ def export_release(
             )
         )
         if written.xlsx_removed:  # control characters XML cannot hold (the CSV keeps them)
-            record["xlsx_control_characters_removed"] = written.xlsx_removed
+            full["xlsx_control_characters_removed"] = written.xlsx_removed
         if project_file is not None and Path(project_file).is_file():
-            record["project"]["file"] = str(Path(project_file).absolute())
-            record["project"]["sha256"] = sha256_of(Path(project_file))
+            full["project"]["file"] = str(Path(project_file).absolute())
+            full["project"]["sha256"] = sha256_of(Path(project_file))
+        record = release_record(full, seed=project.seed)
         rel.write_text(RECORD_JSON, record_json(record))
         rel.write_text(RECORD_TXT, render_record_text(record))
+        if len(staged) > 1:  # the full record stays with the crosswalk
+            staged[1].write_text(FULL_RECORD_JSON, record_json(full))
+            staged[1].write_text(FULL_RECORD_TXT, render_record_text(full))
+            crosswalk_files += tuple(crosswalk_dir / n for n in (FULL_RECORD_JSON, FULL_RECORD_TXT))
         files = tuple(out_dir / p.name for p in rel.staged_files())
         reporter.step(0.97, "Moving the release into place")
     reporter.progress(1.0, "Export finished")
@@ -413,4 +441,6 @@ def export_release(
         crosswalk_dir=crosswalk_dir,
         crosswalk_files=crosswalk_files,
         register_path=register,
+        full_record=full,
+        full_record_path=full_path if crosswalk_files else None,
     )

@@ -173,8 +173,8 @@ def build_safe_harbor(
         )
     transformations.append(
         f"Replaced {person_spec.key} by a random subject ID ({subjects.prefix} + "
-        f"{subjects.width} digits, seed {project.seed}); the crosswalk is held back "
-        "and written apart from the release."
+        f"{subjects.width} digits, drawn from a random seed that is held back with the "
+        "crosswalk); the crosswalk is held back and written apart from the release."
     )
     if date_columns:
         transformations.append(
