@@ -71,8 +71,7 @@ def test_word_index_with_every_term_sharing_a_bucket(monkeypatch: pytest.MonkeyP
     for n in range(60):
         text = " " + "  ".join(words[(n * 7 + i) % len(words)] for i in range(n % 9 + 1)) + " "
         last, ids = index.matches(text.encode("ascii"))
-        order = np.lexsort((-DICT.matcher.lengths[ids], last))
-        got = list(zip(last[order].tolist(), ids[order].tolist(), strict=True))
+        got = list(zip(last.tolist(), ids.tolist(), strict=True))
         assert got == full_automaton(text)
 
 

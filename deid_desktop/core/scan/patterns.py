@@ -116,9 +116,7 @@ def _automaton_matches(matcher: WordMatcher, padded: str) -> tuple[np.ndarray, n
     """End index in ``padded`` and word number of every automaton match, ordered by end
     and longest first. An ASCII batch goes through the word index (``regions``)."""
     if padded.isascii():
-        last, ids = matcher.index.matches(padded.encode("ascii"))
-        order = np.lexsort((-matcher.lengths[ids], last))
-        return last[order], ids[order]
+        return matcher.index.matches(padded.encode("ascii"))
     flat = np.fromiter(
         itertools.chain.from_iterable(matcher.automaton.iter(padded)), dtype=np.int64
     )

@@ -62,8 +62,9 @@ def _word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarr
 @dataclass(frozen=True, eq=False)
 class WordIndex:
     """Easy terms by bucket (``easy[bucket]`` = word number or -1, with its key), the
-    hard-term automaton, and the longest hard term per bucket of its first word
-    (``hard_span``; ``long_span`` for first words over 16 characters)."""
+    hard-term automaton, the longest hard term per bucket of its first word
+    (``hard_span``; ``long_span`` for first words over 16 characters), and the length
+    of every term."""
 
     easy: np.ndarray
     easy_k0: np.ndarray
@@ -72,6 +73,7 @@ class WordIndex:
     hard: ahocorasick.Automaton
     hard_span: np.ndarray
     long_span: int
+    term_len: np.ndarray
 
     @classmethod
     def build(cls, terms: Sequence[str]) -> WordIndex:
@@ -110,12 +112,13 @@ class WordIndex:
             np.maximum.at(hard_span, _bucket(f0, f1, flen), np.asarray(spans, dtype=np.int32))
         if hard_ids:
             hard.make_automaton()
-        return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, long_span)
+        term_len = np.fromiter(map(len, terms), dtype=np.int64, count=n)
+        return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, long_span, term_len)
 
     def matches(self, padded: bytes) -> tuple[np.ndarray, np.ndarray]:
         """End index (of the trailing space) in ``padded`` and word number of every match
         of " term " in ``padded``, a folded ASCII batch with a space at each end; in the
-        automaton's order."""
+        automaton's order (by end, longest first)."""
         n = len(padded)
         buf = padded + bytes(8)
         raw = np.frombuffer(buf, dtype=np.uint8, count=n)
@@ -134,14 +137,16 @@ class WordIndex:
             & (self.easy_k1[w] == k1[hit])
         )
         easy_last, easy_ids = ends[hit[ok]], w[ok]
-        span = self.hard_span[bucket].astype(np.int64)
-        span[length > _EXACT] = self.long_span
+        span = self.hard_span[bucket]
+        if self.long_span:
+            span = np.where(length > _EXACT, self.long_span, span)
         hard_last, hard_ids = self._hard_matches(raw, starts, span)
         if hard_last.size == 0:
-            return easy_last, easy_ids
+            return easy_last, easy_ids  # one word per match: already in order
         last = np.concatenate((easy_last, hard_last))
         ids = np.concatenate((easy_ids, hard_ids))
-        return last, ids
+        order = np.lexsort((-self.term_len[ids], last))
+        return last[order], ids[order]
 
     def _hard_matches(
         self, raw: np.ndarray, starts: np.ndarray, span: np.ndarray
@@ -151,7 +156,7 @@ class WordIndex:
             return _EMPTY, _EMPTY
         n = raw.size
         r_start = starts[cand] - 1  # the space before the word
-        r_end = np.minimum(starts[cand] + span[cand] + 1, n)  # the space after the term
+        r_end = np.minimum(starts[cand] + span[cand].astype(np.int64) + 1, n)  # space after
         reach = np.maximum.accumulate(r_end)
         heads = np.flatnonzero(np.concatenate(([True], r_start[1:] >= reach[:-1])))
         p_start = r_start[heads]
