@@ -1,7 +1,10 @@
 """scan_frames: run every finder over the text columns, in batches of joined notes.
 
-Candidate hits travel as int arrays (start, end, rule code) from the finders to the
-report; Python objects are made once per final hit.
+Notes are grouped as ASCII or not (each group keeps its note order) and joined by
+NOTE_SEP into batches of about BATCH_CHARS characters, cut with numpy. Candidate hits
+travel as int arrays (start, end, rule code) from the finders to the report; a hit that
+would run across two notes is dropped; Python objects are made once per final hit, and
+only when asked for (``ScanReport.hits``).
 """
 
 from __future__ import annotations

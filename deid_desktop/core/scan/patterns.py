@@ -3,12 +3,16 @@
 Each finder returns candidate hits as three int arrays: start, end (offsets in the batch
 text) and rule code (``rules.RULES``); the engine ranks them by ``rules.PRIORITY``.
 
-- words (dictionary terms, cue words, month words): one Aho-Corasick pass over the
-  folded, space-padded text, so every match is a whole word; offsets are computed for
-  all matches at once, and only cue and month words get a look at their context;
-- digits (SSN, phone, dates, IP, ZIP, MRN-like codes): numpy finds the few regions dense
-  in digits, and one exact regex runs over those regions only;
-- e-mails and URLs: located by '@' and 'http'/'www' literals, then matched exactly.
+- words (dictionary terms, cue, month and URL words): whole-word matches of " term " in
+  the folded, space-padded text - through the word index (``regions``) when the folded
+  batch is ASCII, one Aho-Corasick pass otherwise; offsets for all matches at once.
+  Only cue and month words get a look at their context: cue names with numpy
+  (``cues``) in ASCII batches, month dates by regex;
+- digits (SSN, phone, dates, IP, ZIP, MRN-like codes): numpy finds the few regions
+  where a digit pattern could match, one exact regex runs over those regions only, and
+  dates are checked and dictionary digits looked up on arrays;
+- e-mails and URLs: from each '@' (local part read backwards) and from the URL words
+  found by the word pass, then matched exactly.
 """
 
 from __future__ import annotations
