@@ -209,9 +209,15 @@ def review(
     cancel: CancelToken | None = None,
 ) -> Any:
     """Build the release in memory, verify it, measure risk, scan free text (core.engine)."""
+    import inspect
+
     from deid_desktop.core import engine
 
-    return engine.review(project, extract, salt=salt_for(project), progress=progress, cancel=cancel)
+    # the review screen shows the scan of every free-text column, suppressed ones too
+    extra = {"scan": True} if "scan" in inspect.signature(engine.review).parameters else {}
+    return engine.review(
+        project, extract, salt=salt_for(project), progress=progress, cancel=cancel, **extra
+    )
 
 
 def export(
