@@ -5,9 +5,12 @@ gives the same release whichever runs it:
 
 - ``open_project(project_path)`` -> (Project, problems with its inputs)
 - ``load(project, project_path)`` -> Extract (hash-checked, relations checked)
-- ``review(project, extract, salt=...)`` -> ReviewResult: the release built in memory,
-  its verification (every check), the residual risk on the released person table and
-  the free-text scan of the extract. Nothing is written.
+- ``review(project, extract, salt=..., scan=None)`` -> ReviewResult: the release built
+  in memory, its verification (every check), the residual risk on the released person
+  table and the free-text scan of the extract. Nothing is written. ``scan``: None scans
+  only the free-text columns set to "redact hits" (all suppressed: no scan at all, the
+  record says so), True scans every free-text column (the review screen, `deid check`),
+  False never scans (a column set to redact is then scanned by the pathway itself).
 - ``export(project, project_path, review, out_dir=..., crosswalk_dir=...)`` -> ExportRecord:
   refuses when a blocking check failed, else writes release, crosswalk, record and
   register entry atomically.
@@ -26,11 +29,12 @@ from typing import TYPE_CHECKING
 
 from deid_desktop import __version__
 from deid_desktop.core.errors import Problem, UsageError
-from deid_desktop.core.export import ExportRecord, export_release
+from deid_desktop.core.export import ExportRecord, export_release, scan_skipped_summary
 from deid_desktop.core.model import (
     ColumnClass,
     ExportMeta,
     Extract,
+    FreeTextAction,
     Project,
     Release,
     Role,
@@ -57,6 +61,8 @@ class ReviewResult:
     quasi_identifiers: tuple[str, ...] = ()
     inputs: dict[str, tuple[Path, str]] = field(default_factory=dict)  # table -> (path, sha)
     input_rows: dict[str, int] = field(default_factory=dict)
+    #: free-text columns ("table.column") left unscanned: all suppressed, scan not asked
+    not_scanned: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -148,21 +154,33 @@ def text_columns_for(project: Project, extract: Extract) -> dict[str, list[str]]
     return out
 
 
+def redact_columns_for(project: Project, extract: Extract) -> dict[str, list[str]]:
+    """The free-text columns set to "redact hits" (the only ones a release keeps)."""
+    chosen = project.safe_harbor.free_text
+    out: dict[str, list[str]] = {}
+    for table, cols in text_columns_for(project, extract).items():
+        keep = [c for c in cols if chosen.get(f"{table}.{c}") == FreeTextAction.REDACT]
+        if keep:
+            out[table] = keep
+    return out
+
+
 def scan_extract(
     project: Project,
     extract: Extract,
     *,
+    columns: dict[str, list[str]] | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ScanReport | None:
-    """Scan the extract's free-text columns (None when it has none).
+    """Scan the extract's free-text columns, or only ``columns`` (None when there are none).
 
     The dictionary lives only inside this call, so its memory is gone before the
     release is built.
     """
     from deid_desktop.core.scan import build_dictionary, scan_frames
 
-    text_columns = text_columns_for(project, extract)
+    text_columns = text_columns_for(project, extract) if columns is None else columns
     if not text_columns:
         return None
     return scan_frames(
@@ -179,25 +197,49 @@ def review(
     extract: Extract,
     *,
     salt: bytes | None = None,
+    scan: bool | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ReviewResult:
     """Scan the free text, build the release in memory, verify it, measure its risk.
 
+    ``scan``: None (default) scans only the free-text columns set to "redact hits" - when
+    every one is suppressed the scan would only inform the review screen, so it is
+    skipped and ``not_scanned`` lists them; True scans every free-text column (the GUI
+    review, `deid check`); False never scans here. The pathway redacts from this same
+    scan, so each column is scanned once.
+
     The scan runs first, while only the extract is in memory: at a million persons that
     keeps the peak of the whole run lower than scanning beside the built release.
     """
     from deid_desktop.core.pathways import build_release
+    from deid_desktop.core.pathways.common import prescanned
     from deid_desktop.core.risk import risk_report
     from deid_desktop.core.verify import verify_release
 
     rep = Reporter(progress, cancel)
-    rep.step(0.0, "Scanning the free text")
-    scan = scan_extract(project, extract, progress=_slice(rep, 0.0, 0.3), cancel=cancel)
-
-    release = build_release(
-        extract, project, salt=salt, progress=_slice(rep, 0.3, 0.6), cancel=cancel
+    all_text = text_columns_for(project, extract)
+    wanted = (
+        all_text if scan is True else redact_columns_for(project, extract) if scan is None else {}
     )
+    report = None
+    if wanted:
+        rep.step(0.0, "Scanning the free text")
+        report = scan_extract(
+            project, extract, columns=wanted, progress=_slice(rep, 0.0, 0.3), cancel=cancel
+        )
+    redacted = redact_columns_for(project, extract) if scan is False else wanted
+    not_scanned = tuple(  # suppressed columns nobody scanned in this review
+        f"{t}.{c}"
+        for t, cols in all_text.items()
+        for c in cols
+        if c not in wanted.get(t, ()) and c not in redacted.get(t, ())
+    )
+
+    with prescanned(report):
+        release = build_release(
+            extract, project, salt=salt, progress=_slice(rep, 0.3, 0.6), cancel=cancel
+        )
     rep.step(0.6, "Checking the release")
     verification = verify_release(extract, release, project)
 
@@ -219,10 +261,11 @@ def review(
         release=release,
         verification=verification,
         risk=risk,
-        scan=scan,
+        scan=report,
         quasi_identifiers=qis,
         inputs={t.name: (Path(t.path), t.sha256) for t in extract.tables},
         input_rows={t.name: len(t.frame) for t in extract.tables},
+        not_scanned=not_scanned,
     )
 
 
@@ -255,7 +298,11 @@ def export(
         project=project,
         extract_inputs=review_result.inputs,
         risk=review_result.risk,
-        scan=review_result.scan,
+        scan=(
+            scan_skipped_summary(review_result.not_scanned)
+            if review_result.scan is None and review_result.not_scanned
+            else review_result.scan
+        ),
         out_dir=out_dir,
         crosswalk_dir=crosswalk_dir,
         meta=meta if meta is not None else project.export,
@@ -322,6 +369,7 @@ __all__ = [
     "load",
     "open_project",
     "quasi_identifiers_for",
+    "redact_columns_for",
     "released_rows",
     "review",
     "run",

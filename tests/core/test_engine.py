@@ -13,8 +13,14 @@ import pytest
 from deid_desktop.core import engine
 from deid_desktop.core.demo import write_demo
 from deid_desktop.core.errors import Cancelled, CheckFailed, UsageError
-from deid_desktop.core.export import RECORD_JSON, RECORD_TXT
-from deid_desktop.core.model import ColumnClass, ExportMeta, Project, RiskSettings
+from deid_desktop.core.export import FULL_RECORD_JSON, RECORD_JSON, RECORD_TXT
+from deid_desktop.core.model import (
+    ColumnClass,
+    ExportMeta,
+    FreeTextAction,
+    Project,
+    RiskSettings,
+)
 from deid_desktop.core.progress import CancelToken
 from deid_desktop.core.project import save_project
 
@@ -39,7 +45,7 @@ def reviewed(demo: Path) -> tuple[Project, engine.ReviewResult]:
     project, problems = engine.open_project(demo)
     assert problems == []
     extract = engine.load(project, demo)
-    return project, engine.review(project, extract)
+    return project, engine.review(project, extract, scan=True)
 
 
 def test_review_builds_verifies_measures_and_scans(reviewed, demo: Path) -> None:
@@ -84,8 +90,11 @@ def test_export_writes_release_and_records_the_project_file(reviewed, demo, tmp_
         register_path=tmp_path / "register.jsonl",
     )
     record = json.loads((tmp_path / "out" / RECORD_JSON).read_text())
-    assert record["project"]["sha256"] == sha(demo)
     assert record["project"]["file"] == str(demo.absolute())
+    # the project file holds the seed: its hash stays with the crosswalk
+    assert "sha256" not in record["project"]
+    full = json.loads((tmp_path / "xw" / FULL_RECORD_JSON).read_text())
+    assert full["project"]["sha256"] == sha(demo) and full["seed"] == project.seed
     assert record["meta"]["purpose"] == "engine test"
     assert record["risk"]["k"] == result.risk.k and record["risk"]["lone"] == result.risk.lone
     assert record["scan"]["hits"] == result.scan.total_hits
@@ -199,3 +208,105 @@ def test_saved_project_reopens_with_the_same_release(demo: Path, tmp_path: Path)
     b = engine.review(again, engine.load(again, copy))
     for name, frame in a.release.tables.items():
         assert frame.equals(b.release.tables[name]), name
+
+
+# -- the free-text scan runs only when it changes the release ---------------------------
+
+
+@pytest.fixture
+def scans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Every (table, column) the scanner reads, in order (the real scan still runs)."""
+    from deid_desktop.core import scan
+
+    seen: list[tuple[str, str]] = []
+    real = scan.scan_frames
+
+    def counting(frames, text_columns, dictionary, **kw):
+        seen.extend((t, c) for t, cols in text_columns.items() for c in cols)
+        return real(frames, text_columns, dictionary, **kw)
+
+    monkeypatch.setattr(scan, "scan_frames", counting)
+    return seen
+
+
+def redacting(project: Project) -> Project:
+    free_text = {"demographics.notes": FreeTextAction.REDACT}
+    return dataclasses.replace(
+        project, safe_harbor=dataclasses.replace(project.safe_harbor, free_text=free_text)
+    )
+
+
+def test_run_does_not_scan_suppressed_free_text_and_says_so(demo, tmp_path, scans) -> None:
+    project, _ = engine.open_project(demo)
+    assert project.safe_harbor.free_text.get("demographics.notes") != FreeTextAction.REDACT
+    rec = engine.run(
+        demo,
+        out_dir=tmp_path / "out",
+        crosswalk_dir=tmp_path / "xw",
+        register_path=tmp_path / "register.jsonl",
+    )
+    assert scans == []
+    assert rec.record["scan"] == {
+        "scanned": False,
+        "note": "free text suppressed; not scanned in this run",
+        "columns_not_scanned": ["demographics.notes"],
+    }
+    readme = (tmp_path / "out" / "README.txt").read_text()
+    assert "free text suppressed; not scanned in this run" in readme
+    assert "possible identifiers found" not in readme
+    assert "free text suppressed; not scanned in this run" in (
+        (tmp_path / "out" / RECORD_TXT).read_text()
+    )
+    assert "notes" not in rec.record["parameters"]["release"].get("free_text_hits_redacted", {})
+
+
+def test_review_scans_every_free_text_column_when_asked(demo, scans) -> None:
+    project, _ = engine.open_project(demo)
+    extract = engine.load(project, demo)
+    result = engine.review(project, extract, scan=True)
+    assert scans == [("demographics", "notes")]
+    assert result.scan is not None and result.scan.total_hits > 0
+    assert result.not_scanned == ()
+    assert engine.review(project, extract, scan=False).scan is None
+
+
+def test_a_redacted_column_is_scanned_once_and_redacted_from_that_scan(demo, scans) -> None:
+    project, _ = engine.open_project(demo)
+    project = redacting(project)
+    extract = engine.load(project, demo)
+    result = engine.review(project, extract)  # default: the redacted column only
+    assert scans == [("demographics", "notes")]  # once: the pathway reused the scan
+    assert result.scan is not None and result.not_scanned == ()
+    hits = result.scan.total_hits
+    assert hits > 0
+    assert result.release.parameters["free_text_hits_redacted"] == {"demographics.notes": hits}
+    # the same release as when the pathway scans on its own
+    scans.clear()
+    alone = engine.review(project, extract, scan=False)
+    assert scans == [("demographics", "notes")] and alone.scan is None
+    for name, frame in result.release.tables.items():
+        assert frame.equals(alone.release.tables[name]), name
+
+
+def test_loading_progress_only_grows_across_tables(demo: Path) -> None:
+    """Each file's own 0..1 is mapped onto its slice: the bar never jumps back."""
+    project, _ = engine.open_project(demo)
+    seen: list[tuple[float, str]] = []
+    engine.load(project, demo, progress=lambda f, s: seen.append((f, s)))
+    fractions = [f for f, _ in seen]
+    assert len(project.tables) == 3 and len(fractions) > 6
+    assert all(b >= a - 1e-9 for a, b in itertools.pairwise(fractions)), fractions
+    assert 0.0 <= fractions[0] < 0.3 and fractions[-1] == pytest.approx(1.0)
+
+
+def test_run_progress_only_grows(demo: Path, tmp_path: Path) -> None:
+    seen: list[float] = []
+    engine.run(
+        demo,
+        out_dir=tmp_path / "out",
+        crosswalk_dir=tmp_path / "xw",
+        register_path=tmp_path / "register.jsonl",
+        progress=lambda f, _s: seen.append(f),
+    )
+    assert all(b >= a - 1e-9 for a, b in itertools.pairwise(seen)), seen
+    assert seen[-1] == 1.0

@@ -25,8 +25,10 @@ from deid_desktop.core.export.release import (
 )
 from deid_desktop.core.export.summaries import (
     SCAN_DISCLAIMER,
+    SCAN_SKIPPED_NOTE,
     check_rows,
     risk_summary,
+    scan_skipped_summary,
     scan_summary,
 )
 
@@ -40,6 +42,7 @@ __all__ = [
     "RECORD_JSON",
     "RECORD_TXT",
     "SCAN_DISCLAIMER",
+    "SCAN_SKIPPED_NOTE",
     "ExportRecord",
     "check_placement",
     "check_rows",
@@ -47,6 +50,7 @@ __all__ = [
     "neutralise_frame",
     "neutralise_series",
     "risk_summary",
+    "scan_skipped_summary",
     "scan_summary",
     "sha256_of",
 ]

@@ -256,7 +256,9 @@ def render_readme(
             )
     else:
         text_lines.append("The extract had no column tagged as free text.")
-    if scan is not None:
+    if scan is not None and scan.get("scanned") is False:
+        text_lines.append(f"The free text was {scan.get('note', 'not scanned')}.")
+    elif scan is not None:
         text_lines.append(
             f"Scan of the extract's free text: {scan.get('hits', 0):,} possible identifiers "
             f"found in {scan.get('rows_with_hits', 0):,} rows."

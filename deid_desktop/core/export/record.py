@@ -265,6 +265,9 @@ def render_record_text(record: Mapping[str, Any]) -> str:
     lines += ["", "Free-text scan"]
     if scan is None:
         lines.append("  not run")
+    elif scan.get("scanned") is False:
+        _kv(lines, "not scanned", scan.get("note"))
+        _kv(lines, "columns", ", ".join(scan.get("columns_not_scanned", [])))
     else:
         _kv(lines, "columns scanned", ", ".join(scan.get("columns_scanned", [])))
         _kv(lines, "hits", scan.get("hits"))

@@ -9,13 +9,23 @@ record combinations and the scan's matched text stay out).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deid_desktop.core.scan.report import DISCLAIMER
 
 #: The scan's own caveat (one wording everywhere: README, record, CLI, GUI).
 SCAN_DISCLAIMER = DISCLAIMER
+
+
+#: What the record and README say when every free-text column was suppressed, so the
+#: run did not scan them (the scan would only have informed the review screen).
+SCAN_SKIPPED_NOTE = "free text suppressed; not scanned in this run"
+
+
+def scan_skipped_summary(columns: Sequence[str]) -> dict[str, Any]:
+    """The scan entry of a record when the free-text columns were suppressed unscanned."""
+    return {"scanned": False, "note": SCAN_SKIPPED_NOTE, "columns_not_scanned": list(columns)}
 
 
 def check_rows(verification: Any) -> list[dict[str, Any]]:

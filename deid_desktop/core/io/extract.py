@@ -43,7 +43,7 @@ def _read(spec: TableSpec, base_dir: Path, reporter: Reporter) -> LoadedTable:
         name=spec.name,
         sheet=spec.sheet,
         expected_sha256=spec.sha256 or None,
-        progress=reporter.progress,
+        progress=reporter.step,  # the file's 0..1 mapped onto this table's slice
         cancel=reporter.cancel,
     )
     lost = [tag.name for tag in spec.columns if tag.name not in table.frame.columns]

@@ -7,10 +7,13 @@ value from the data into a message: files, columns, line numbers and counts only
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -519,6 +522,29 @@ class Redaction:
     notes_with_hits: dict[str, int]  # "table.column" -> notes with at least one hit
 
 
+#: A scan of this extract already made by the caller (core.engine), reused by
+#: ``redact_free_text`` so each free-text column is scanned once per review.
+_PRESCANNED: ContextVar[Any] = ContextVar("deid_prescanned_free_text", default=None)
+
+
+@contextlib.contextmanager
+def prescanned(report: Any) -> Iterator[None]:
+    """Within this block, ``redact_free_text`` reuses ``report`` (a ``ScanReport`` of the
+    same extract, same project dictionary) for the columns it covers."""
+    token = _PRESCANNED.set(report)
+    try:
+        yield
+    finally:
+        _PRESCANNED.reset(token)
+
+
+def _covers(report: Any, chosen: Mapping[str, Sequence[str]]) -> bool:
+    if report is None:
+        return False
+    scanned = {(c.table, c.column) for c in report.columns}
+    return all((t, c) in scanned for t, cols in chosen.items() for c in cols)
+
+
 def redact_free_text(
     extract: Extract,
     project: Project,
@@ -528,15 +554,17 @@ def redact_free_text(
 
     ``columns``: table -> column names the user chose to redact. The series returned
     align with the input rows. The scan cannot prove a note clean; the caller says so.
+    Inside ``prescanned(report)`` the report's hits are used instead of a second scan.
     """
     chosen = {t: list(c) for t, c in columns.items() if c}
     if not chosen:
         return Redaction({}, {}, {})
     from deid_desktop.core import scan
 
-    dictionary = scan.build_dictionary(extract, project)
     frames = {t: extract.table(t).frame for t in chosen}
-    report = scan.scan_frames(frames, chosen, dictionary)
+    report = _PRESCANNED.get()
+    if not _covers(report, chosen):
+        report = scan.scan_frames(frames, chosen, scan.build_dictionary(extract, project))
     out: dict[str, dict[str, pd.Series]] = {}
     hits: dict[str, int] = {}
     notes: dict[str, int] = {}
