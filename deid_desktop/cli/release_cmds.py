@@ -18,14 +18,15 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deid_desktop.core import engine
-from deid_desktop.core.errors import DeidError, Problem
-from deid_desktop.core.export import check_rows, risk_summary, scan_summary
-from deid_desktop.core.model import Pathway, Project
-from deid_desktop.core.progress import ProgressFn
-from deid_desktop.core.register import earlier_releases
+from deid_desktop.core.errors import DeidError
+
+if TYPE_CHECKING:  # the engine pulls in pandas and openpyxl: imported when a command runs
+    from deid_desktop.core import engine
+    from deid_desktop.core.errors import Problem
+    from deid_desktop.core.model import Project
+    from deid_desktop.core.progress import ProgressFn
 
 JSON_SCHEMA = 1
 EXIT_CHECK_FAILED = 3
@@ -99,6 +100,8 @@ def _progress() -> ProgressFn | None:
 
 
 def _salt(project: Project) -> bytes | None:
+    from deid_desktop.core.model import Pathway
+
     if project.pathway != Pathway.LINKABLE:
         return None
     from deid_desktop import secrets
@@ -112,12 +115,18 @@ def _warn_problems(problems: list[Problem]) -> None:
         print(f"deid: {p.severity}: {p.message}{where}", file=sys.stderr)
 
 
-def _review(project_path: Path) -> tuple[Project, list[Problem], engine.ReviewResult]:
+def _review(
+    project_path: Path, *, scan: bool | None
+) -> tuple[Project, list[Problem], engine.ReviewResult]:
+    """Open, load and review. ``scan``: see ``engine.review`` (check: True; run: None, so
+    free text that is only suppressed is not scanned)."""
+    from deid_desktop.core import engine
+
     progress = _progress()
     project, problems = engine.open_project(project_path)
     _warn_problems(problems)
     extract = engine.load(project, project_path, progress=progress)
-    result = engine.review(project, extract, salt=_salt(project), progress=progress)
+    result = engine.review(project, extract, salt=_salt(project), scan=scan, progress=progress)
     return project, problems, result
 
 
@@ -125,6 +134,9 @@ def check_payload(
     project_path: Path, project: Project, problems: list[Problem], result: engine.ReviewResult
 ) -> dict[str, Any]:
     """The --json document of `deid check` (schema documented in README)."""
+    from deid_desktop.core import engine
+    from deid_desktop.core.export import check_rows, risk_summary, scan_summary
+
     return {
         "schema": JSON_SCHEMA,
         "project": str(project_path),
@@ -144,6 +156,8 @@ def check_payload(
 
 def _earlier(project: Project) -> list[dict[str, Any]] | None:
     """Earlier exports of this project in the register (None: register unreadable)."""
+    from deid_desktop.core.register import earlier_releases
+
     try:
         return earlier_releases(project.project_id)
     except DeidError as exc:
@@ -228,7 +242,7 @@ def _print_check(payload: dict[str, Any]) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    project, problems, result = _review(args.project)
+    project, problems, result = _review(args.project, scan=True)
     payload = check_payload(args.project, project, problems, result)
     if args.json:
         json.dump(payload, sys.stdout, indent=2, sort_keys=True)
@@ -239,7 +253,9 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_run(args: argparse.Namespace) -> int:
-    project, _problems, result = _review(args.project)
+    from deid_desktop.core import engine
+
+    project, _problems, result = _review(args.project, scan=None)
     meta = project.export
     overrides = {
         k: getattr(args, k)

@@ -13,21 +13,17 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from deid_desktop.core.errors import InputError, UsageError
-from deid_desktop.core.model import Extract, Pathway, Project
-from deid_desktop.core.risk import RiskReport, risk_report
-from deid_desktop.core.scan import (
-    ScanDictionary,
-    ScanReport,
-    build_dictionary,
-    build_dictionary_from_values,
-    scan_frames,
-)
 from deid_desktop.core.scan.dictionary import DICT_KINDS
+
+if TYPE_CHECKING:  # pandas, risk and scan load when a command runs, not for `deid --help`
+    import pandas as pd
+
+    from deid_desktop.core.model import Extract, Project
+    from deid_desktop.core.risk import RiskReport
+    from deid_desktop.core.scan import ScanDictionary, ScanReport
 
 PROJECT_SUFFIX = ".deid.json"
 
@@ -97,6 +93,8 @@ def _is_project(source: Path) -> bool:
 
 def _read_file(path: Path, sep: str | None, strip: bool) -> pd.DataFrame:
     """A single table, every column as text, missing = <NA>."""
+    import pandas as pd
+
     if not path.exists():
         raise InputError("The file does not exist", file=path.name, hint="Check the path.")
     frame: pd.DataFrame | None = None
@@ -151,6 +149,8 @@ def _columns(text: str | None) -> list[str]:
 
 
 def run_risk(args: argparse.Namespace) -> int:
+    from deid_desktop.core.risk import risk_report
+
     source = Path(args.source)
     qis = _columns(args.qi)
     sensitive = [s for item in args.sensitive for s in _columns(item)]
@@ -183,6 +183,7 @@ def _release_person(
     """The released person table of the project, built in memory (nothing written), and
     the project's quasi-identifiers, k target and sensitive columns unless overridden."""
     from deid_desktop.core import engine
+    from deid_desktop.core.model import Pathway
     from deid_desktop.core.pathways import build_release
 
     project, extract = _load_project(source)
@@ -264,6 +265,8 @@ def guess_kind(column: str) -> str:
 
 
 def run_scan(args: argparse.Namespace) -> int:
+    from deid_desktop.core.scan import build_dictionary, build_dictionary_from_values, scan_frames
+
     source = Path(args.source)
     extra = [_split_kind(i) for i in _columns(args.dict_cols)]
     if _is_project(source):
@@ -305,6 +308,8 @@ def run_scan(args: argparse.Namespace) -> int:
 
 
 def _merge(base: ScanDictionary, values: dict[str, list[Any]]) -> ScanDictionary:
+    from deid_desktop.core.scan import ScanDictionary, build_dictionary_from_values
+
     extra = build_dictionary_from_values(values)
     return ScanDictionary(
         MappingProxyType({**extra.terms, **base.terms}),

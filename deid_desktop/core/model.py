@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # annotations only: importing the model must not load pandas (CLI start)
+    import pandas as pd
 
 
 class ColumnClass(StrEnum):
