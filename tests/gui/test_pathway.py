@@ -1,0 +1,63 @@
+"""Step 3: the pathway choice and its options are saved in the project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deid_desktop.core.model import Pathway
+from deid_desktop.gui.main_window import MainWindow
+
+WAIT = 60_000
+
+
+@pytest.fixture
+def on_pathway_page(qtbot, window: MainWindow) -> MainWindow:  # type: ignore[no-untyped-def]
+    assert window.open_demo()
+    qtbot.waitUntil(lambda: window.session.extract is not None, timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=WAIT)
+    assert window.go_to(2)
+    return window
+
+
+def test_a_newer_census_table_replaces_the_bundled_one(
+    qtbot,
+    on_pathway_page: MainWindow,
+    dialogs,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    page = on_pathway_page.pathway_page
+    bundled = page.zip3_label.text()
+    census = tmp_path / "zcta_pop_2030.csv"
+    census.write_text("zcta,population\n02139,36000\n02140,1200\n10001,25000\n")
+    dialogs.answer("getOpenFileName", (str(census), ""))
+    page.zip3_button.click()
+    qtbot.waitUntil(lambda: not on_pathway_page.runner.busy, timeout=WAIT)
+    s = on_pathway_page.session
+    assert s.project.safe_harbor.zip3_table == str(census), page.banner.message
+    assert page.zip3_label.text() not in ("", bundled)  # the vintage shown is the new file's
+    assert page.zip3_reset.isEnabled()
+    page.zip3_reset.click()
+    assert s.project.safe_harbor.zip3_table is None
+    assert page.zip3_label.text() == bundled
+
+
+def test_seed_and_reference_date_are_project_settings(on_pathway_page: MainWindow) -> None:
+    page = on_pathway_page.pathway_page
+    s = on_pathway_page.session
+    page.seed.setValue(1234)
+    assert s.project.seed == 1234 and s.dirty
+    page.age_ref.setCurrentIndex(1)  # a fixed date
+    assert s.project.safe_harbor.age_reference == page.age_date.date().toString("yyyy-MM-dd")
+
+
+def test_the_linkable_pathway_says_where_its_salt_is(on_pathway_page: MainWindow) -> None:
+    page = on_pathway_page.pathway_page
+    if Pathway.LINKABLE not in page.pathway_buttons:
+        pytest.skip("the linkable pathway is not in this build")
+    page.pathway_buttons[Pathway.LINKABLE].setChecked(True)
+    assert on_pathway_page.session.project.pathway == Pathway.LINKABLE
+    text = page.salt_status.text()
+    assert page.salt_status.isVisible() and text.startswith("Salt:")
+    assert "keyring" in text.lower()
