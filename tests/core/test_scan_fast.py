@@ -22,7 +22,7 @@ from deid_desktop.core.scan import (
     scan_frames,
     scan_texts,
 )
-from deid_desktop.core.scan.fold import fold
+from deid_desktop.core.scan.fold import fold, fold_slow
 
 VALUES = {
     "name": ["Ann Smith", "Mary Ann", "Ann Lee", "May Son", "Peña", "Jo", "Abcdefghijklmnopqrs"],
@@ -75,7 +75,7 @@ def test_word_index_with_every_term_sharing_a_bucket(monkeypatch: pytest.MonkeyP
         assert got == full_automaton(text)
 
 
-name_tails = st.text(alphabet=" \t.,:Ab-'_9xZ", max_size=70)
+name_tails = st.text(alphabet=" \t.,:Ab-'_9xZÉé’😀", max_size=70)
 
 
 @settings(max_examples=400, deadline=None)
@@ -83,7 +83,7 @@ name_tails = st.text(alphabet=" \t.,:Ab-'_9xZ", max_size=70)
 def test_cue_names_with_numpy_match_the_regex(word: str, tail: str) -> None:
     text = "x " + word + tail
     end = 2 + len(word)
-    raw = np.frombuffer(text.encode("ascii") + bytes(cues.WINDOW), dtype=np.uint8)
+    raw = cues.projection(text)
     title = word in patterns._TITLES
     found, start, stop, rest = cues.cue_names(raw, np.array([end]), np.array([title]))
     expected = patterns._cue_name(text, end, title)
@@ -181,6 +181,13 @@ def test_batches_do_not_change_hits(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_fold_keeps_length_for_non_bmp() -> None:
     for text in ["😀Ann", "a\U0001f3e5b", "Ǆ ß Ⅻ ² ٣"]:
         assert len(fold(text)) == len(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(codec=None, exclude_categories=()), max_size=60))
+def test_fold_table_matches_folding_one_character_at_a_time(text: str) -> None:
+    assert fold(text) == fold_slow(text)
+    assert fold(text + "\ud800") == fold_slow(text + "\ud800")  # a lone surrogate too
 
 
 def test_digit_regions_skip_short_readings_only() -> None:

@@ -1,7 +1,7 @@
-"""The name after a cue word ("Dr. Smith", "daughter Sarah Jones"), found with numpy for
-an ASCII batch: the same result as the cue patterns of ``patterns``, read from a window
-of characters after each cue. A cue whose name runs past the window is left to the
-regex (the caller gets its index back).
+"""The name after a cue word ("Dr. Smith", "daughter Sarah Jones"), found with numpy: the
+same result as the cue patterns of ``patterns``, read from a window of characters after
+each cue. A cue whose name runs past the window, or whose window holds a non-ASCII
+character, is left to the regex (the caller gets its index back).
 
 After the cue: an optional '.' (titles) or ',' / ':' (relations), one or more spaces or
 tabs, then a capitalised word of letters followed by letters, digits, _ ' or -; then,
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 WINDOW = 48
-_SPACE, _UPPER, _LOWER, _INNER, _DOT, _COMMA = 1, 2, 4, 8, 16, 32
+_SPACE, _UPPER, _LOWER, _INNER, _DOT, _COMMA, _FOREIGN = 1, 2, 4, 8, 16, 32, 64
 _CLASS = np.zeros(256, dtype=np.uint8)
 _CLASS[[ord(" "), ord("\t")]] = _SPACE
 _CLASS[ord("A") : ord("Z") + 1] = _UPPER
@@ -21,8 +21,20 @@ _CLASS[ord("a") : ord("z") + 1] = _LOWER
 _CLASS[[*range(ord("0"), ord("9") + 1), ord("_"), ord("'"), ord("-")]] = _INNER
 _CLASS[ord(".")] = _DOT
 _CLASS[[ord(","), ord(":")]] = _COMMA
+_CLASS[128:] = _FOREIGN  # any non-ASCII character (see ``projection``)
 _LETTER = _UPPER | _LOWER
 _NAME = _LETTER | _INNER
+
+
+def projection(text: str) -> np.ndarray:
+    """One byte per character of ``text`` (128 for any non-ASCII one), then WINDOW zero
+    bytes: what ``cue_names`` reads."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii") + bytes(WINDOW), dtype=np.uint8)
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    out = np.zeros(points.size + WINDOW, dtype=np.uint8)
+    out[: points.size] = np.minimum(points, 128)
+    return out
 
 
 def _first(mask: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -36,9 +48,9 @@ def _first(mask: np.ndarray, start: np.ndarray) -> np.ndarray:
 def cue_names(
     raw: np.ndarray, ends: np.ndarray, title: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For cue words ending at ``ends`` in ``raw`` (the batch's bytes followed by WINDOW
-    zero bytes), titles where ``title``: which have a name (indices), its start and end,
-    and the indices left to the regex."""
+    """For cue words ending at ``ends`` in ``raw`` (``projection`` of the batch), titles
+    where ``title``: which have a name (indices), its start and end, and the indices left
+    to the regex (a name past the window, or a non-ASCII character in it)."""
     cls = _CLASS[raw[ends[:, None] + np.arange(WINDOW)]]
     rows = np.arange(ends.size)
     lead = np.where(title, _DOT, _COMMA).astype(np.uint8)
@@ -53,6 +65,7 @@ def cue_names(
     has_second = (q2 > g1_end) & (q2 < WINDOW) & ((c2 & _LETTER) != 0)
     # undecided inside the window: a run of spaces or a word reaching its end
     open_end = (q1 >= WINDOW) | (has_first & (g1_end >= WINDOW))
+    open_end |= (cls & _FOREIGN).any(axis=1)  # the regex knows non-ASCII letters
     open_end |= has_first & (c1 & _UPPER != 0) & (g1_end < WINDOW) & (q2 >= WINDOW)
     open_end |= has_first & (c1 & _UPPER != 0) & has_second & (g2_end >= WINDOW)
     named = ~open_end & has_first & ((c1 & _UPPER) != 0)

@@ -3,12 +3,16 @@
 Every character maps to exactly one character, so an offset in the folded text is the
 same offset in the original: letters and digits lose case and accents ("Peña" ->
 "pena"), everything else becomes a space (a word boundary). ASCII text takes a
-bytes.translate fast path; other text goes through a per-character cached table.
+bytes.translate fast path; other text is mapped as code points through a table of the
+whole Basic Multilingual Plane (numpy), characters beyond it one by one.
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
+
+import numpy as np
 
 #: Separator between notes joined into one batch: not a word character, not whitespace,
 #: so no pattern and no cue can run across two notes.
@@ -44,7 +48,26 @@ def fold(text: str) -> str:
     """``text`` folded, with exactly the same length."""
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_TABLE).decode("ascii")
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    out = _bmp_table()[np.minimum(points, 0xFFFF)]
+    beyond = np.flatnonzero(points > 0xFFFF)  # emoji and other rare characters
+    if beyond.size:
+        out[beyond] = [ord(_UNICODE_TABLE[c]) for c in points[beyond].tolist()]
+    return out.tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def fold_slow(text: str) -> str:
+    """``fold`` one character at a time (the reference for tests)."""
     return text.translate(_UNICODE_TABLE)
+
+
+@functools.cache
+def _bmp_table() -> np.ndarray:
+    """The folded code point of every character of the Basic Multilingual Plane, made on
+    the first non-ASCII text (about 0.1 s)."""
+    return np.fromiter(
+        (ord(fold_char(chr(c))) for c in range(0x10000)), dtype=np.uint32, count=0x10000
+    )
 
 
 def ascii_projection(text: str) -> bytes:

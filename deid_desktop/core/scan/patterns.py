@@ -7,7 +7,7 @@ text) and rule code (``rules.RULES``); the engine ranks them by ``rules.PRIORITY
   the folded, space-padded text - through the word index (``regions``) when the folded
   batch is ASCII, one Aho-Corasick pass otherwise; offsets for all matches at once.
   Only cue and month words get a look at their context: cue names with numpy
-  (``cues``) in ASCII batches, month dates by regex;
+  (``cues``, the regex where a window holds non-ASCII text), month dates by regex;
 - digits (SSN, phone, dates, IP, ZIP, MRN-like codes): numpy finds the few regions
   where a digit pattern could match, one exact regex runs over those regions only, and
   dates are checked and dictionary digits looked up on arrays;
@@ -215,14 +215,8 @@ def _cue_hits(
     text: str, ends: np.ndarray, title: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The names after cue words ending at ``ends`` (titles where ``title``): with numpy
-    in an ASCII batch (``cues``), by regex otherwise and for the few names that run past
-    the numpy window."""
-    if text.isascii():
-        raw = np.frombuffer(text.encode("ascii") + bytes(cues.WINDOW), dtype=np.uint8)
-        which, start, end, rest = cues.cue_names(raw, ends, title)
-    else:
-        which = start = end = _EMPTY
-        rest = np.arange(ends.size)
+    (``cues``), by regex for the few it leaves (long names, non-ASCII characters)."""
+    which, start, end, rest = cues.cue_names(cues.projection(text), ends, title)
     if rest.size:
         pairs = zip(ends[rest].tolist(), title[rest].tolist(), strict=True)
         more = _listed([_cue_name(text, e, t) for e, t in pairs])
