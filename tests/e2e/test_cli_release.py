@@ -218,3 +218,34 @@ def test_run_json_xlsx_and_overwrite(demo: Path, tmp_path: Path) -> None:
 def test_run_needs_out(demo: Path, tmp_path: Path) -> None:
     res = deid("run", demo, register=tmp_path / "reg.jsonl")
     assert res.returncode == 2 and "--out" in res.stderr
+
+
+def test_run_keeps_the_seed_and_the_crosswalk_out_of_the_release(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """45 CFR 164.514(c)(2): the subject IDs are drawn from the seed, so the recipient
+    gets neither the seed nor where the crosswalk is; the sender keeps both."""
+    seed = 987654321
+    path = write_demo(tmp_path_factory.mktemp("seeded") / "demo")
+    save_project(dataclasses.replace(load_project(path), seed=seed), path)
+    reg = tmp_path / "reg.jsonl"
+    out, xw = tmp_path / "out", tmp_path / "keep" / "xw"
+    res = deid("run", path, "--out", out, "--crosswalk-out", xw, "--xlsx", register=reg)
+    assert res.returncode == 0, res.stderr
+    for p in out.iterdir():
+        text = p.read_bytes().decode("utf-8", errors="replace")
+        assert str(seed) not in text, p.name
+        assert str(xw) not in text and str(tmp_path / "keep") not in text, p.name
+    record = json.loads((out / "export_record.json").read_text())
+    assert record["seed"] == "held back with the crosswalk"
+    full = json.loads((xw / "export_record_full.json").read_text())
+    assert full["seed"] == seed and full["crosswalk"]["folder"] == str(xw)
+    assert full["crosswalk"]["sha256"] == sha(xw / "crosswalk-DO-NOT-DISCLOSE.csv")
+    assert str(seed) in (xw / "export_record_full.txt").read_text()
+    (entry,) = read_register(reg)
+    assert entry["seed"] == seed and entry["full_record_path"] == str(
+        xw / "export_record_full.json"
+    )
+    # the free text is only suppressed in the demo: `deid run` did not scan it
+    assert record["scan"]["scanned"] is False
+    assert "not scanned in this run" in (out / "README.txt").read_text()
