@@ -14,6 +14,7 @@ from deid_desktop.core.io import (
     DATE_FORMAT_LABELS,
     infer_date_format,
     parse_dates,
+    read_dates,
     restore_zip_zeros,
 )
 
@@ -58,6 +59,41 @@ CASES = [
 def test_format_is_inferred_from_all_values(values: list[str | None], fmt: str) -> None:
     assert infer(values) == fmt
     assert fmt in DATE_FORMAT_LABELS
+
+
+@pytest.mark.parametrize(("values", "fmt"), CASES)
+def test_read_dates_infers_and_parses_like_the_two_steps(
+    values: list[str | None], fmt: str
+) -> None:
+    found, parsed = read_dates(text(values), file="visits.csv", column="visit_date")
+    assert found == fmt
+    expected = parse_dates(text(values), fmt)
+    assert parsed.equals(expected) and parsed.dtype == expected.dtype
+    assert read_dates(text(values), fmt)[1].equals(expected)
+
+
+def test_read_dates_raises_what_inference_raises() -> None:
+    values = text(["2024-01-31", "31/01/2024"])
+    with pytest.raises(InputError) as info:
+        read_dates(values, file="visits.csv", column="visit_date")
+    assert info.value.row == 3 and "more than one format" in str(info.value)
+
+
+def test_uniform_and_mixed_columns_parse_alike() -> None:
+    """A column of one shape (read without per-byte class look-ups) and the same values
+    among others of other lengths and shapes give the same datetimes."""
+    days = pd.date_range("1899-12-25", periods=5_000, freq="D")
+    iso = list(days.strftime("%Y-%m-%d"))
+    uniform = parse_dates(text(iso), "%Y-%m-%d %H:%M")
+    mixed_values = [v if i % 7 else f"{v} 0{i % 10}:3{i % 6}" for i, v in enumerate(iso)]
+    mixed_values[3] = "2024-2-29"
+    mixed = parse_dates(text(mixed_values), "%Y-%m-%d %H:%M")
+    assert uniform.tolist() == list(days)
+    keep = [i for i in range(len(iso)) if i % 7 == 0 or i == 3]
+    same = [i for i in range(len(iso)) if i not in keep]
+    assert mixed.iloc[same].tolist() == uniform.iloc[same].tolist()
+    assert mixed.iloc[3] == pd.Timestamp("2024-02-29")
+    assert mixed.iloc[14] == days[14] + pd.Timedelta(hours=4, minutes=32)
 
 
 def test_ambiguous_month_day_is_an_error_naming_both_formats() -> None:

@@ -10,6 +10,7 @@ from deid_desktop.core.io.dates import (
     DATE_FORMAT_LABELS,
     infer_date_format,
     parse_dates,
+    read_dates,
 )
 from deid_desktop.core.io.extract import load_extract, prepare_extract
 from deid_desktop.core.io.hashing import sha256_file
@@ -27,6 +28,7 @@ __all__ = [
     "load_extract",
     "parse_dates",
     "prepare_extract",
+    "read_dates",
     "read_table",
     "restore_zip_zeros",
     "sha256_file",

@@ -71,6 +71,8 @@ _TIME_RE = {
     "T%H:%M": r"T\d{1,2}:\d{2}",
     "T%H:%M:%SZ": r"T\d{1,2}:\d{2}:\d{2}Z",  # UTC, as Synthea and many APIs write it
 }
+#: The format of a column with no value (nothing to infer from).
+DEFAULT_FORMAT = "%Y-%m-%d"
 _KNOWN = "ISO 2024-01-31, 01/31/2024, 31/01/2024, 31-01-2024, 31.01.2024 or 2024/01/31"
 
 
@@ -121,6 +123,8 @@ def _present(values: pd.Series) -> tuple[pa.Array, np.ndarray]:
     arr = pa.chunked_array(pa.array(values.astype("string[pyarrow]").array))
     if arr.type != pa.large_string():
         arr = arr.cast(pa.large_string())
+    if not arr.null_count:
+        return arr.combine_chunks(), np.arange(len(arr))
     valid = pc.is_valid(arr)
     positions = np.flatnonzero(valid.to_numpy(zero_copy_only=False))
     return arr.filter(valid).combine_chunks(), positions
@@ -128,7 +132,11 @@ def _present(values: pd.Series) -> tuple[pa.Array, np.ndarray]:
 
 def _classify(arr: pa.Array, tokens: Tokens) -> np.ndarray:
     """Index into ``_PATTERNS`` for every value, -1 for a value in no known layout."""
-    kinds, inverse = np.unique(tokens.shape, return_inverse=True)
+    shapes = tokens.shape
+    if len(shapes) and (shapes == shapes[0]).all():  # one shape (the usual column)
+        kinds, inverse = shapes[:1], None
+    else:
+        kinds, inverse = np.unique(shapes, return_inverse=True)
     lookup = np.full(len(kinds), -1, dtype=np.int64)
     for i, kind in enumerate(kinds):
         if kind < 0:
@@ -138,6 +146,8 @@ def _classify(arr: pa.Array, tokens: Tokens) -> np.ndarray:
             if regex.fullmatch(text):
                 lookup[i] = k
                 break
+    if inverse is None:
+        return np.full(len(shapes), lookup[0], dtype=np.int64)
     return lookup[inverse.reshape(-1)]
 
 
@@ -184,8 +194,44 @@ def infer_date_format(values: pd.Series, *, file: str, column: str) -> str:
     """
     arr, positions = _present(values)
     if not len(arr):
-        return "%Y-%m-%d"
+        return DEFAULT_FORMAT
     tokens = tokenize(arr)
+    shape = _infer_shape(arr, tokens, positions, file=file, column=column)
+    _to_datetimes(tokens, shape, positions, file=file, column=column)  # real dates only
+    return shape.fmt
+
+
+def read_dates(
+    values: pd.Series, fmt: str | None = None, *, file: str = "", column: str = ""
+) -> tuple[str, pd.Series]:
+    """The column's format and its values parsed: ``parse_dates(values, fmt)``, or when
+    ``fmt`` is None ``infer_date_format`` then ``parse_dates`` - reading the values once.
+    Same results and errors as those two."""
+    if fmt is not None:
+        return fmt, parse_dates(values, fmt, file=file, column=column)
+    arr, positions = _present(values)
+    if not len(arr):
+        return DEFAULT_FORMAT, parse_dates(values, DEFAULT_FORMAT, file=file, column=column)
+    tokens = tokenize(arr)
+    shape = _infer_shape(arr, tokens, positions, file=file, column=column)
+    stamps = _to_datetimes(tokens, shape, positions, file=file, column=column)
+    return shape.fmt, _series(stamps, positions, values)
+
+
+def _series(stamps: np.ndarray, positions: np.ndarray, values: pd.Series) -> pd.Series:
+    """``stamps`` of the values at ``positions`` as a Series like ``values`` (NaT else)."""
+    if len(positions) == len(values):
+        out = stamps
+    else:
+        out = np.full(len(values), np.datetime64("NaT"), dtype="datetime64[ns]")
+        out[positions] = stamps
+    return pd.Series(out, index=values.index, name=values.name)
+
+
+def _infer_shape(
+    arr: pa.Array, tokens: Tokens, positions: np.ndarray, *, file: str, column: str
+) -> _Shape:
+    """The one shape all values fit (see ``infer_date_format``); dates not yet checked."""
     codes = _classify(arr, tokens)
     if (codes < 0).any():
         raise _not_dates(arr, np.flatnonzero(codes < 0), positions, file=file, column=column)
@@ -206,11 +252,8 @@ def infer_date_format(values: pd.Series, *, file: str, column: str) -> str:
     pattern = _PATTERNS[int(timed[0])] if len(timed) else _PATTERNS[main]
     shapes = pattern.shapes()
     if len(shapes) == 1:
-        shape = shapes[0]
-    else:
-        shape = _resolve_order(tokens, positions, pattern, file=file, column=column)
-    _to_datetimes(tokens, shape, positions, file=file, column=column)  # real dates only
-    return shape.fmt
+        return shapes[0]
+    return _resolve_order(tokens, positions, pattern, file=file, column=column)
 
 
 def _resolve_order(
@@ -244,22 +287,43 @@ def _resolve_order(
     )
 
 
+#: Years a datetime64[ns] holds in full; outside them a value is refused.
+_FIRST_YEAR, _LAST_YEAR = 1678, 2261
+_YEARS = np.arange(_FIRST_YEAR, _LAST_YEAR + 1)
+_LEAP = ((_YEARS % 4 == 0) & ((_YEARS % 100 != 0) | (_YEARS % 400 == 0))).astype(np.int64)
+#: Days from 1970-01-01 to 1 January of each year.
+_YEAR_START = (_YEARS - 1970).astype("datetime64[Y]").astype("datetime64[D]").astype(np.int64)
+_MONTH_DAYS = np.array(
+    [
+        [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31],
+        [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31],
+    ],
+    dtype=np.int64,
+)
+#: [leap][month] -> days in the year before that month's first day.
+_MONTH_START = np.concatenate(
+    [np.zeros((2, 1), np.int64), np.cumsum(_MONTH_DAYS, axis=1)[:, :-1]], axis=1
+)
+
+
 def _to_datetimes(
     tokens: Tokens, shape: _Shape, positions: np.ndarray, *, file: str, column: str
 ) -> np.ndarray:
-    """datetime64[ns] from the numbers; raises for an impossible date or time."""
+    """datetime64[ns] from the numbers; raises for an impossible date or time.
+
+    Table look-ups by year and month (no calendar arithmetic per value).
+    """
     where = {c: i for i, c in enumerate(shape.order)}
     numbers = tokens.numbers
     year, month, day = (numbers[:, where[c]] for c in "ymd")
     hour, minute, second = numbers[:, 3], numbers[:, 4], numbers[:, 5]
-    ok = (year >= 1678) & (year <= 2261) & (month >= 1) & (month <= 12) & (day >= 1)
+    ok = (year >= _FIRST_YEAR) & (year <= _LAST_YEAR) & (month >= 1) & (month <= 12)
+    ok &= day >= 1
     ok &= (hour < 24) & (minute < 60) & (second < 60)
-    months = (np.where(ok, year - 1970, 0) * 12 + np.where(ok, month - 1, 0)).astype(
-        "datetime64[M]"
-    )
-    month_start = months.astype("datetime64[D]")
-    days_in_month = ((months + 1).astype("datetime64[D]") - month_start).astype(np.int64)
-    ok &= day <= days_in_month
+    row = np.where(ok, year - _FIRST_YEAR, 0)
+    known_month = np.where(ok, month, 1)
+    leap = _LEAP[row]
+    ok &= day <= _MONTH_DAYS[leap, known_month]
     if not ok.all():
         bad = np.flatnonzero(~ok)
         noun = "value is" if len(bad) == 1 else "values are"
@@ -271,9 +335,10 @@ def _to_datetimes(
             row=_line(positions[bad[0]]),
             hint="Fix those cells in the source, then load it again.",
         )
-    seconds = hour * 3600 + minute * 60 + second
-    stamps = month_start + (day - 1).astype("timedelta64[D]")
-    return stamps.astype("datetime64[ns]") + seconds.astype("timedelta64[s]")
+    seconds = (_YEAR_START[row] + _MONTH_START[leap, known_month] + (day - 1)) * 86400
+    if shape.time:
+        seconds += hour * 3600 + minute * 60 + second
+    return (seconds * 1_000_000_000).view("datetime64[ns]")
 
 
 def parse_dates(values: pd.Series, fmt: str, *, file: str = "", column: str = "") -> pd.Series:
@@ -291,28 +356,28 @@ def parse_dates(values: pd.Series, fmt: str, *, file: str = "", column: str = ""
             hint="Use one of: " + ", ".join(DATE_FORMAT_LABELS.values()),
         )
     arr, positions = _present(values)
-    out = np.full(len(values), np.datetime64("NaT"), dtype="datetime64[ns]")
-    if len(arr):
-        tokens = tokenize(arr)
-        codes = _classify(arr, tokens)
-        allowed = [
-            k
-            for k, p in enumerate(_PATTERNS)
-            if p.year_first == (shape.order == "ymd")
-            and p.sep == shape.sep
-            and p.time in ("", shape.time)
-        ]
-        fits = np.isin(codes, allowed)
-        if not fits.all():
-            bad = np.flatnonzero(~fits)
-            noun = "value does" if len(bad) == 1 else "values do"
-            raise InputError(
-                f"{len(bad)} {noun} not follow the column's date format, "
-                f"{DATE_FORMAT_LABELS[shape.fmt]}; the first one is at",
-                file=file or None,
-                column=column or None,
-                row=_line(positions[bad[0]]),
-                hint="Fix those cells, or choose another date format for the column.",
-            )
-        out[positions] = _to_datetimes(tokens, shape, positions, file=file, column=column)
-    return pd.Series(out, index=values.index, name=values.name)
+    if not len(arr):
+        return _series(np.empty(0, dtype="datetime64[ns]"), positions, values)
+    tokens = tokenize(arr)
+    codes = _classify(arr, tokens)
+    allowed = [
+        k
+        for k, p in enumerate(_PATTERNS)
+        if p.year_first == (shape.order == "ymd")
+        and p.sep == shape.sep
+        and p.time in ("", shape.time)
+    ]
+    fits = np.isin(codes, allowed)
+    if not fits.all():
+        bad = np.flatnonzero(~fits)
+        noun = "value does" if len(bad) == 1 else "values do"
+        raise InputError(
+            f"{len(bad)} {noun} not follow the column's date format, "
+            f"{DATE_FORMAT_LABELS[shape.fmt]}; the first one is at",
+            file=file or None,
+            column=column or None,
+            row=_line(positions[bad[0]]),
+            hint="Fix those cells, or choose another date format for the column.",
+        )
+    stamps = _to_datetimes(tokens, shape, positions, file=file, column=column)
+    return _series(stamps, positions, values)
