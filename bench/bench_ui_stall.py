@@ -112,11 +112,19 @@ def run_in_worker(
 
 def review_job(project: Any, extract: Any, progress: Any, cancel: Any) -> Any:
     """What the review page runs in its worker: the engine's review, then the notes index."""
-    from deid_desktop.core import engine
+    from deid_desktop.gui import backend
     from deid_desktop.gui.pages.review import index_notes
 
-    result = engine.review(project, extract, progress=progress, cancel=cancel)
+    result = backend.review(extract, project, progress=progress, cancel=cancel)
     return result, index_notes(result.scan)
+
+
+def load_job(project: Any, project_path: Path, progress: Any, cancel: Any) -> Any:
+    """What the load page runs in its worker: the engine's load, then tag suggestions."""
+    from deid_desktop.gui import backend
+
+    extract = backend.load_extract(project, project_path, progress=progress, cancel=cancel)
+    return extract, backend.suggestions_for(extract)
 
 
 def report(stage: str, seconds: float, probe: Probe) -> float:
@@ -155,12 +163,10 @@ def main() -> int:
     runner.progress.connect(probe.on_progress)
     project, _ = engine.open_project(project_path)
 
-    extract, load_s = run_in_worker(
+    (extract, suggestions), load_s = run_in_worker(
         app,
         runner,
-        lambda progress, cancel: engine.load(
-            project, project_path, progress=progress, cancel=cancel
-        ),
+        lambda progress, cancel: load_job(project, project_path, progress, cancel),
         probe,
     )
     rows = sum(len(t.frame) for t in extract.tables)
@@ -184,7 +190,7 @@ def main() -> int:
     window.show()
     window.session.open(project, project_path)
     t0 = time.perf_counter()
-    window.session.set_extract(extract)
+    window.session.set_extract(extract, suggestions)
     shown_extract = (time.perf_counter() - t0) * 1000
     window.page_stack.setCurrentWidget(window.review_page)
     window.review_page._notes_index = notes
