@@ -361,9 +361,11 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
         may = np.isin(n_digits, lengths)
         if 10 in lengths:  # a phone written with its leading 1
             may |= (group == _PHONE_GROUP) & (n_digits == 11)
-        for i in np.flatnonzero(may & ~date).tolist():
-            digits = regions[lo[i] : hi[i]].translate(_KEEP_DIGITS)
-            if group[i] == _PHONE_GROUP and len(digits) == 11 and digits[0] == "1":
+        at = np.flatnonzero(may & ~date)
+        rows = zip(at.tolist(), lo[at].tolist(), hi[at].tolist(), group[at].tolist(), strict=True)
+        for i, a, b, g in rows:
+            digits = regions[a:b].translate(_KEEP_DIGITS)
+            if g == _PHONE_GROUP and len(digits) == 11 and digits[0] == "1":
                 digits = digits[1:]
             kind = lookup.get(digits)
             if kind is not None:
