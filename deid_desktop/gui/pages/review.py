@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
+import numpy as np
 from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
 from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QPainter, QPalette, QTextCharFormat, QTextCursor
@@ -77,31 +78,99 @@ def gate_reason(review: Any) -> str | None:
 NoteKey = tuple[str, int, str]  # (table, 0-based row, column)
 
 
-@dataclass(frozen=True)
-class NoteIndex:
-    """Hits grouped per note, built off the UI thread (a 1M-row scan has ~10^5 notes)."""
+class NoteHit(NamedTuple):
+    """One hit of the note on screen (made on demand, one note at a time)."""
 
-    notes: tuple[tuple[NoteKey, tuple[Any, ...]], ...] = ()
+    start: int
+    end: int
+    kind: str
+    rule: str
+
+
+@dataclass(frozen=True, eq=False)
+class _Block:
+    """The hits of one column, sorted by row then position, with per-note offsets."""
+
+    table: str
+    column: str
+    rows: np.ndarray  # the notes (rows) with hits, ascending
+    offsets: np.ndarray  # len(rows) + 1 offsets into the arrays below
+    start: np.ndarray
+    end: np.ndarray
+    kind: np.ndarray
+    rule: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class NoteIndex:
+    """Hits grouped per note as arrays, built off the UI thread: a 1M-row scan has
+    ~10^5 notes and ~10^6 hits, and no Python object is made per hit or per note."""
+
+    blocks: tuple[_Block, ...] = ()
     counts: tuple[tuple[str, str, int], ...] = ()  # (table.column, kind, hits)
     total: int = 0
 
+    def __post_init__(self) -> None:
+        sizes = [len(b.rows) for b in self.blocks]
+        object.__setattr__(self, "_cum", np.concatenate(([0], np.cumsum(sizes))).astype(int))
+
+    def __len__(self) -> int:
+        return int(self._cum[-1])  # type: ignore[attr-defined]
+
+    def hit_count(self, i: int) -> int:
+        block, j = self._locate(i)
+        return int(block.offsets[j + 1] - block.offsets[j])
+
+    def _locate(self, i: int) -> tuple[_Block, int]:
+        b = int(np.searchsorted(self._cum, i, side="right")) - 1  # type: ignore[attr-defined]
+        return self.blocks[b], i - int(self._cum[b])  # type: ignore[attr-defined]
+
+    def note(self, i: int) -> tuple[NoteKey, list[NoteHit]]:
+        block, j = self._locate(i)
+        lo, hi = int(block.offsets[j]), int(block.offsets[j + 1])
+        hits = [
+            NoteHit(int(a), int(z), str(k), str(r))
+            for a, z, k, r in zip(
+                block.start[lo:hi], block.end[lo:hi], block.kind[lo:hi], block.rule[lo:hi],
+                strict=True,
+            )
+        ]  # fmt: skip
+        return (block.table, int(block.rows[j]), block.column), hits
+
+
+def _block(table: str, column: str, row: Any, start: Any, end: Any, kind: Any, rule: Any) -> _Block:
+    row, start, end = (np.asarray(a, dtype=np.int64) for a in (row, start, end))
+    order = np.lexsort((start, row))
+    row = row[order]
+    rows, first = np.unique(row, return_index=True)
+    offsets = np.append(first, row.size)
+    return _Block(
+        table, column, rows, offsets, start[order], np.asarray(end)[order],
+        np.asarray(kind, dtype=object)[order], np.asarray(rule, dtype=object)[order],
+    )  # fmt: skip
+
 
 def index_notes(scan: Any) -> NoteIndex:
-    hits = list(getattr(scan, "hits", ()) or ())
-    if not hits:
-        return NoteIndex()
-    by_note: dict[NoteKey, list[Any]] = {}
-    counts: dict[tuple[str, str], int] = {}
-    for h in hits:
-        by_note.setdefault((h.table, h.row, h.column), []).append(h)
-        key = (f"{h.table}.{h.column}", str(h.kind))
-        counts[key] = counts.get(key, 0) + 1
-    # notes in the order the scan met them (no global sort: one long C call would hold
-    # the GIL and freeze the window); hits within a note by position
-    notes = tuple(
-        (key, tuple(sorted(hs, key=lambda h: _span(h)[0]))) for key, hs in by_note.items()
-    )
-    return NoteIndex(notes, tuple((c, k, n) for (c, k), n in sorted(counts.items())), len(hits))
+    spans = getattr(scan, "spans", None)
+    blocks: list[_Block] = []
+    if spans is not None:
+        for sp in spans:
+            if sp.row.size:
+                blocks.append(
+                    _block(sp.table, sp.column, sp.row, sp.start, sp.end, sp.kind, sp.rule)
+                )
+    else:  # an older report: a tuple of Hit objects
+        by_col: dict[tuple[str, str], list[Any]] = {}
+        for h in getattr(scan, "hits", ()) or ():
+            by_col.setdefault((h.table, h.column), []).append(h)
+        for (table, column), hs in by_col.items():
+            cols = list(zip(*((h.row, *_span(h), h.kind, h.rule) for h in hs), strict=True))
+            blocks.append(_block(table, column, *cols))
+    counts: list[tuple[str, str, int]] = []
+    for b in blocks:
+        kinds, n = np.unique(b.kind.astype(str), return_counts=True)
+        counts += [(f"{b.table}.{b.column}", str(k), int(c)) for k, c in zip(kinds, n, strict=True)]
+    return NoteIndex(tuple(blocks), tuple(counts), sum(int(b.start.size) for b in blocks))
 
 
 class NotesModel(QAbstractListModel):
@@ -117,12 +186,15 @@ class NotesModel(QAbstractListModel):
         self.endResetModel()
 
     def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.index_.notes)
+        return 0 if parent.isValid() else len(self.index_)
 
     def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if not index.isValid() or role not in (
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.ToolTipRole,
+        ):
             return None
-        (table, row, column), hits = self.index_.notes[index.row()]
+        (table, row, column), hits = self.index_.note(index.row())
         if role == Qt.ItemDataRole.DisplayRole:
             kinds = sorted({str(h.kind) for h in hits})
             return f"Line {row + 2}: {', '.join(kinds)}"
@@ -654,7 +726,7 @@ class ReviewPage(Page):
             self.text_warning.show_warning(disclaimer)
         self.notes_model.set_index(index)
         self._pos = (0, -1)
-        self.hit_label.setText(f"{index.total:,} hits in {len(index.notes):,} notes")
+        self.hit_label.setText(f"{index.total:,} hits in {len(index):,} notes")
         # per-column actions
         self.actions.setRowCount(0)
         if project is not None:
@@ -674,7 +746,7 @@ class ReviewPage(Page):
                         lambda _i, k=key, cb=combo: self._set_action(k, cb.currentData())
                     )
                     self.actions.setCellWidget(r, 1, combo)
-        if index.notes:
+        if len(index):
             self.notes.setCurrentIndex(self.notes_model.index(0))
         else:
             self.note_view.setPlainText("No hit was found in the free-text columns.")
@@ -696,12 +768,12 @@ class ReviewPage(Page):
         return "" if value is None or value is __import__("pandas").NA else str(value)
 
     def _show_note(self, index: int, hit_index: int = -1) -> None:
-        notes = self._notes_index.notes
+        notes = self._notes_index
         if not 0 <= index < len(notes):
             return
         if hit_index < 0:
             self._pos = (index, -1)
-        (table, row, column), hits = notes[index]
+        (table, row, column), hits = notes.note(index)
         self.note_view.setPlainText(self._note_text(table, row, column))
         selections = []
         pal = self.palette()
@@ -731,23 +803,23 @@ class ReviewPage(Page):
 
     def step_hit(self, delta: int) -> None:
         """Go to the next (+1) or previous (-1) hit, across notes, wrapping around."""
-        notes = self._notes_index.notes
-        if not notes:
+        notes = self._notes_index
+        if not len(notes):
             return
         note, hit = self._pos
         hit += delta
-        if hit >= len(notes[note][1]):
+        if hit >= notes.hit_count(note):
             note, hit = (note + 1) % len(notes), 0
         elif hit < 0:
             note = (note - 1) % len(notes)
-            hit = len(notes[note][1]) - 1
+            hit = notes.hit_count(note) - 1
         self._pos = (note, hit)
         self.notes.selectionModel().blockSignals(True)
         self.notes.setCurrentIndex(self.notes_model.index(note))
         self.notes.selectionModel().blockSignals(False)
         self._show_note(note, hit)
         self.hit_label.setText(
-            f"Note {note + 1:,} of {len(notes):,}, hit {hit + 1} of {len(notes[note][1])}"
+            f"Note {note + 1:,} of {len(notes):,}, hit {hit + 1} of {notes.hit_count(note)}"
         )
 
     # -- all together ------------------------------------------------------------------
