@@ -110,7 +110,7 @@ def _scan_batch(
     text = NOTE_SEP.join(notes)
     folded = fold(text)
     words, url_starts = find_words(text, folded, dictionary)
-    found = [words, find_digits(text, dictionary), find_emails_urls(text, url_starts)]
+    found = [words, find_digits(text, dictionary), find_emails_urls(text, folded, url_starts)]
     start, end, code = (np.concatenate(a) for a in zip(*found, strict=True))
     if start.size == 0:
         return _empty()

@@ -70,7 +70,8 @@ _EMAIL_CODE = pattern_code("EMAIL", "pattern:email")
 _URL_CODE = pattern_code("URL", "pattern:url")
 _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_EMAIL_LOCAL_RUN = re.compile(r"(?:[^\W_]|[._+-])*")  # str.isalnum() or ._+-
+_LOCAL_PUNCT = np.array([ord(c) for c in "._+-"])
+_LOCAL_MAX = 64
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'\x00]+", re.I)
 _URL_TRAIL = ".,;:!?)]}'\""
 _TITLE_NAME = re.compile(r"\.?[ \t]+([^\W\d_][\w'’-]*)(?:[ \t]+([^\W\d_][\w'’-]*))?")
@@ -374,29 +375,48 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
     return orig[lo], orig[hi - 1] + 1, codes[keep]
 
 
-def find_emails_urls(text: str, url_starts: np.ndarray) -> Found:
+def _codes(text: str) -> np.ndarray:
+    """One integer per character: bytes for ASCII text, code points otherwise."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _local_parts(text: str, folded: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each '@' of ``text`` and where the local part before it starts: the letters,
+    digits and ._+- just before it, at most ``_LOCAL_MAX`` (a letter or digit is a
+    character that does not fold to a space)."""
+    if "@" not in text:
+        return _EMPTY, _EMPTY
+    chars = _codes(text)
+    ats = np.flatnonzero(chars == 64)
+    cols = ats[:, None] + np.arange(-_LOCAL_MAX, 0)
+    inside = cols >= 0
+    cols = np.maximum(cols, 0)
+    ok = inside & ((_codes(folded)[cols] != 32) | np.isin(chars[cols], _LOCAL_PUNCT))
+    back = ok[:, ::-1]
+    run = np.where(back.all(axis=1), _LOCAL_MAX, np.argmin(back, axis=1))
+    return ats, ats - run
+
+
+def find_emails_urls(text: str, folded: str, url_starts: np.ndarray) -> Found:
     """E-mail addresses (from each '@') and URLs (from the starts of the words http,
     https and www found by ``find_words``)."""
     xs: list[int] = []
     xe: list[int] = []
     xc: list[int] = []
     seen_end = -1
-    run = _EMAIL_LOCAL_RUN.match
     email = _EMAIL.match
     size = len(text)
-    at = text.find("@")
-    while at != -1:
+    ats, los = _local_parts(text, folded)
+    for at, lo in zip(ats.tolist(), los.tolist(), strict=True):
         if at >= seen_end:
-            # the local part: letters, digits and ._+- just before the '@' (at most 64),
-            # read backwards as a forward match over the reversed window
-            lo = at - run(text[max(0, at - 64) : at][::-1]).end()
             m = email(text, lo, min(size, at + 256)) if lo < at else None
             if m is not None and m.end() > at:
                 xs.append(m.start())
                 xe.append(m.end())
                 xc.append(_EMAIL_CODE)
                 seen_end = m.end()
-        at = text.find("@", at + 1)
     for i in url_starts.tolist():
         m = _URL.match(text, i)
         if m:
