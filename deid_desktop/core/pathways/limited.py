@@ -220,7 +220,8 @@ def build_limited(
         "only under a data use agreement"
         + (f" (reference: {project.export.dua.strip()})." if project.export.dua.strip() else "."),
         f"Replaced {pspec.key} by a random subject ID ({subjects.prefix} + {subjects.width} "
-        f"digits, seed {project.seed}); the crosswalk is held back.",
+        "digits, drawn from a random seed that is held back with the crosswalk); the "
+        "crosswalk is held back.",
     ]
     if removed:
         sentences.append("Removed direct identifiers: " + ", ".join(removed) + ".")
