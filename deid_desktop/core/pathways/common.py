@@ -211,10 +211,41 @@ def all_positions(extract: Extract, project: Project) -> dict[str, np.ndarray]:
     return out
 
 
+def row_order(numbers: np.ndarray) -> np.ndarray:
+    """Positions that order rows by ``numbers``, stable among equal numbers.
+
+    A permutation of 1..n (the person table) is inverted in one pass instead of sorted.
+    """
+    n = len(numbers)
+    if n and numbers.min() == 1 and numbers.max() == n:
+        inverse = np.full(n, -1, dtype=np.int64)
+        inverse[numbers - 1] = np.arange(n)
+        if (inverse >= 0).all():  # every number once: the stable order is the inverse
+            return inverse
+    return np.argsort(numbers, kind="stable")
+
+
+def take_rows(values: pd.Series, order: np.ndarray) -> pd.Series:
+    """``values`` at the positions ``order``, index reset (Arrow take on one contiguous
+    array for Arrow-backed columns: several times faster than pandas on 1M rows)."""
+    array = values.array
+    if isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow":
+        arrow = pa.array(array)
+        if isinstance(arrow, pa.ChunkedArray):
+            arrow = arrow.combine_chunks()
+        taken = pc.take(arrow, pa.array(order, type=pa.int64()))
+        return pd.Series(
+            values.dtype.__from_arrow__(pa.chunked_array([taken])), name=values.name, copy=False
+        )
+    return values.iloc[order].reset_index(drop=True)
+
+
 def order_rows(frame: pd.DataFrame, numbers: np.ndarray) -> pd.DataFrame:
     """Rows ordered by the person's number, stable within a person; index reset."""
-    order = np.argsort(numbers, kind="stable")
-    return frame.iloc[order].reset_index(drop=True)
+    order = row_order(np.asarray(numbers))
+    if not len(frame.columns):
+        return frame.iloc[order].reset_index(drop=True)
+    return pd.DataFrame({c: take_rows(frame[c], order) for c in frame.columns}, copy=False)
 
 
 # --------------------------------------------------------------------------- subject IDs
@@ -296,12 +327,13 @@ class DateCache:
         cached = self._cache.get((table, tag.name))
         if cached is not None:
             return cached
-        from deid_desktop.core.io.dates import infer_date_format, parse_dates
+        from deid_desktop.core.io.dates import read_dates
 
         loaded = self._extract.table(table)
         values = loaded.frame[tag.name]
-        fmt = tag.date_format or infer_date_format(values, file=loaded.path.name, column=tag.name)
-        parsed = parse_dates(values, fmt, file=loaded.path.name, column=tag.name)
+        fmt, parsed = read_dates(
+            values, tag.date_format or None, file=loaded.path.name, column=tag.name
+        )
         self._cache[(table, tag.name)] = parsed
         self.formats[f"{table}.{tag.name}"] = fmt
         return parsed

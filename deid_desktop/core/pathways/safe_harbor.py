@@ -43,6 +43,7 @@ from deid_desktop.core.pathways.common import (
     redact_free_text,
     released_name_of,
     spec_for,
+    take_rows,
     year_text,
     zip3_series,
 )
@@ -107,7 +108,7 @@ def build_safe_harbor(
         pos = positions[table.name]
         over_rows = ages.over_89[pos]
         is_person = table.name == person.name
-        out: dict[str, pd.Series] = {SUBJECT_ID: subjects.ids.iloc[pos].reset_index(drop=True)}
+        out: dict[str, pd.Series] = {SUBJECT_ID: take_rows(subjects.ids, pos)}
         for col, treatment in treatments[table.name].items():
             where = f"{table.name}.{col}"
             values = table.frame[col].reset_index(drop=True)
