@@ -280,6 +280,38 @@ class _Dictionary:
         return len(self.ids) + len(self.names) + len(self.numbers)
 
 
+def _digit_counts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For a large_string array without nulls: its bytes, which are ASCII digits, the
+    running count of digits at each byte, and the value offsets (from the first byte)."""
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.empty(0, "u1")
+    chunk = data[offsets[0] : offsets[-1]]
+    digit = (chunk >= 48) & (chunk <= 57)
+    running = np.concatenate(([0], np.cumsum(digit, dtype=np.int64)))
+    return chunk, digit, running, offsets - offsets[0]
+
+
+def _only_digits(arr: pa.Array) -> pa.Array:
+    """Each value with every character other than 0-9 removed (RE2's ``\\D`` -> "";
+    a UTF-8 byte of another character is never an ASCII digit), with numpy."""
+    if arr.null_count or len(arr) == 0:
+        return pc.replace_substring_regex(arr, r"\D", "")
+    chunk, digit, running, offsets = _digit_counts(arr)
+    return pa.LargeStringArray.from_buffers(
+        len(arr), pa.py_buffer(running[offsets]), pa.py_buffer(chunk[digit])
+    )
+
+
+def _all_digits(arr: pa.Array) -> np.ndarray:
+    """Per value: one or more characters, all 0-9 (RE2's ``^\\d+$``), with numpy."""
+    if arr.null_count or len(arr) == 0:
+        return pc.match_substring_regex(arr, r"^\d+$").to_numpy(zero_copy_only=False)
+    _chunk, _digit, running, offsets = _digit_counts(arr)
+    size = np.diff(offsets)
+    return (size > 0) & (np.diff(running[offsets]) == size)
+
+
 def _lowered(values: pd.Series) -> pa.Array:
     return pc.utf8_lower(pc.utf8_trim_whitespace(arrow_text(values))).drop_null()
 
@@ -299,7 +331,7 @@ def _direct_dictionary(extract: Extract, project: Project) -> _Dictionary:
                 continue
             ids.append(text)
             if not is_key:  # "(858) 555-0101" is also searched as 8585550101
-                digits = pc.replace_substring_regex(text, r"\D", "")
+                digits = _only_digits(text)
                 wanted = pc.and_(
                     pc.greater_equal(pc.utf8_length(digits), 7), pc.not_equal(digits, text)
                 )
@@ -312,7 +344,7 @@ def _direct_dictionary(extract: Extract, project: Project) -> _Dictionary:
             return empty, empty
         uniq = pc.unique(pa.concat_arrays(parts))
         length = pc.utf8_length(uniq).to_numpy(zero_copy_only=False)
-        numeric = pc.match_substring_regex(uniq, r"^\d+$").to_numpy(zero_copy_only=False)
+        numeric = _all_digits(uniq)
         short = length < MIN_VALUE_LENGTH
         small = numeric & (length < MIN_NUMBER_LENGTH) & ~short
         counts["short"] += int(short.sum())
