@@ -203,11 +203,50 @@ def all_positions(extract: Extract, project: Project) -> dict[str, np.ndarray]:
     """Table name -> person row position of each of its rows (person table: 0..n-1)."""
     person = extract.person
     key = spec_for(project, person).key
+    person_keys = arrow_text(person.frame[key])
+    if person_keys.null_count == 0:
+        found = _positions_by_encoding(extract, project, person_keys)
+        if found is not None:
+            return found
     keys = unique_keys(person.frame[key], column=key)
     out = {person.name: np.arange(len(person.frame))}
     for ev in extract.events:
         ev_key = spec_for(project, ev).key
         out[ev.name] = person_positions(keys, ev.frame[ev_key], table=ev, column=ev_key)
+    return out
+
+
+def _positions_by_encoding(
+    extract: Extract, project: Project, person_keys: pa.Array
+) -> dict[str, np.ndarray] | None:
+    """``all_positions`` in one hash pass: the person keys and every event key
+    dictionary-encoded together. Unique person keys come first, so they are codes
+    0..n-1 and an event row's code is its person's position; a code past n (or a
+    missing key) is a person not found. None when the person keys repeat (the caller
+    then raises the usual error)."""
+    n = len(person_keys)
+    events = [(ev, spec_for(project, ev).key) for ev in extract.events]
+    parts = [person_keys, *(arrow_text(ev.frame[k]) for ev, k in events)]
+    encoded = pa.chunked_array(parts, type=pa.large_string()).dictionary_encode()
+    codes = pa.chunked_array([c.indices for c in encoded.chunks]).combine_chunks()
+    if not np.array_equal(codes.slice(0, n).to_numpy(zero_copy_only=False), np.arange(n)):
+        return None
+    out = {extract.person.name: np.arange(n)}
+    start = n
+    for (ev, ev_key), part in zip(events, parts[1:], strict=True):
+        found = codes.slice(start, len(part))
+        start += len(part)
+        positions = found.fill_null(n).to_numpy(zero_copy_only=False).astype(np.int64)
+        unmatched = positions >= n
+        if unmatched.any():
+            raise InputError(
+                f"{int(unmatched.sum())} rows have a person key not found in the person table",
+                file=ev.path.name,
+                column=ev_key,
+                row=int(np.flatnonzero(unmatched)[0]) + 2,
+                hint="Every event row must belong to a person of the person table.",
+            )
+        out[ev.name] = positions
     return out
 
 

@@ -1,0 +1,100 @@
+"""The shared pathway building blocks that the fast paths replaced: person positions
+in one hash pass, row order, Arrow takes, and the digit helpers of the direct-value
+check give what the plain computations give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deid_desktop.core.errors import InputError
+from deid_desktop.core.pathways.common import all_positions, row_order, take_rows
+from deid_desktop.core.verify import _all_digits, _only_digits
+from tests.core.test_safe_harbor_support import make_case, people, replace_frame
+
+TEXT = pd.StringDtype("pyarrow")
+
+
+def _expected_positions(extract, key: str = "pid") -> dict[str, list[int]]:
+    where = {k: i for i, k in enumerate(extract.person.frame[key].tolist())}
+    return {t.name: [where[k] for k in t.frame[key].tolist()] for t in extract.tables}
+
+
+def test_positions_are_each_rows_person_whatever_the_event_order() -> None:
+    extract, project = make_case(n=12)
+    visits = extract.table("visits").frame
+    shuffled = visits.iloc[np.random.default_rng(3).permutation(len(visits))]
+    extract = replace_frame(extract, "visits", shuffled.reset_index(drop=True))
+    found = all_positions(extract, project)
+    expected = _expected_positions(extract)
+    assert {k: v.tolist() for k, v in found.items()} == expected
+
+
+def test_a_missing_event_key_is_a_person_not_found_with_its_line() -> None:
+    extract, project = make_case()
+    visits = extract.table("visits").frame.copy()
+    visits.loc[2, "pid"] = None
+    extract = replace_frame(extract, "visits", visits)
+    with pytest.raises(InputError) as info:
+        all_positions(extract, project)
+    assert info.value.row == 4 and info.value.file == "visits.csv"
+    assert "1 rows have a person key not found" in str(info.value)
+
+
+def test_a_missing_person_key_takes_the_plain_path_with_the_same_positions() -> None:
+    data = people()
+    data.loc[5, "pid"] = None
+    extract, project = make_case(people_frame=data)
+    keep = extract.table("visits").frame
+    keep = keep[keep["pid"].notna()].reset_index(drop=True)
+    stays = extract.table("stays").frame
+    stays = stays[stays["pid"].notna()].reset_index(drop=True)
+    extract = replace_frame(replace_frame(extract, "visits", keep), "stays", stays)
+    found = all_positions(extract, project)
+    assert found["visits"].tolist() == _expected_positions(extract)["visits"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=8), max_size=40))
+def test_row_order_is_the_stable_sort(numbers: list[int]) -> None:
+    values = np.asarray(numbers, dtype=np.int64)
+    assert row_order(values).tolist() == np.argsort(values, kind="stable").tolist()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.permutations(list(range(1, 30))))
+def test_row_order_of_a_permutation_is_its_inverse(numbers: list[int]) -> None:
+    values = np.asarray(numbers, dtype=np.int64)
+    order = row_order(values)
+    assert order.tolist() == np.argsort(values, kind="stable").tolist()
+    assert values[order].tolist() == list(range(1, 30))
+
+
+def test_take_rows_equals_pandas_on_chunked_text_with_gaps_and_on_numbers() -> None:
+    chunks = pa.chunked_array([["a", None, "ccc"], ["", "é", None, "g"]], type=pa.large_string())
+    text = pd.Series(TEXT.__from_arrow__(chunks), name="x")
+    order = np.array([6, 0, 1, 5, 3, 2, 4])
+    taken = take_rows(text, order)
+    assert taken.tolist() == text.iloc[order].tolist()
+    assert taken.dtype == text.dtype and taken.name == "x"
+    assert list(taken.index) == list(range(7))
+    numbers = pd.Series([1, 2, None], dtype="Int64")
+    assert take_rows(numbers, np.array([2, 0, 1])).tolist() == [pd.NA, 1, 2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="0123456789 -()+.\n\té٣x১", max_size=10), min_size=1))
+def test_digit_helpers_match_the_regular_expressions(values: list[str]) -> None:
+    arr = pa.array(values, type=pa.large_string())
+    for part in (arr, arr.slice(1)):
+        assert (
+            _only_digits(part).to_pylist()
+            == pc.replace_substring_regex(part, r"\D", "").to_pylist()
+        )
+        expected = pc.match_substring_regex(part, r"^\d+$").to_numpy(zero_copy_only=False)
+        assert _all_digits(part).tolist() == expected.tolist()
