@@ -108,12 +108,6 @@ def run_selftest(window, app: QApplication) -> int:  # type: ignore[no-untyped-d
             return fail("load")
         rows = sum(len(t.frame) for t in extract.tables)
         print(f"selftest: demo loaded ({len(extract.tables)} tables, {rows} rows)", flush=True)
-        from deid_desktop.gui import backend
-
-        if not backend.has_module("deid_desktop.core.engine"):
-            outcome.update(code=0, stage="done")
-            app.exit(0)
-            return
         window.session.reviewReady.connect(reviewed)
 
         def to_review() -> None:
@@ -173,19 +167,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.selftest:
         import tempfile
 
-        scratch = tempfile.mkdtemp(prefix="deid-selftest-")
-        settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
         import deid_desktop.gui.main_window as mw
 
-        mw.demo_folder = lambda: Path(scratch) / "demo"  # never touch the user's demo copy
-        window = MainWindow(settings)
-        window.show()
-        print("selftest: window shown", flush=True)
-        try:
-            return run_selftest(window, app)
-        finally:
-            window.session.close()
-            window.close()
+        # a scratch folder for settings and the demo copy, removed afterwards: the
+        # self-test never touches the user's settings or demo copy, and leaves nothing
+        with tempfile.TemporaryDirectory(
+            prefix="deid-selftest-", ignore_cleanup_errors=True
+        ) as scratch:
+            settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
+            mw.demo_folder = lambda: Path(scratch) / "demo"
+            window = MainWindow(settings)
+            window.show()
+            print("selftest: window shown", flush=True)
+            try:
+                return run_selftest(window, app)
+            finally:
+                window.session.close()
+                window.close()
+                settings.sync()
     window = MainWindow()
     window.show()
     if args.demo:

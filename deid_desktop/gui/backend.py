@@ -7,7 +7,6 @@ Long calls take ``progress`` and ``cancel`` and are run by ``workers.JobRunner``
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,13 +23,6 @@ from deid_desktop.core.model import (
 )
 from deid_desktop.core.progress import CancelToken, ProgressFn
 from deid_desktop.core.resources import resources_dir
-
-
-def has_module(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
 
 
 # -- loading -----------------------------------------------------------------------------
@@ -184,12 +176,7 @@ def install_demo(target: Path) -> Path:
 
 # -- pathways, review, export ------------------------------------------------------------
 def available_pathways() -> list[Pathway]:
-    out = [Pathway.SAFE_HARBOR]
-    if has_module("deid_desktop.core.pathways.linkable"):
-        out.append(Pathway.LINKABLE)
-    if has_module("deid_desktop.core.pathways.limited"):
-        out.append(Pathway.LIMITED_DATA_SET)
-    return out
+    return [Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET]
 
 
 def salt_for(project: Project) -> bytes | None:
@@ -261,8 +248,6 @@ def load_census_table(path: Path) -> Any:
 
 def salt_status_text(project: Project) -> tuple[str, bool]:
     """A plain line on the linkable pathway's salt (never the salt) and whether one exists."""
-    if not has_module("deid_desktop.secrets"):
-        return "The salt store is not available in this build.", False
     from deid_desktop import secrets as store
 
     try:

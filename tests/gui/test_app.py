@@ -6,6 +6,7 @@ import ast
 import logging
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
@@ -165,8 +166,7 @@ def test_the_app_never_imports_qtnetwork() -> None:
 
 
 def test_selftest_without_a_display_exits_zero_when_the_demo_loads() -> None:
-    if not backend.has_module("deid_desktop.core.demo"):
-        return
+    scratch_before = set(Path(tempfile.gettempdir()).glob("deid-selftest-*"))
     out = subprocess.run(
         [sys.executable, "-m", "deid_desktop.gui.app", "--selftest"],
         capture_output=True,
@@ -176,4 +176,6 @@ def test_selftest_without_a_display_exits_zero_when_the_demo_loads() -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "selftest: ok" in out.stdout
+    # it cleans up after itself: no settings or demo copy left behind
+    assert set(Path(tempfile.gettempdir()).glob("deid-selftest-*")) == scratch_before
     assert QApplication.instance() is not None
