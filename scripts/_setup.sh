@@ -15,7 +15,9 @@ ensure_apt() {
 
 ensure_venv() {
   local py=${PYTHON:-python3}
-  if [ ! -x .venv/bin/python ]; then
+  # a .venv left half-made (interrupted) has no working pip: make it again
+  if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+    rm -rf .venv
     "$py" -m venv .venv || {
       echo "Could not create .venv: install Python's venv module (Debian: apt-get install python3-venv) and retry." >&2
       return 1
