@@ -809,7 +809,9 @@ CHECKS: tuple[Check, ...] = (
 def checks_for(pathway: Pathway) -> tuple[Check, ...]:
     """The checks that apply to ``pathway``: the shared registry plus the pathway
     module's own ``CHECKS``, if it exports any."""
-    own = tuple(c for c in CHECKS if pathway in c.pathways)
+    from deid_desktop.core.verify_values import CHECKS as VALUE_CHECKS
+
+    own = tuple(c for c in (*CHECKS, *VALUE_CHECKS) if pathway in c.pathways)
     try:
         from deid_desktop.core.pathways import pathway_module
 
