@@ -22,9 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,32 +30,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from _common import ROOT, cached_demo, child_json, peak_rss_mb
+
 T = TypeVar("T")
 SIZES = (100_000, 1_000_000)
-ROOT = Path(__file__).resolve().parents[1]
 TARGET_SECONDS = 20.0
 TARGET_RSS_MB = 2048.0
-
-
-def _rss_mb() -> float:
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
-
-
-def _demo(cache: Path, persons: int) -> Path:
-    """The demo extract of ``persons`` persons on disk (generated once, then reused)."""
-    folder = cache / f"demo-{persons}"
-    project = folder / "demo.deid.json"
-    if project.exists():
-        return project
-    from deid_desktop.core.demo import write_demo
-
-    t0 = time.perf_counter()
-    tmp = Path(tempfile.mkdtemp(dir=cache, prefix=".gen-"))
-    write_demo(tmp, rows=persons)
-    tmp.rename(folder)
-    print(f"  generated {persons:,} persons in {time.perf_counter() - t0:.1f} s", flush=True)
-    return project
 
 
 def _stages(project_path: Path, work: Path, xlsx: bool) -> dict[str, float]:
@@ -123,7 +101,7 @@ def _stages(project_path: Path, work: Path, xlsx: bool) -> dict[str, float]:
         ),
     )
     out["output_mb"] = sum(p.stat().st_size for p in (work / "release").iterdir()) / 1e6
-    out["peak_rss_mb"] = _rss_mb()
+    out["peak_rss_mb"] = peak_rss_mb()
     return out
 
 
@@ -140,25 +118,19 @@ def _run(project_path: Path, work: Path) -> dict[str, float]:
     return {
         "run_s": time.perf_counter() - t0,
         "run_cpu": time.process_time() - c0,
-        "peak_rss_mb": _rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
     }
 
 
 def _child(mode: str, project_path: Path, xlsx: bool) -> dict[str, float]:
     work = Path(tempfile.mkdtemp(prefix="deid-bench-"))
-    cmd = [sys.executable, __file__, "--child", mode, str(project_path), str(work)]
-    if xlsx:
-        cmd.append("--xlsx")
+    args = [__file__, "--child", mode, project_path, work, *(["--xlsx"] if xlsx else [])]
     t0 = time.perf_counter()
     try:
-        res = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=ROOT)
+        figures = child_json(*args)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    wall = time.perf_counter() - t0
-    if res.returncode != 0:
-        raise SystemExit(f"{mode} failed:\n{res.stderr[-3000:]}")
-    figures = json.loads(res.stdout.strip().splitlines()[-1])
-    figures["process_s"] = wall
+    figures["process_s"] = time.perf_counter() - t0
     return figures
 
 
@@ -181,7 +153,7 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
     for persons in args.persons:
         print(f"\n{persons:,} persons", flush=True)
-        project = _demo(args.cache, persons)
+        project = cached_demo(args.cache, persons)
         st = _child("stages", project, args.xlsx)
         print(
             f"  input  {st['rows']:,.0f} rows in 3 tables, {st['input_mb']:.0f} MB CSV "

@@ -13,29 +13,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from _common import ROOT, child_json, cpu_seconds, peak_rss_mb
+
 SALT = bytes(range(32))
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _timed(fn):  # type: ignore[no-untyped-def]
-    t0, c0 = time.perf_counter(), _cpu()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     out = fn()
-    return out, time.perf_counter() - t0, _cpu() - c0
+    return out, time.perf_counter() - t0, cpu_seconds() - c0
 
 
 def part_keys(persons: int) -> dict[str, float]:
@@ -59,7 +49,7 @@ def part_keys(persons: int) -> dict[str, float]:
         "keys_cpu_s": cpu,
         "offsets_s": off_wall,
         "offsets_cpu_s": off_cpu,
-        "peak_rss_mb": _rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
     }
 
 
@@ -88,7 +78,7 @@ def part_shift(events: int) -> dict[str, float]:
         "shift_cpu_s": cpu,
         "iso_s": iso_wall,
         "iso_cpu_s": iso_cpu,
-        "peak_rss_mb": _rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
     }
 
 
@@ -122,7 +112,7 @@ def part_release(persons: int) -> dict[str, float]:
         "build_cpu_s": build_cpu,
         "verify_s": verify,
         "verify_cpu_s": verify_cpu,
-        "peak_rss_mb": _rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
     }
 
 
@@ -130,15 +120,9 @@ PARTS = {"keys": part_keys, "shift": part_shift, "release": part_release}
 
 
 def _spawn(part: str, n: int) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", part, str(n)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    return child_json(
+        __file__, "--child", part, str(n), env={**os.environ, "PYTHONPATH": str(ROOT)}
     )
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from _common import child_json, peak_rss_mb
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -87,14 +89,12 @@ def write_xlsx(rows: int, folder: Path) -> Path:
 def measure(path: Path) -> dict[str, float]:
     """Runs in the child process: one load, its time and the process's peak RSS; then
     the date-format check of two date columns (every value)."""
-    import resource
-
     from deid_desktop.core.io import infer_date_format, read_table
 
     start = time.perf_counter()
     table = read_table(path)
     seconds = time.perf_counter() - start
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak_mb = peak_rss_mb()
     start = time.perf_counter()
     for column in ("dob", "visit_date"):
         infer_date_format(table.frame[column], file=path.name, column=column)
@@ -103,7 +103,7 @@ def measure(path: Path) -> dict[str, float]:
         "rows": table.report.rows,
         "columns": table.report.columns,
         "seconds": seconds,
-        "peak_rss_mb": peak_kib / 1024,
+        "peak_rss_mb": peak_mb,
         "mb": path.stat().st_size / 1e6,
         "dates_seconds": dates_seconds,
     }
@@ -117,13 +117,7 @@ def _child(*args: str) -> str:
 
 
 def run_child(path: Path, kind: str) -> None:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    r = json.loads(out.stdout)
+    r = child_json(__file__, "--child", path)
     print(
         f"load {kind} {r['rows']:>9,} rows x {r['columns']} cols  {r['mb']:7.1f} MB  "
         f"{r['seconds']:6.2f} s  {r['rows'] / r['seconds']:>11,.0f} rows/s  "

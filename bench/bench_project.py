@@ -8,11 +8,11 @@ MB written and peak RSS. Run: ``.venv/bin/python bench/bench_project.py [ROWS ..
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _common import child_json
 
 SIZES = (100_000, 1_000_000)
 
@@ -43,13 +43,7 @@ def main(sizes: tuple[int, ...]) -> None:
     )
     for rows in sizes:
         with tempfile.TemporaryDirectory() as tmp:
-            out = subprocess.run(
-                [sys.executable, "-c", CHILD, str(rows), str(Path(tmp) / "demo")],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-        r = json.loads(out.stdout)
+            r = child_json("-c", CHILD, str(rows), Path(tmp) / "demo")
         assert r["problems"] == 0
         print(
             f"{r['rows']:>9,} {r['visits']:>9,} {r['gen']:>10.2f} {r['rows'] / r['gen']:>10,.0f} "

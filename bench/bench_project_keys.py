@@ -11,9 +11,9 @@ parse). Run: ``.venv/bin/python bench/bench_project_keys.py [PERSONS ...]``.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
+
+from _common import child_json
 
 SIZES = (100_000, 1_000_000)
 
@@ -65,13 +65,7 @@ def main(sizes: tuple[int, ...]) -> None:
     print(f"{'persons':>10} {'event rows':>11} {'find key s':>11} {'rows/s':>12} "
           f"{'new_project s':>14} {'peak RSS MB':>12}")  # fmt: skip
     for n in sizes:
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD, str(n)], capture_output=True, text=True, check=False
-        )
-        if done.returncode:
-            print(done.stderr, file=sys.stderr)
-            raise SystemExit(done.returncode)
-        r = json.loads(done.stdout.strip().splitlines()[-1])
+        r = child_json("-c", CHILD, str(n))
         print(
             f"{r['persons']:>10,} {r['rows']:>11,} {r['resolve']:>11.2f} "
             f"{r['rows'] / r['resolve']:>12,.0f} {r['whole']:>14.2f} {r['peak']:>12,.0f}"

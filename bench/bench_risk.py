@@ -12,13 +12,11 @@ analysis over every QI, l-diversity of one sensitive column), rows/s and peak RS
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-from pathlib import Path
+
+from _common import child_json
 
 SIZES = (100_000, 1_000_000)
-ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = r"""
 import json, resource, sys, time
@@ -65,14 +63,7 @@ print(json.dumps({
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or list(SIZES)
     for n in sizes:
-        run = subprocess.run(
-            [sys.executable, "-c", CHILD, str(n)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        r = json.loads(run.stdout)
+        r = child_json("-c", CHILD, str(n))
         print(
             f"{r['rows']:>9,} rows: risk report {r['seconds']:.3f} s wall "
             f"({r['rows'] / r['seconds']:,.0f} rows/s; {r['cpu_seconds']:.3f} s CPU); "

@@ -9,11 +9,11 @@ rows per second, and the process's peak RSS (mostly the test frame itself).
 from __future__ import annotations
 
 import argparse
-import resource
 import time
 
 import numpy as np
 import pandas as pd
+from _common import peak_rss_mb
 
 from deid_desktop.core.tagging import suggest_tags
 
@@ -72,7 +72,7 @@ def main() -> None:
             times.append(time.perf_counter() - start)
             cpu_times.append(time.process_time() - cpu_start)
         best = min(times)
-        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        peak_mb = peak_rss_mb()
         print(
             f"{rows:>9,} rows x {len(tags)} columns: {best:.3f} s per table "
             f"(median {sorted(times)[len(times) // 2]:.3f} s, CPU {min(cpu_times):.3f} s), "
