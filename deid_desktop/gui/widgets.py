@@ -110,6 +110,14 @@ def note(text: str) -> QLabel:
     return label
 
 
+def wrap(layout: QHBoxLayout) -> QWidget:
+    """A row layout as one widget without margins (for a form's field column)."""
+    w = QWidget()
+    layout.setContentsMargins(0, 0, 0, 0)
+    w.setLayout(layout)
+    return w
+
+
 class FolderPicker(QWidget):
     """A line edit plus "Choose…" button for a folder."""
 

@@ -29,7 +29,7 @@ from deid_desktop.core.model import PATHWAY_LABELS, Pathway
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review import gate_reason
-from deid_desktop.gui.widgets import FolderPicker, MessageBanner, heading, note
+from deid_desktop.gui.widgets import FolderPicker, MessageBanner, heading, note, wrap
 
 CROSSWALK_WHY = (
     "The crosswalk links each released code back to the person. It must never travel with "
@@ -57,9 +57,6 @@ class ExportPage(Page):
         fmt.addWidget(self.csv)
         fmt.addWidget(self.xlsx)
         fmt.addStretch(1)
-        fmt_w = QWidget()
-        fmt.setContentsMargins(0, 0, 0, 0)
-        fmt_w.setLayout(fmt)
         self.purpose = QLineEdit()
         self.recipient = QLineEdit()
         self.retention = QLineEdit()
@@ -83,7 +80,7 @@ class ExportPage(Page):
         wf.addRow("Crosswalk folder:", self.crosswalk_dir)
         why = note(CROSSWALK_WHY)
         wf.addRow(why)
-        wf.addRow("Formats:", fmt_w)
+        wf.addRow("Formats:", wrap(fmt))
         record = QGroupBox("For the export record")
         rf = QFormLayout(record)
         rf.addRow("Purpose:", self.purpose)

@@ -33,7 +33,7 @@ from deid_desktop.core.model import (
 )
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
-from deid_desktop.gui.widgets import MessageBanner, heading, note
+from deid_desktop.gui.widgets import MessageBanner, heading, note, wrap
 
 PATHWAY_TITLES = {
     Pathway.SAFE_HARBOR: "Safe Harbor",
@@ -116,7 +116,7 @@ class PathwayPage(Page):
         age_row = QHBoxLayout()
         age_row.addWidget(self.age_ref, 1)
         age_row.addWidget(self.age_date)
-        form.addRow("Reference date for ages:", _wrap(age_row))
+        form.addRow("Reference date for ages:", wrap(age_row))
 
         self.zip3_label = QLabel()
         self.zip3_label.setWordWrap(True)
@@ -134,7 +134,7 @@ class PathwayPage(Page):
         zrow.addWidget(self.zip3_label, 1)
         zrow.addWidget(self.zip3_button)
         zrow.addWidget(self.zip3_reset)
-        form.addRow("ZIP3 population table:", _wrap(zrow))
+        form.addRow("ZIP3 population table:", wrap(zrow))
 
         self.free_text = QTableWidget(0, 2)
         self.free_text.setHorizontalHeaderLabels(["Free-text column", "Handling"])
@@ -309,10 +309,3 @@ class PathwayPage(Page):
             return
         self.banner.clear()
         self.session.update(safe_harbor=replace(project.safe_harbor, zip3_table=path))
-
-
-def _wrap(layout: QHBoxLayout) -> QWidget:
-    w = QWidget()
-    layout.setContentsMargins(0, 0, 0, 0)
-    w.setLayout(layout)
-    return w
