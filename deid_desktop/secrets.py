@@ -30,6 +30,7 @@ import os
 import secrets as _random
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,16 +131,24 @@ def _account(project_id: str) -> str:
     return project_id
 
 
-def _read(backend: keyring.backend.KeyringBackend, project_id: str) -> bytes | None:
+@contextlib.contextmanager
+def _keyring_errors(action: str) -> Iterator[None]:
+    """Keyring errors as plain `KeyringUnavailable`; `action` says what was being done
+    to the salt ("read", "stored")."""
     try:
-        text = backend.get_password(SERVICE, _account(project_id))
+        yield
     except keyring.errors.KeyringLocked:
         raise KeyringUnavailable(
-            "The keyring is locked, so the project's salt cannot be read.",
+            f"The keyring is locked, so the project's salt cannot be {action}.",
             hint="Unlock your keyring (log in to the desktop session) and try again.",
         ) from None
     except keyring.errors.KeyringError as exc:
         raise _unavailable(f"the keyring reported {type(exc).__name__}") from None
+
+
+def _read(backend: keyring.backend.KeyringBackend, project_id: str) -> bytes | None:
+    with _keyring_errors("read"):
+        text = backend.get_password(SERVICE, _account(project_id))
     if text is None:
         return None
     try:
@@ -157,15 +166,8 @@ def _read(backend: keyring.backend.KeyringBackend, project_id: str) -> bytes | N
 
 def _write(backend: keyring.backend.KeyringBackend, project_id: str, salt: bytes) -> None:
     text = base64.urlsafe_b64encode(salt).decode("ascii")
-    try:
+    with _keyring_errors("stored"):
         backend.set_password(SERVICE, _account(project_id), text)
-    except keyring.errors.KeyringLocked:
-        raise KeyringUnavailable(
-            "The keyring is locked, so the project's salt cannot be stored.",
-            hint="Unlock your keyring (log in to the desktop session) and try again.",
-        ) from None
-    except keyring.errors.KeyringError as exc:
-        raise _unavailable(f"the keyring reported {type(exc).__name__}") from None
     if _read(backend, project_id) != salt:
         raise KeyringUnavailable(
             "The keyring did not keep the salt that was stored in it.",
