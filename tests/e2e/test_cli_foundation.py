@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,35 +12,22 @@ import pytest
 
 from deid_desktop.core import demo
 from deid_desktop.core.project import load_project
+from tests.e2e._cli import main_captured, run_deid
 
 COLUMN_KEYS = {"name", "class", "role", "category", "unsure", "evidence"}
 TABLE_KEYS = {"name", "path", "key", "is_person", "columns"}
 
 
 def deid(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deid_desktop", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-    )
+    return run_deid(*args, cwd=cwd)
 
 
 def deid_in_process(
     *args: str | Path, cwd: Path, capsys: pytest.CaptureFixture[str], monkeypatch
 ) -> tuple[int, str, str]:
     """The same entry point in this process (for long tables of usage cases)."""
-    from deid_desktop.cli import main
-
     monkeypatch.chdir(cwd)
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:  # argparse's own usage errors
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    return main_captured(capsys, *args)
 
 
 def tags_of(project: Path, cwd: Path) -> dict[str, Any]:

@@ -5,10 +5,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,17 +15,11 @@ from deid_desktop.core.demo import write_demo
 from deid_desktop.core.model import ColumnClass
 from deid_desktop.core.project import load_project, save_project
 from deid_desktop.core.register import read_register
+from tests.e2e._cli import run_deid
 
 
 def deid(*args: str | Path, register: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DEID_REGISTER": str(register)}
-    return subprocess.run(
-        [sys.executable, "-m", "deid_desktop", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    return run_deid(*args, env={"DEID_REGISTER": str(register)})
 
 
 def sha(p: Path) -> str:

@@ -4,24 +4,16 @@ adult data, counts-only output, usage errors."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.e2e._cli import run_deid
+
 ADULT_QIS = "age,sex,race,marital-status,education,native-country,workclass,occupation"
 
 
-def deid(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deid_desktop", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-    )
+deid = run_deid
 
 
 def test_risk_adult_json_golden(shared_data: Path) -> None:

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from deid_desktop.cli import main
 from deid_desktop.core.project import load_project
+from tests.e2e._cli import main_captured, run_deid
 from tests.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401
 
 UNMC = ("patients", "encounters", "conditions", "medications")
@@ -29,14 +27,7 @@ DS4BIOMED = ("patients", "conditions", "immunizations")
 AGE_REFERENCE = "2023-12-31"
 
 
-def deid(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    """The `deid` entry point in this process (so the in-memory keyring applies)."""
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:  # argparse's own usage errors
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+deid = main_captured  # in this process, so the in-memory keyring applies
 
 
 def _copy(src: Path, dst: Path, names: tuple[str, ...]) -> Path:
@@ -89,11 +80,7 @@ def _check(capsys: pytest.CaptureFixture[str], project: Path) -> dict:
 def test_init_finds_each_tables_person_key(unmc: Path) -> None:
     """The command exactly as a user types it, in a fresh process."""
     (unmc / "tmp").mkdir()
-    done = subprocess.run(
-        [sys.executable, "-m", "deid_desktop", "init", *(f"{n}.csv" for n in UNMC),
-         "-o", "tmp/synthea.deid.json"],
-        cwd=unmc, capture_output=True, text=True, encoding="utf-8", timeout=300,
-    )  # fmt: skip
+    done = run_deid("init", *(f"{n}.csv" for n in UNMC), "-o", "tmp/synthea.deid.json", cwd=unmc)
     assert done.returncode == 0, done.stderr
     project = unmc / "tmp" / "synthea.deid.json"
     assert _keys(project) == {
