@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from deid_desktop.core.errors import InputError
 from deid_desktop.core.pathways.common import all_positions, row_order, take_rows
-from deid_desktop.core.verify import _all_digits, _only_digits
+from deid_desktop.core.verify import _all_digits, _not_among, _only_digits, _repeats
 from tests.core.test_safe_harbor_support import make_case, people, replace_frame
 
 TEXT = pd.StringDtype("pyarrow")
@@ -98,3 +98,20 @@ def test_digit_helpers_match_the_regular_expressions(values: list[str]) -> None:
         )
         expected = pc.match_substring_regex(part, r"^\d+$").to_numpy(zero_copy_only=False)
         assert _all_digits(part).tolist() == expected.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.one_of(st.none(), st.sampled_from(["S01", "S02", "S03", ""])), max_size=12),
+    st.lists(
+        st.lists(st.one_of(st.none(), st.sampled_from(["S01", "S02", "S04"])), max_size=8),
+        max_size=3,
+    ),
+)
+def test_subject_id_counts_match_pandas(ids: list[str | None], events: list[list]) -> None:
+    person = pd.Series(ids, dtype=TEXT)
+    columns = [pd.Series(e, dtype=TEXT) for e in events]
+    assert _repeats(person) == int(person.duplicated().sum())
+    known = person.dropna().unique()
+    expected = sum(int((~c.isin(known) | c.isna()).sum()) for c in columns)
+    assert _not_among(columns, person) == expected

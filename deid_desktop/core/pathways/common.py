@@ -228,7 +228,7 @@ def _positions_by_encoding(
     events = [(ev, spec_for(project, ev).key) for ev in extract.events]
     parts = [person_keys, *(arrow_text(ev.frame[k]) for ev, k in events)]
     encoded = pa.chunked_array(parts, type=pa.large_string()).dictionary_encode()
-    codes = pa.chunked_array([c.indices for c in encoded.chunks]).combine_chunks()
+    codes = pa.chunked_array([c.indices for c in encoded.chunks], type=pa.int32()).combine_chunks()
     if not np.array_equal(codes.slice(0, n).to_numpy(zero_copy_only=False), np.arange(n)):
         return None
     out = {extract.person.name: np.arange(n)}
