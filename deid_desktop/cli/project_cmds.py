@@ -34,7 +34,7 @@ from deid_desktop.core.model import (
     Role,
     TableSpec,
 )
-from deid_desktop.core.project import load_project, new_project, save_project
+from deid_desktop.core.project import load_project, new_project, save_project, tag_to_dict
 
 TAG_SYNTAX = "COLUMN=CLASS[/CATEGORY][:ROLE]"
 _REKEY_HINT = (
@@ -347,14 +347,10 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def _tag_dict(tag: ColumnTag) -> dict[str, Any]:
-    return {
-        "name": tag.name,
-        "class": tag.cls.value,
-        "role": tag.role.value if tag.role else None,
-        "category": tag.category.value if tag.category else None,
-        "unsure": tag.unsure,
-        "evidence": list(tag.evidence),
-    }
+    """The project file's fields of a tag but its date format (not in `deid tags --json`)."""
+    out = tag_to_dict(tag)
+    del out["date_format"]
+    return out
 
 
 def tags_json(project: Project) -> dict[str, Any]:

@@ -66,6 +66,7 @@ __all__ = [
     "resolve_path",
     "save_project",
     "store_path",
+    "tag_to_dict",
 ]
 
 #: The suffix the app offers for project files, e.g. ``trial.deid.json``.
@@ -140,7 +141,8 @@ def rebase_paths(project: Project, old_project_path: Path, new_project_path: Pat
 # --------------------------------------------------------------------------------------
 
 
-def _tag_to_dict(tag: ColumnTag) -> dict[str, Any]:
+def tag_to_dict(tag: ColumnTag) -> dict[str, Any]:
+    """One column's tag as plain JSON-ready data (as stored in the project file)."""
     return {
         "name": tag.name,
         "class": tag.cls.value,
@@ -161,7 +163,7 @@ def _table_to_dict(spec: TableSpec) -> dict[str, Any]:
         "is_person": spec.is_person,
         "sheet": spec.sheet,
         "rows": spec.rows,
-        "columns": [_tag_to_dict(c) for c in spec.columns],
+        "columns": [tag_to_dict(c) for c in spec.columns],
     }
 
 
