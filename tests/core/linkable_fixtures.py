@@ -4,43 +4,28 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
-from pathlib import Path
 
 import pandas as pd
 
 from deid_desktop.core.model import (
-    ColumnClass,
     ColumnTag,
     Extract,
     IdentifierCategory,
     LinkableOptions,
-    LoadedTable,
-    LoadReport,
     OffsetMode,
     Pathway,
     Project,
     Role,
     TableSpec,
 )
+from tests.core.support import CL, DT, FT, D, Q, loaded
 
 SALT = bytes(range(100, 132))
-D, Q, DT, FT, CL = (
-    ColumnClass.DIRECT,
-    ColumnClass.QUASI,
-    ColumnClass.DATE,
-    ColumnClass.FREE_TEXT,
-    ColumnClass.CLINICAL,
-)
 C = IdentifierCategory
 
 
 def _s(values: list[str | None]) -> pd.Series:
     return pd.Series(values, dtype="string[pyarrow]")
-
-
-def _table(name: str, frame: pd.DataFrame) -> LoadedTable:
-    report = LoadReport(file=f"{name}.csv", rows=len(frame), columns=len(frame.columns))
-    return LoadedTable(name, Path(f"{name}.csv"), "0" * 64, frame, report)
 
 
 PERSON_COLUMNS = (
@@ -119,7 +104,7 @@ def extract_and_project(
 ) -> tuple[Extract, Project]:
     pframe = person_frame() if person is None else person
     vframe = visit_frame() if visits is None else visits
-    extract = Extract(_table("patients", pframe), (_table("visits", vframe),))
+    extract = Extract(loaded("patients", pframe), (loaded("visits", vframe),))
     project = Project(
         project_id=uuid.uuid4().hex,
         name="test",

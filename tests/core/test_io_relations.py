@@ -17,22 +17,18 @@ from deid_desktop.core.model import (
     ColumnTag,
     Extract,
     LoadedTable,
-    LoadReport,
     Project,
     Role,
     TableSpec,
 )
 from deid_desktop.core.progress import CancelToken
+from tests.core.support import loaded, text_frame
 
 SECRET_KEYS = ("MRN-7731", "MRN-0042", "MRN-9999")
 
 
 def table(name: str, frame: dict[str, list[str | None]]) -> LoadedTable:
-    df = pd.DataFrame(frame, dtype=pd.StringDtype("pyarrow"))
-    report = LoadReport(file=f"{name}.csv", rows=len(df), columns=df.shape[1])
-    return LoadedTable(
-        name=name, path=Path(f"{name}.csv"), sha256="0" * 64, frame=df, report=report
-    )
+    return loaded(name, text_frame(frame))
 
 
 def relation_error(person: LoadedTable, events: list[tuple[LoadedTable, str]]) -> InputError:

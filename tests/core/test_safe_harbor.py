@@ -22,9 +22,8 @@ from deid_desktop.core.pathways.common import random_subject_ids, year_column_na
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.progress import CancelToken
 from deid_desktop.core.verify import verify_release
+from tests.core.support import CL, DT
 from tests.core.test_safe_harbor_support import (
-    CL,
-    DT,
     PEOPLE_TAGS,
     allowed_prefix,
     make_case,

@@ -3,22 +3,15 @@ the gate passes; the figures are the demo's own, recomputed from its input frame
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 from deid_desktop.core.demo import demo_project, make_demo_frames, restricted_prefixes
-from deid_desktop.core.model import Extract, LoadedTable, LoadReport
+from deid_desktop.core.model import Extract
 from deid_desktop.core.pathways import build_release
 from deid_desktop.core.verify import verify_release
 from deid_desktop.core.zip3 import load_bundled_zip3
-
-
-def _loaded(name: str, frame: pd.DataFrame) -> LoadedTable:
-    return LoadedTable(
-        name, Path(f"{name}.csv"), "0" * 64, frame, LoadReport(f"{name}.csv", len(frame), 1)
-    )
+from tests.core.support import loaded
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +19,8 @@ def demo() -> tuple:
     frames = make_demo_frames()
     project = demo_project(frames, dict.fromkeys(frames, "0" * 64), 20260423)
     extract = Extract(
-        _loaded("demographics", frames["demographics"]),
-        (_loaded("baseline", frames["baseline"]), _loaded("visits", frames["visits"])),
+        loaded("demographics", frames["demographics"]),
+        (loaded("baseline", frames["baseline"]), loaded("visits", frames["visits"])),
     )
     release = build_release(extract, project)
     return frames, extract, project, release

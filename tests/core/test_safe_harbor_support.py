@@ -7,7 +7,6 @@ read from the Census-derived files, never typed.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pandas as pd
 
@@ -16,23 +15,13 @@ from deid_desktop.core.model import (
     ColumnTag,
     Extract,
     IdentifierCategory,
-    LoadedTable,
-    LoadReport,
     Project,
     Role,
     SafeHarborOptions,
     TableSpec,
 )
 from deid_desktop.core.zip3 import load_bundled_zip3
-
-D, Q, DT, FT, CL = (
-    ColumnClass.DIRECT,
-    ColumnClass.QUASI,
-    ColumnClass.DATE,
-    ColumnClass.FREE_TEXT,
-    ColumnClass.CLINICAL,
-)
-TEXT = pd.StringDtype("pyarrow")
+from tests.core.support import CL, DT, FT, D, Q, loaded, text_frame
 
 
 def restricted_prefix() -> str:
@@ -45,18 +34,7 @@ def allowed_prefix(i: int = 0) -> str:
     return sorted(load_bundled_zip3().allowed_prefixes)[200 + i]
 
 
-def frame(columns: dict[str, list[str | None]]) -> pd.DataFrame:
-    return pd.DataFrame({k: pd.array(v, dtype=TEXT) for k, v in columns.items()})
-
-
-def loaded(name: str, data: pd.DataFrame) -> LoadedTable:
-    return LoadedTable(
-        name=name,
-        path=Path(f"{name}.csv"),
-        sha256="0" * 64,
-        frame=data,
-        report=LoadReport(f"{name}.csv", len(data), len(data.columns)),
-    )
+frame = text_frame
 
 
 def tag(name: str, cls: ColumnClass, **kw: object) -> ColumnTag:

@@ -14,14 +14,10 @@ import pytest
 from deid_desktop.core.model import ColumnClass, ColumnTag, Role
 from deid_desktop.core.model import IdentifierCategory as Cat
 from deid_desktop.core.tagging import suggest_tags
-
-D, Q, T, F, C = (
-    ColumnClass.DIRECT,
-    ColumnClass.QUASI,
-    ColumnClass.DATE,
-    ColumnClass.FREE_TEXT,
-    ColumnClass.CLINICAL,
-)
+from tests.core.support import CL as C
+from tests.core.support import DT as T
+from tests.core.support import FT as F
+from tests.core.support import D, Q
 
 Expected = tuple[ColumnClass, Role | None, Cat | None]
 

@@ -20,14 +20,10 @@ from deid_desktop.core.tagging import (
     surnames,
 )
 from deid_desktop.core.tagging.colnames import parse_column_name
-
-D, Q, T, F, C = (
-    ColumnClass.DIRECT,
-    ColumnClass.QUASI,
-    ColumnClass.DATE,
-    ColumnClass.FREE_TEXT,
-    ColumnClass.CLINICAL,
-)
+from tests.core.support import CL as C
+from tests.core.support import DT as T
+from tests.core.support import FT as F
+from tests.core.support import D, Q
 
 
 def tag_one(name: str, values: list[str | None], *, is_person: bool = False) -> ColumnTag:
