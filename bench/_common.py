@@ -51,6 +51,14 @@ def child_json(
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def loaded_table(name: str, frame: Any) -> Any:
+    """``frame`` as the loader would return table ``name`` (a ``LoadedTable``, no file)."""
+    from deid_desktop.core.model import LoadedTable, LoadReport
+
+    report = LoadReport(f"{name}.csv", len(frame), len(frame.columns))
+    return LoadedTable(name, Path(f"{name}.csv"), "0" * 64, frame, report)
+
+
 def cached_demo(cache: Path, persons: int) -> Path:
     """The demo extract of ``persons`` persons under ``cache`` (generated once, then
     reused); returns its project file."""

@@ -15,9 +15,8 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
 
-from _common import ROOT, child_json, cpu_seconds, peak_rss_mb
+from _common import ROOT, child_json, cpu_seconds, loaded_table, peak_rss_mb
 
 SALT = bytes(range(32))
 
@@ -86,7 +85,7 @@ def part_release(persons: int) -> dict[str, float]:
     from dataclasses import replace
 
     from deid_desktop.core.demo import demo_project, make_demo_frames
-    from deid_desktop.core.model import Extract, LoadedTable, LoadReport, Pathway
+    from deid_desktop.core.model import Extract, Pathway
     from deid_desktop.core.pathways import build_release
     from deid_desktop.core.verify import verify_release
 
@@ -94,12 +93,8 @@ def part_release(persons: int) -> dict[str, float]:
     project = demo_project(frames, dict.fromkeys(frames, "0" * 64), 20260423)
     project = replace(project, pathway=Pathway.LINKABLE)
 
-    def loaded(name: str) -> LoadedTable:
-        frame = frames[name]
-        report = LoadReport(f"{name}.csv", len(frame), len(frame.columns))
-        return LoadedTable(name, Path(f"{name}.csv"), "0" * 64, frame, report)
-
-    extract = Extract(loaded("demographics"), (loaded("baseline"), loaded("visits")))
+    loaded = {name: loaded_table(name, frame) for name, frame in frames.items()}
+    extract = Extract(loaded["demographics"], (loaded["baseline"], loaded["visits"]))
     rows = sum(len(f) for f in frames.values())
     release, build, build_cpu = _timed(lambda: build_release(extract, project, salt=SALT))
     verdict, verify, verify_cpu = _timed(lambda: verify_release(extract, release, project))
