@@ -27,24 +27,11 @@ from deid_desktop.core.model import (
 )
 from deid_desktop.core.project import _keyed, save_project, store_path
 from deid_desktop.core.tagging import suggest_tags
+from tests.core.linkable_fixtures import LINKABLE_CHECKS
 
 SALT = bytes(range(7, 39))
 TABLES = (("patients", "Id"), ("encounters", "PATIENT"), ("conditions", "PATIENT"),
           ("medications", "PATIENT"))  # fmt: skip
-LINKABLE_CHECKS = (
-    "linkable_label",
-    "link_keys_unique",
-    "events_link_to_persons",
-    "intervals_preserved",
-    "no_true_dates",
-    "offsets_per_person",
-    "no_direct_columns",
-    "linkable_no_zip5",
-    "linkable_zip3_allowed",
-    "linkable_ages_pooled",
-    "linkable_birth_dates_over_89",
-    "row_counts",
-)
 
 
 @pytest.fixture(scope="module")
