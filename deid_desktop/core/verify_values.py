@@ -14,7 +14,11 @@ its sampled values:
   category such as race "White" or a visit type "Day 7" has too few);
 * are record-number codes (letters and digits, like ``SYN-1234567``) that rarely
   repeat, or codes of unknown meaning that are nearly all different;
-* are 5-digit ZIP codes (Safe Harbor and linkable; the limited data set keeps the ZIP);
+* are 5-digit ZIP codes (Safe Harbor and linkable; the limited data set keeps the ZIP):
+  half or more when the column's name says postal code, else when the tagger would
+  suggest the ZIP role (95% or more, and a name that gives the column no other meaning:
+  a column of 5-digit incomes named ``INCOME`` is not read as ZIPs, as the tagger does
+  not);
 * or would be suggested as direct by the tagger from the values alone (the column's
   name is not read: ``dob_year`` is judged by its years).
 
@@ -37,6 +41,7 @@ from deid_desktop.core.model import (
     Release,
     Role,
 )
+from deid_desktop.core.tagging.colnames import match_name, parse_column_name
 from deid_desktop.core.tagging.decide import (
     ID_DISTINCT,
     MIN_RATIO_SAMPLE,
@@ -51,11 +56,13 @@ from deid_desktop.core.tagging.decide import (
     values_are_dates,
 )
 from deid_desktop.core.tagging.values import SAMPLE_SIZE, ValueProfile, profile_values
-from deid_desktop.core.verify import BLOCKING, Check, Finding, VerifyContext
-
-#: Share of 5-digit ZIP-shaped values at which the tagger suggests a ZIP from values alone
-#: (``decide._from_values``); 5-digit incomes (Synthea: 75%) stay below it.
-ZIP_SHARE = 0.95
+from deid_desktop.core.verify import (
+    BLOCKING,
+    Check,
+    Finding,
+    VerifyContext,
+    names_a_postal_code,
+)
 
 #: The kinds of identifier a column can be found to hold, as named in the detail.
 NAMES = "person names"
@@ -77,9 +84,20 @@ class Look:
     reason: str
 
 
-def identifier_look(p: ValueProfile, *, is_person: bool, zips: bool) -> Look | None:
-    """The identifier a column's value profile shows, or None. ``zips``: whether 5-digit
-    ZIP codes count (not in a limited data set)."""
+def read_as_zip(column: str, p: ValueProfile, *, is_person: bool) -> bool:
+    """Whether ZIP-shaped values are ZIP codes: the name says postal code, or the tagger
+    would give the column the ZIP role from its name and values (with no usable name:
+    95% or more ZIP-shaped values; ``INCOME`` is a quasi-identifier, not a ZIP)."""
+    if names_a_postal_code(column):
+        return True
+    draft = decide_column(match_name(parse_column_name(column)), p, is_person=is_person)
+    return draft.role is Role.ZIP
+
+
+def identifier_look(p: ValueProfile, *, column: str, is_person: bool, zips: bool) -> Look | None:
+    """The identifier a column's value profile shows, or None. ``column`` is read only
+    to tell ZIP codes from other 5-digit numbers; ``zips``: whether 5-digit ZIP codes
+    count (not in a limited data set)."""
     if p.empty:
         return None
     ident = strongest_identifier(p, STRONG)
@@ -104,7 +122,7 @@ def identifier_look(p: ValueProfile, *, is_person: bool, zips: bool) -> Look | N
             f"{pct(records)} of sampled values look like record-number codes (letters and "
             f"digits), {pct(p.distinct_ratio)} of them distinct",
         )
-    if zips and p.share("zip") >= ZIP_SHARE:
+    if zips and p.share("zip") >= STRONG and read_as_zip(column, p, is_person=is_person):
         return Look(
             ZIPS, p.share("zip"), f"{pct(p.share('zip'))} of sampled values look like ZIP codes"
         )
@@ -158,7 +176,7 @@ def column_looks(
                 continue
             profile = profile_values(frame[column])
             sampled[where] = profile.sampled
-            look = identifier_look(profile, is_person=is_person, zips=zips)
+            look = identifier_look(profile, column=column, is_person=is_person, zips=zips)
             if look is not None:
                 found[where] = look
     return found, sampled, sorted(kept)
@@ -214,8 +232,9 @@ CHECKS: tuple[Check, ...] = (
         BLOCKING,
         "Whatever its tag, no released column (except the release's own ID) holds values "
         f"that look like identifiers in a sample of up to {SAMPLE_SIZE:,} values: {_KINDS}; "
-        "95% or more 5-digit ZIP codes; or values the tagger would suggest as direct "
-        "without reading the column's name.",
+        "5-digit ZIP codes (half or more in a column named for a postal code, 95% or more "
+        "in a column whose name gives it no other meaning); or values the tagger would "
+        "suggest as direct without reading the column's name.",
         check_no_identifier_columns,
         frozenset({Pathway.SAFE_HARBOR, Pathway.LINKABLE}),
     ),

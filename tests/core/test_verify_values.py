@@ -163,13 +163,15 @@ def test_limited_data_set_keeps_its_zip(demo: tuple[Extract, Project]) -> None:
 # ------------------------------------------------------------- kinds, in any column
 
 
-def _with_column(demo: tuple[Extract, Project], table: str, values: list[str]) -> Verification:
-    """The demo's Safe Harbor release with one more released column ``extra`` (as if
+def _with_column(
+    demo: tuple[Extract, Project], table: str, values: list[str], name: str = "extra"
+) -> Verification:
+    """The demo's Safe Harbor release with one more released column ``name`` (as if
     tagged clinical): ``values`` repeated over the table's rows."""
     extract, project = demo
     release = build_release(extract, project)
     frame = release.tables[table].copy()
-    frame["extra"] = pd.array(
+    frame[name] = pd.array(
         [values[i % len(values)] for i in range(len(frame))], dtype=frame.dtypes.iloc[0]
     )
     tables = {**release.tables, table: frame}
@@ -233,6 +235,20 @@ def test_categories_numbers_and_years_pass(
 ) -> None:
     outcome = _with_column(demo, "visits", values).outcome(SH_ID)
     assert outcome.passed, (label, outcome.detail)
+
+
+def test_five_digit_numbers_are_zips_unless_the_name_says_otherwise(
+    demo: tuple[Extract, Project],
+) -> None:
+    incomes = [f"{48000 + 731 * i}" for i in range(12)]  # as in test_verify: all 5 digits
+    assert _with_column(demo, "demographics", incomes, "INCOME").outcome(SH_ID).passed
+    unnamed = _with_column(demo, "demographics", incomes, "x1").outcome(SH_ID)
+    assert unnamed.detail["found"]["demographics.x1"]["kind"] == ZIPS
+    # named for a postal code: half is enough
+    some = [f"{2100 + i:05d}" if i % 5 < 3 else "unknown" for i in range(40)]
+    named = _with_column(demo, "demographics", some, "home_postcode").outcome(SH_ID)
+    assert named.detail["found"]["demographics.home_postcode"]["kind"] == ZIPS
+    assert _with_column(demo, "demographics", some, "x1").outcome(SH_ID).passed
 
 
 # ------------------------------------------------------------- real extracts
