@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from deid_desktop.core.model import (
     ColumnClass,
     FreeTextAction,
     Pathway,
+    Project,
 )
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
@@ -56,6 +58,21 @@ FREE_TEXT_LABELS = {
     FreeTextAction.REDACT: "Keep, with scan hits redacted",
 }
 SEED_MAX = 2_147_483_647
+
+
+def free_text_combo(
+    project: Project, key: str, name: str, on_change: Callable[[FreeTextAction], None]
+) -> QComboBox:
+    """The choice of what the release does with free-text column ``key`` ("table.column"),
+    showing the project's current choice; ``on_change`` gets each new choice."""
+    combo = QComboBox()
+    combo.setAccessibleName(name)
+    for action, label in FREE_TEXT_LABELS.items():
+        combo.addItem(label, action.value)
+    current = project.safe_harbor.free_text.get(key, FreeTextAction.SUPPRESS)
+    combo.setCurrentIndex(combo.findData(FreeTextAction(current).value))
+    combo.currentIndexChanged.connect(lambda _i: on_change(FreeTextAction(combo.currentData())))
+    return combo
 
 
 class PathwayPage(Page):
@@ -219,14 +236,11 @@ class PathwayPage(Page):
             item = QTableWidgetItem(key)
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.free_text.setItem(r, 0, item)
-            combo = QComboBox()
-            combo.setAccessibleName(f"Handling of {key}")
-            for action, label in FREE_TEXT_LABELS.items():
-                combo.addItem(label, action.value)
-            current = project.safe_harbor.free_text.get(key, FreeTextAction.SUPPRESS)
-            combo.setCurrentIndex(combo.findData(FreeTextAction(current).value))
-            combo.currentIndexChanged.connect(
-                lambda _i, k=key, c=combo: self.set_free_text(k, FreeTextAction(c.currentData()))
+            combo = free_text_combo(
+                project,
+                key,
+                f"Handling of {key}",
+                lambda action, k=key: self.set_free_text(k, action),
             )
             self.free_text.setCellWidget(r, 1, combo)
         if not cols:

@@ -12,7 +12,6 @@ from PySide6.QtGui import QPainter, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -42,7 +41,7 @@ from deid_desktop.core.model import ColumnClass, FreeTextAction, RiskSettings
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
-from deid_desktop.gui.pages.pathway import FREE_TEXT_LABELS
+from deid_desktop.gui.pages.pathway import free_text_combo
 from deid_desktop.gui.widgets import MessageBanner, heading
 
 DEFAULT_BANDS = "0, 18, 30, 45, 65, 75, 90"
@@ -736,14 +735,11 @@ class ReviewPage(Page):
                     r = self.actions.rowCount()
                     self.actions.insertRow(r)
                     self.actions.setItem(r, 0, QTableWidgetItem(key))
-                    combo = QComboBox()
-                    combo.setAccessibleName(f"Action for {key}")
-                    for action, label in FREE_TEXT_LABELS.items():
-                        combo.addItem(label, action.value)
-                    current = project.safe_harbor.free_text.get(key, FreeTextAction.SUPPRESS)
-                    combo.setCurrentIndex(combo.findData(FreeTextAction(current).value))
-                    combo.currentIndexChanged.connect(
-                        lambda _i, k=key, cb=combo: self._set_action(k, cb.currentData())
+                    combo = free_text_combo(
+                        project,
+                        key,
+                        f"Action for {key}",
+                        lambda action, k=key: self._set_action(k, action.value),
                     )
                     self.actions.setCellWidget(r, 1, combo)
         if len(index):
