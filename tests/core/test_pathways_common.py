@@ -13,7 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.errors import InputError
-from deid_desktop.core.pathways.common import all_positions, row_order, take_rows
+from deid_desktop.core.pathways.common import (
+    _equals_an_id,
+    _format_ids,
+    all_positions,
+    row_order,
+    take_rows,
+)
 from deid_desktop.core.verify import _all_digits, _not_among, _only_digits, _repeats
 from tests.core.test_safe_harbor_support import make_case, people, replace_frame
 
@@ -115,3 +121,24 @@ def test_subject_id_counts_match_pandas(ids: list[str | None], events: list[list
     known = person.dropna().unique()
     expected = sum(int((~c.isin(known) | c.isna()).sum()) for c in columns)
     assert _not_among(columns, person) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"[ST][0-9]{3,6}", fullmatch=True),
+            st.sampled_from(["S0000", "S٠٠٠١", "S000a", "", "s0001", "S+001", " S0001"]),
+        ),
+        max_size=10,
+    ),
+    st.integers(min_value=1, max_value=40),
+    st.sampled_from("ST"),
+)
+def test_a_key_equal_to_an_id_is_found_without_writing_the_ids(
+    keys: list[str], n: int, prefix: str
+) -> None:
+    width = max(4, len(str(n)))
+    written = _format_ids(np.arange(1, n + 1), prefix, width).to_pylist()
+    expected = any(k in set(written) for k in keys)
+    assert _equals_an_id(pa.array(keys, type=pa.large_string()), prefix, width, n) == expected

@@ -310,6 +310,20 @@ def _contains_own_key(ids: np.ndarray, keys: np.ndarray, eligible: np.ndarray) -
     return eligible & (np.strings.find(ids, keys) >= 0)
 
 
+def _equals_an_id(keys: pa.Array, prefix: str, width: int, n: int) -> bool:
+    """Whether a key equals one of the IDs ``prefix`` + ``width`` zero-padded digits of
+    1..n: without writing the n IDs, a key must be the prefix followed by exactly
+    ``width`` digits whose number is 1..n."""
+    shaped = pc.and_(pc.starts_with(keys, prefix), pc.equal(pc.utf8_length(keys), width + 1))
+    digits = pc.utf8_slice_codeunits(pc.filter(keys, shaped), 1)
+    digits = pc.filter(digits, pc.match_substring_regex(digits, f"^[0-9]{{{width}}}$"))
+    if not len(digits):
+        return False
+    number = pc.cast(digits, pa.int64())
+    inside = pc.and_(pc.greater_equal(number, 1), pc.less_equal(number, n))
+    return bool(pc.any(inside).as_py())
+
+
 def random_subject_ids(person_keys: pd.Series, seed: int) -> SubjectIds:
     """``S`` + zero-padded random number for each person, from ``seed`` only.
 
@@ -322,9 +336,9 @@ def random_subject_ids(person_keys: pd.Series, seed: int) -> SubjectIds:
     numbers = rng.permutation(n).astype(np.int64) + 1
     width = max(4, len(str(n)))
     keys = person_keys.astype(STRING).fillna("").to_numpy(dtype=str)
-    every = np.arange(1, n + 1)
+    key_text = arrow_text(keys)
     prefix = next(
-        (p for p in _ID_PREFIXES if not in_set(keys, _format_ids(every, p, width)).any()),
+        (p for p in _ID_PREFIXES if not _equals_an_id(key_text, p, width, n)),
         _ID_PREFIXES[0],
     )
     eligible = np.strings.str_len(keys) >= MIN_KEY_LENGTH
