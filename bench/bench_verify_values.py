@@ -14,24 +14,17 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
-from _common import peak_rss_mb
+from _common import loaded_table, peak_rss_mb
 
 from deid_desktop.core.demo import demo_project, make_demo_frames
-from deid_desktop.core.model import ColumnClass, Extract, LoadedTable, LoadReport, Project
+from deid_desktop.core.model import ColumnClass, Extract, Project
 from deid_desktop.core.pathways import build_release
 from deid_desktop.core.verify import VerifyContext
 from deid_desktop.core.verify_values import check_no_identifier_columns
 
 SIZES = (100_000, 1_000_000)
 RETAGGED = ("mrn", "phone", "first_name", "last_name", "zip")
-
-
-def _loaded(name: str, frame) -> LoadedTable:  # type: ignore[no-untyped-def]
-    return LoadedTable(
-        name, Path(f"{name}.csv"), "0" * 64, frame, LoadReport(f"{name}.csv", len(frame), 1)
-    )
 
 
 def _retagged(project: Project) -> Project:
@@ -66,8 +59,11 @@ def main(sizes: tuple[int, ...]) -> None:
         frames = make_demo_frames(persons)
         project = demo_project(frames, dict.fromkeys(frames, "0" * 64), 20260423)
         extract = Extract(
-            _loaded("demographics", frames["demographics"]),
-            (_loaded("baseline", frames["baseline"]), _loaded("visits", frames["visits"])),
+            loaded_table("demographics", frames["demographics"]),
+            (
+                loaded_table("baseline", frames["baseline"]),
+                loaded_table("visits", frames["visits"]),
+            ),
         )
         for label, proj in (("demo tags", project), ("5 retagged", _retagged(project))):
             secs, cols, bad, rows = _time(extract, proj)

@@ -20,8 +20,6 @@ from deid_desktop.core.model import (
     ColumnClass,
     ExportMeta,
     Extract,
-    LoadedTable,
-    LoadReport,
     Pathway,
     Project,
     Release,
@@ -40,17 +38,12 @@ from deid_desktop.core.verify_values import (
     UNIQUE_CODES,
     ZIPS,
 )
+from tests.core.support import loaded
 
 SALT = bytes(range(3, 35))
 SH_ID = "no_identifier_values"
 LDS_ID = "lds_no_identifier_values"
 CHECK_ID = {Pathway.SAFE_HARBOR: SH_ID, Pathway.LINKABLE: SH_ID, Pathway.LIMITED_DATA_SET: LDS_ID}
-
-
-def _loaded(name: str, frame: pd.DataFrame) -> LoadedTable:
-    return LoadedTable(
-        name, Path(f"{name}.csv"), "0" * 64, frame, LoadReport(f"{name}.csv", len(frame), 1)
-    )
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +52,8 @@ def demo() -> tuple[Extract, Project]:
     project = demo_project(frames, dict.fromkeys(frames, "0" * 64), 20260423)
     project = replace(project, export=replace(project.export, dua="DUA-TEST-1"))
     extract = Extract(
-        _loaded("demographics", frames["demographics"]),
-        (_loaded("baseline", frames["baseline"]), _loaded("visits", frames["visits"])),
+        loaded("demographics", frames["demographics"]),
+        (loaded("baseline", frames["baseline"]), loaded("visits", frames["visits"])),
     )
     return extract, project
 
@@ -335,7 +328,7 @@ def test_adult_passes(shared_data: Path, name: str) -> None:
         safe_harbor=SafeHarborOptions(age_reference="2024-01-01"),
         export=ExportMeta(dua="DUA-TEST-1"),
     )
-    extract = Extract(_loaded("adult", frame), ())
+    extract = Extract(loaded("adult", frame), ())
     for pathway in Pathway:
         _, verdict = _verify(extract, replace(project, pathway=pathway))
         outcome = verdict.outcome(CHECK_ID[pathway])
