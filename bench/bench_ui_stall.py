@@ -8,6 +8,11 @@ The app's own progress strip is shown and updated through the throttled progress
 signal, as in the real window. Target: longest stall under 100 ms.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_ui_stall.py [PERSONS] [--cache DIR]
+        [--where MS]
+
+``--where MS`` names what held the GIL: when a tick is at least MS late, the probe (which
+has just got the GIL back) records the worker thread's innermost frames - the Python line
+whose call had held the GIL - and the report lists them with the stalls.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import os
 import resource
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -62,6 +68,8 @@ class Probe:
         self.stalls: list[tuple[float, str]] = []  # (ms, the stage reported before it)
         self.stage = ""
         self._last = 0.0
+        self.where_ms: float | None = None  # record the worker's stack on ticks this late
+        self.held: list[tuple[float, str, str]] = []  # (ms, stage, worker frames)
 
     def on_progress(self, _fraction: float, stage: str) -> None:
         self.stage = stage
@@ -69,6 +77,7 @@ class Probe:
     def start(self) -> None:
         self.late = []
         self.stalls = []
+        self.held = []
         self.clock.start()
         self._last = 0.0
         self.timer.start()
@@ -82,7 +91,26 @@ class Probe:
         self.late.append(late)
         if late > TARGET_MS:
             self.stalls.append((late, self.stage))
+        if self.where_ms is not None and late >= self.where_ms:
+            self.held.append((late, self.stage, worker_frames()))
         self._last = now
+
+
+def worker_frames(depth: int = 4) -> str:
+    """The innermost frames of every thread but this one (the UI thread)."""
+    me = threading.get_ident()
+    out: list[str] = []
+    for ident, frame in sys._current_frames().items():
+        if ident == me:
+            continue
+        names: list[str] = []
+        f = frame
+        while f is not None and len(names) < depth:
+            code = f.f_code
+            names.append(f"{Path(code.co_filename).name}:{f.f_lineno} {code.co_name}")
+            f = f.f_back
+        out.append(" < ".join(names))
+    return " | ".join(out)
 
 
 def run_in_worker(
@@ -139,6 +167,10 @@ def report(stage: str, seconds: float, probe: Probe) -> float:
     )
     for ms, where in sorted(probe.stalls, reverse=True)[:8]:
         print(f"    stall {ms:5.0f} ms after progress stage: {where or '(start)'}")
+    if probe.where_ms is not None:
+        print(f"    ticks >= {probe.where_ms:.0f} ms late, in order, with the worker's frames:")
+        for ms, where, frames in probe.held:
+            print(f"    {ms:5.0f} ms [{where or '(start)'}] {frames}")
     return worst
 
 
@@ -146,6 +178,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("persons", nargs="?", type=int, default=1_000_000)
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "deid-bench")
+    parser.add_argument(
+        "--where",
+        type=float,
+        metavar="MS",
+        help="list the worker's frames for every tick at least MS late",
+    )
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     project_path = demo(args.cache, args.persons)
@@ -160,6 +198,7 @@ def main() -> int:
     strip.resize(800, 40)
     strip.show()
     probe = Probe()
+    probe.where_ms = args.where
     runner.progress.connect(probe.on_progress)
     project, _ = engine.open_project(project_path)
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from deid_desktop.core.errors import UsageError
+from deid_desktop.core.gc_pause import gc_paused
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project
 from deid_desktop.core.scan.fold import fold
 from deid_desktop.core.scan.regions import WordIndex
@@ -86,17 +87,22 @@ class ScanDictionary:
     @cached_property
     def matcher(self) -> WordMatcher:
         """The Aho-Corasick matcher of the terms, cue words and month words (built once)."""
-        return WordMatcher.build(self.terms)
+        with gc_paused():
+            return WordMatcher.build(self.terms)
 
 
 @dataclass(frozen=True, eq=False)
 class WordMatcher:
-    """Aho-Corasick over " term " (folded and space-padded, so every match is a whole
-    word). The value of a word is its number ``i``: ``lengths[i]`` is the padded length,
+    """Whole-word matching of " term " (folded and space-padded, so every match is a
+    whole word). ASCII words are found by the word index (``regions``); the automaton
+    ``other`` holds only the words with other characters (None when there are none), so
+    a dictionary of millions of names is never one automaton built in a single call.
+    The value of a word is its number ``i``: ``lengths[i]`` is the padded length,
     ``codes[i]`` the rule code of a plain dictionary term, or -1 for a word that needs a
     look at its context (cue, month and URL words), whose entries are ``special[i]``."""
 
-    automaton: ahocorasick.Automaton
+    words: tuple[str, ...]
+    other: ahocorasick.Automaton | None
     lengths: np.ndarray
     codes: np.ndarray
     special: dict[int, tuple[tuple[str, str], ...]]
@@ -104,29 +110,49 @@ class WordMatcher:
 
     @classmethod
     def build(cls, terms: Mapping[str, str]) -> WordMatcher:
-        entries: dict[str, list[tuple[str, str]]] = {}
-        for term, kind in terms.items():
-            entries.setdefault(term, []).append((kind, f"dictionary:{kind.lower()}"))
+        # the context words (few) with every entry; the terms (millions) only as arrays
+        context: dict[str, list[tuple[str, str]]] = {}
         for word in CUE_WORDS:
-            entries.setdefault(word, []).append(("NAME", f"cue:{word}"))
+            context.setdefault(word, []).append(("NAME", f"cue:{word}"))
         for word in MONTH_WORDS:
-            entries.setdefault(word, []).append(("DATE", "month"))
+            context.setdefault(word, []).append(("DATE", "month"))
         for word in URL_WORDS:  # where a URL may start; the kind says which word
-            entries.setdefault(word, []).append((word, URL_START))
-        auto = ahocorasick.Automaton(ahocorasick.STORE_INTS)
-        lengths = np.zeros(len(entries), dtype=np.int64)
-        codes = np.full(len(entries), -1, dtype=np.int64)
+            context.setdefault(word, []).append((word, URL_START))
+        words = (*terms, *(w for w in context if w not in terms))
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words)) + 2
+        kinds = sorted(set(terms.values()))
+        code_of = np.array([dict_code(k) for k in kinds] + [-1], dtype=np.int64)
+        kind_no = {k: n for n, k in enumerate(kinds)}
+        number = np.fromiter(map(kind_no.__getitem__, terms.values()), np.int64, len(terms))
+        codes = code_of[np.concatenate((number, np.full(len(words) - len(terms), -1)))]
         special: dict[int, tuple[tuple[str, str], ...]] = {}
-        for i, (term, what) in enumerate(entries.items()):
-            padded = f" {term} "
-            auto.add_word(padded, i)
-            lengths[i] = len(padded)
-            if len(what) == 1 and what[0][1].startswith("dictionary:"):
-                codes[i] = dict_code(what[0][0])
-            else:
-                special[i] = tuple(what)
-        auto.make_automaton()
-        return cls(auto, lengths, codes, special, WordIndex.build(list(entries)))
+        for i in range(len(terms), len(words)):
+            special[i] = tuple(context[words[i]])
+        for i, word in enumerate(terms):
+            if word in context:  # a term that is also a context word: both entries
+                kind = terms[word]
+                special[i] = ((kind, f"dictionary:{kind.lower()}"), *context[word])
+                codes[i] = -1
+        other = _automaton((i, w) for i, w in enumerate(words) if not w.isascii())
+        return cls(words, other, lengths, codes, special, WordIndex.build(words))
+
+    @cached_property
+    def automaton(self) -> ahocorasick.Automaton:
+        """One automaton of every word: what the index and ``other`` together find, in
+        the same order (the reference of the tests; the scan does not build it)."""
+        full = _automaton(enumerate(self.words))
+        assert full is not None  # the cue, month and URL words are always there
+        return full
+
+
+def _automaton(words: Iterable[tuple[int, str]]) -> ahocorasick.Automaton | None:
+    auto = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    for i, word in words:
+        auto.add_word(f" {word} ", i)
+    if len(auto) == 0:
+        return None
+    auto.make_automaton()
+    return auto
 
 
 def _name_tokens(folded: str) -> list[str]:
@@ -148,6 +174,11 @@ def build_dictionary_from_values(values_by_kind: Mapping[str, Iterable[object]])
             f"Unknown dictionary kind(s): {', '.join(sorted(unknown))}.",
             hint="Use name, mrn, phone, email, ssn or id.",
         )
+    with gc_paused():
+        return _from_values(values_by_kind)
+
+
+def _from_values(values_by_kind: Mapping[str, Iterable[object]]) -> ScanDictionary:
     terms: dict[str, str] = {}
     digits: dict[str, str] = {}
     skipped = 0

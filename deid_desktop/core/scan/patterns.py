@@ -118,14 +118,23 @@ def find_words(text: str, folded: str, dictionary: ScanDictionary) -> tuple[Foun
 
 
 def _automaton_matches(matcher: WordMatcher, padded: str) -> tuple[np.ndarray, np.ndarray]:
-    """End index in ``padded`` and word number of every automaton match, ordered by end
-    and longest first. An ASCII batch goes through the word index (``regions``)."""
+    """End index in ``padded`` and word number of every match of " word ", ordered by end
+    and longest first. ASCII words go through the word index (``regions``), over the
+    text with every other character read as '?' (which no folded word holds, so a word
+    with such a character matches no ASCII word); the few other words through their own
+    automaton."""
     if padded.isascii():
         return matcher.index.matches(padded.encode("ascii"))
-    flat = np.fromiter(
-        itertools.chain.from_iterable(matcher.automaton.iter(padded)), dtype=np.int64
-    )
-    return flat[0::2], flat[1::2]
+    last, ids = matcher.index.matches(ascii_projection(padded))
+    if matcher.other is None:
+        return last, ids
+    flat = np.fromiter(itertools.chain.from_iterable(matcher.other.iter(padded)), dtype=np.int64)
+    if flat.size == 0:
+        return last, ids
+    last = np.concatenate((last, flat[0::2]))
+    ids = np.concatenate((ids, flat[1::2]))
+    order = np.lexsort((-matcher.lengths[ids], last))
+    return last[order], ids[order]
 
 
 #: What a context word's entry asks for.

@@ -78,7 +78,7 @@ class WordIndex:
     @classmethod
     def build(cls, terms: Sequence[str]) -> WordIndex:
         """``terms[i]`` is word number ``i`` (folded, no padding)."""
-        ascii_ids = [i for i, t in enumerate(terms) if t.isascii()]  # others: full pass
+        ascii_ids = [i for i, t in enumerate(terms) if t.isascii()]  # others: their own automaton
         single = [i for i in ascii_ids if " " not in terms[i] and len(terms[i]) <= _EXACT]
         k0, k1, length = _word_keys([terms[i].encode("ascii") for i in single])
         bucket = _bucket(k0, k1, length)
@@ -93,7 +93,10 @@ class WordIndex:
         easy_len = np.full(n, -1, dtype=np.int64)
         easy_k0[ids[alone]], easy_k1[ids[alone]] = k0[alone], k1[alone]
         easy_len[ids[alone]] = length[alone]
-        hard_ids = sorted(set(ascii_ids) - set(ids[alone].tolist()))
+        is_hard = np.zeros(n, dtype=bool)
+        is_hard[ascii_ids] = True
+        is_hard[ids[alone]] = False
+        hard_ids = np.flatnonzero(is_hard).tolist()
         hard = ahocorasick.Automaton(ahocorasick.STORE_INTS)
         hard_span = np.zeros(1 << _BITS, dtype=np.int32)
         long_span = 0
