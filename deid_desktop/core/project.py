@@ -879,34 +879,29 @@ def _header(spec: TableSpec, path: Path) -> list[str]:
 
 
 def _column_problems(spec: TableSpec, columns: Sequence[str], shown: str) -> list[InputProblem]:
-    tagged = [c.name for c in spec.columns]
-    present = set(columns)
-    out = [
-        InputProblem(
-            f"Column '{c}' of table '{spec.name}' is no longer in its input file.",
+    def problem(column: str, says: str, severity: str, kind: str) -> InputProblem:
+        return InputProblem(
+            f"Column '{column}' of table '{spec.name}' {says}",
             file=shown,
-            column=c,
-            severity="error",
+            column=column,
+            severity=severity,
             table=spec.name,
-            kind="column_lost",
+            kind=kind,
         )
+
+    tagged = [c.name for c in spec.columns]
+    present, known = set(columns), set(tagged)
+    lost = [
+        problem(c, "is no longer in its input file.", "error", "column_lost")
         for c in tagged
         if c not in present
     ]
-    known = set(tagged)
-    out += [
-        InputProblem(
-            f"Column '{c}' of table '{spec.name}' is new and not tagged yet.",
-            file=shown,
-            column=c,
-            severity="warning",
-            table=spec.name,
-            kind="column_new",
-        )
+    new = [
+        problem(c, "is new and not tagged yet.", "warning", "column_new")
         for c in columns
         if c not in known
     ]
-    return out
+    return lost + new
 
 
 def check_inputs(project: Project, project_path: Path) -> list[InputProblem]:
