@@ -42,6 +42,7 @@ from deid_desktop.core.pathways.common import (
     random_subject_ids,
     redact_free_text,
     released_name_of,
+    row_order,
     spec_for,
     take_rows,
     year_text,
@@ -108,7 +109,10 @@ def build_safe_harbor(
         pos = positions[table.name]
         over_rows = ages.over_89[pos]
         is_person = table.name == person.name
-        out: dict[str, pd.Series] = {SUBJECT_ID: take_rows(subjects.ids, pos)}
+        order = row_order(subjects.numbers[pos])
+        # The subject IDs are taken straight in release order; the other columns below
+        # are built in input order and then put in that order.
+        out: dict[str, pd.Series] = {SUBJECT_ID: take_rows(subjects.ids, pos[order])}
         for col, treatment in treatments[table.name].items():
             where = f"{table.name}.{col}"
             values = table.frame[col].reset_index(drop=True)
@@ -150,8 +154,13 @@ def build_safe_harbor(
                 out[name] = redacted.columns[table.name][col].reset_index(drop=True).astype(STRING)
             elif treatment == Treatment.KEEP:
                 out[name] = values.astype(STRING)
-        frame = pd.DataFrame(out)
-        tables[table.name] = order_rows(frame, subjects.numbers[pos])
+        tables[table.name] = pd.DataFrame(
+            {
+                name: values if name == SUBJECT_ID else take_rows(values, order)
+                for name, values in out.items()
+            },
+            copy=False,
+        )
 
     rep.step(0.85, "Applying risk settings")
     suppressed, risk_notes = _apply_risk(tables, project, person.name)
