@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-import hashlib
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -52,6 +51,7 @@ from deid_desktop.core.export.record import (
 )
 from deid_desktop.core.export.summaries import check_rows, risk_summary, scan_summary
 from deid_desktop.core.export.tables import check_xlsx_fits, write_xlsx
+from deid_desktop.core.io.hashing import sha256_file as sha256_of
 from deid_desktop.core.model import ExportMeta, Project, Release
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.register import append_register, resolve_register_path
@@ -87,14 +87,6 @@ class ExportRecord:
     register_path: Path
     full_record: dict[str, Any] = field(default_factory=dict)
     full_record_path: Path | None = None
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _inside(child: Path, parent: Path) -> bool:
