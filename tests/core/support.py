@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +17,11 @@ D, Q, DT, FT, CL = (
     ColumnClass.CLINICAL,
 )
 TEXT = pd.StringDtype("pyarrow")
+
+
+def sha(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes (to compare outputs byte for byte)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def text_frame(columns: dict[str, list[str | None]]) -> pd.DataFrame:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import json
 from pathlib import Path
@@ -23,10 +22,7 @@ from deid_desktop.core.model import (
 )
 from deid_desktop.core.progress import CancelToken
 from deid_desktop.core.project import save_project
-
-
-def sha(p: Path) -> str:
-    return hashlib.sha256(p.read_bytes()).hexdigest()
+from tests.core.support import sha
 
 
 def retag(project: Project, table: str, column: str, cls: ColumnClass) -> Project:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import io
 import json
 import zipfile
@@ -26,6 +25,7 @@ from deid_desktop.core.export import (
 from deid_desktop.core.model import PATHWAY_LABELS, ExportMeta, Pathway
 from deid_desktop.core.register import read_register
 from tests.core import test_export_support as sup
+from tests.core.support import sha
 
 NOW = dt.datetime(2026, 11, 29, 13, 30, tzinfo=dt.UTC)
 META = ExportMeta(
@@ -54,10 +54,6 @@ def run_export(tmp_path: Path, *, out: str = "release", xw: str = "crosswalk", *
         input_rows={"demographics": 4, "visits": 5},
         **kw,
     )
-
-
-def sha(p: Path) -> str:
-    return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
 def all_text(folder: Path) -> dict[str, str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import hashlib
 import json
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from deid_desktop.core.export import (
 from deid_desktop.core.model import ExportMeta
 from deid_desktop.core.register import read_register
 from tests.core import test_export_support as sup
+from tests.core.support import sha
 
 SEED = 987654321
 NOW = dt.datetime(2026, 11, 29, 14, 30, tzinfo=dt.UTC)
@@ -55,14 +55,10 @@ def _export(tmp_path: Path, out: str = "release", xw: str = "crosswalk"):
     )
 
 
-def _sha(p: Path) -> str:
-    return hashlib.sha256(p.read_bytes()).hexdigest()
-
-
 def test_release_folder_never_names_the_seed_nor_the_crosswalk(tmp_path: Path) -> None:
     rec = _export(tmp_path)
     xw = tmp_path / "crosswalk"
-    crosswalk_sha = _sha(xw / CROSSWALK_FILE)
+    crosswalk_sha = sha(xw / CROSSWALK_FILE)
     for p in (tmp_path / "release").iterdir():
         data = p.read_bytes()
         if p.suffix == ".xlsx":  # a zip: read the sheets as text too
@@ -92,7 +88,7 @@ def test_full_record_beside_the_crosswalk_and_in_the_register(tmp_path: Path) ->
     assert full == rec.full_record
     assert full["seed"] == SEED and full["parameters"]["release"]["seed"] == SEED
     assert full["crosswalk"]["folder"] == str(xw)
-    assert full["crosswalk"]["sha256"] == _sha(xw / CROSSWALK_FILE)
+    assert full["crosswalk"]["sha256"] == sha(xw / CROSSWALK_FILE)
     assert any(f"seed {SEED}" in t for t in full["transformations"])
     text = (xw / FULL_RECORD_TXT).read_text()
     assert f"Seed: {SEED}" in text and str(xw) in text
@@ -113,7 +109,7 @@ def test_release_data_byte_identical_across_two_exports(tmp_path: Path) -> None:
     assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
     for name in names:
         if name not in {RECORD_JSON, "export_record.txt"}:
-            assert _sha(tmp_path / "a" / name) == _sha(tmp_path / "b" / name), name
+            assert sha(tmp_path / "a" / name) == sha(tmp_path / "b" / name), name
     a, b = (json.loads((tmp_path / d / RECORD_JSON).read_text()) for d in ("a", "b"))
     assert a.pop("outputs")["files"] == b.pop("outputs")["files"]
     assert a == b  # same time: the release records differ only by the release folder
