@@ -9,9 +9,12 @@ from pathlib import Path
 import openpyxl
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deid_desktop.core.errors import Cancelled, InputError, ProjectError
 from deid_desktop.core.io import check_relations, load_extract, prepare_extract, sha256_file
+from deid_desktop.core.io.relations import relation_problems
 from deid_desktop.core.model import (
     ColumnClass,
     ColumnTag,
@@ -304,3 +307,37 @@ def test_xlsx_zip_numbers_are_restored_when_tagged_zip(tmp_path: Path) -> None:
     assert person.frame["zip"].tolist() == ["02139", "00501", "10001"]
     assert person.report.sheet == "Demographics"
     assert person.report.warnings[0].startswith("2 ZIP codes in column 'zip' had lost")
+
+
+KEYS = st.one_of(st.none(), st.sampled_from(["A1", "A2", "B7", "é9", ""]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(KEYS, max_size=10),
+    st.lists(st.lists(st.one_of(KEYS, st.just("Z0")), max_size=10), max_size=3),
+)
+def test_one_encoding_pass_counts_what_value_counts_and_isin_count(
+    person_keys: list[str | None], events: list[list[str | None]]
+) -> None:
+    from deid_desktop.core.io.relations import _problems_by_sets, relation_problems
+
+    person = table("people", {"mrn": person_keys})
+    tables = [(table(f"ev{i}", {"mrn": keys}), "mrn") for i, keys in enumerate(events)]
+    fast = relation_problems(person, "mrn", tables)
+    plain = [p for p in fast if "no person key" in p.message and p.file == "people.csv"]
+    slow = _problems_by_sets(
+        plain, person, "mrn", person.frame["mrn"], [(t, k, t.frame[k]) for t, k in tables]
+    )
+    assert [(p.message, p.file, p.column) for p in fast] == [
+        (p.message, p.file, p.column) for p in slow
+    ]
+
+
+def test_keys_of_different_types_are_compared_as_text() -> None:
+    person = loaded("people", pd.DataFrame({"mrn": pd.Series([1, 2, 3], dtype="int64")}))
+    visits = table("visits", {"mrn": ["1", "3", "4"]})
+    problems = relation_problems(person, "mrn", [(visits, "mrn")])
+    assert [p.message for p in problems] == [
+        "1 row of table 'visits' have a person key that is not in the person table ('people')"
+    ]

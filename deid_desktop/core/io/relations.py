@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -58,52 +60,113 @@ def relation_problems(
                 severity="error",
             )
         )
-    # One hash pass over the keys (pyarrow; pandas' isin/duplicated on Arrow strings
-    # build Python sets): each distinct key with its count.
+    event_keys = [(table, key, _key_column(table, key)) for table, key in events]
+    encoded = _encode(keys, [values for _, _, values in event_keys])
+    if encoded is None:
+        return _problems_by_sets(problems, person, person_key, keys, event_keys)
+    # One hash pass over every key (pyarrow; pandas' isin/duplicated on Arrow strings
+    # build Python sets): the person keys come first, so codes 0..distinct-1 are them.
+    person_codes, event_codes = encoded
+    per_key = np.bincount(person_codes)
+    distinct = len(per_key)
+    repeated = per_key > 1
+    n_keys = int(repeated.sum())
+    if n_keys:
+        n_rows = int(per_key[repeated].sum())
+        problems.append(_repeated_problem(n_rows, n_keys, file, person_key))
+    for (table, key, values), codes in zip(event_keys, event_codes, strict=True):
+        absent = int(values.isna().sum())
+        linked = int(((codes >= 0) & (codes < distinct)).sum())
+        _event_problems(problems, table, key, person, absent, len(values) - absent - linked)
+    return problems
+
+
+def _encode(
+    keys: pd.Series, event_keys: Sequence[pd.Series]
+) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """Dictionary codes of the present person keys and of every event key (-1 where
+    missing), all encoded together as text; None if a column cannot be read as text."""
+    try:
+        parts = [pc.drop_null(_arrow(keys)).cast(pa.large_string())]
+        parts += [_arrow(values).cast(pa.large_string()) for values in event_keys]
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    chunks = [c if isinstance(c, pa.ChunkedArray) else pa.chunked_array([c]) for c in parts]
+    every = pa.chunked_array([a for c in chunks for a in c.chunks], type=pa.large_string())
+    encoded = every.dictionary_encode()
+    codes = pa.chunked_array([c.indices for c in encoded.chunks], type=pa.int32())
+    flat = codes.combine_chunks().fill_null(-1).to_numpy(zero_copy_only=False)
+    sizes = np.cumsum([0, *(len(c) for c in chunks)])
+    pieces = [flat[a:b] for a, b in pairwise(sizes)]
+    return pieces[0], pieces[1:]
+
+
+def _repeated_problem(n_rows: int, n_keys: int, file: str, person_key: str) -> Problem:
+    return Problem(
+        f"{_rows(n_rows)} of the person table share a person key with "
+        f"another row ({n_keys} key(s) repeated); the person table needs one row "
+        "per person",
+        file=file,
+        column=person_key,
+        severity="error",
+    )
+
+
+def _event_problems(
+    problems: list[Problem],
+    table: LoadedTable,
+    key: str,
+    person: LoadedTable,
+    absent: int,
+    unmatched: int,
+) -> None:
+    efile = table.report.file
+    if absent:
+        problems.append(
+            Problem(
+                f"{_rows(absent)} of table '{table.name}' have no person key",
+                file=efile,
+                column=key,
+                severity="error",
+            )
+        )
+    if unmatched:
+        problems.append(
+            Problem(
+                f"{_rows(unmatched)} of table '{table.name}' have a person key that is "
+                f"not in the person table ('{person.name}')",
+                file=efile,
+                column=key,
+                severity="error",
+            )
+        )
+
+
+def _problems_by_sets(
+    problems: list[Problem],
+    person: LoadedTable,
+    person_key: str,
+    keys: pd.Series,
+    event_keys: Sequence[tuple[LoadedTable, str, pd.Series]],
+) -> list[Problem]:
+    """The same counts by a value count and a membership test per event table (for key
+    columns that cannot be encoded together as text)."""
+    file = person.report.file
     counts = pc.value_counts(pc.drop_null(_arrow(keys)))
     present = counts.field("values")
     repeated = pc.greater(counts.field("counts"), 1)
     n_keys = int(pc.sum(repeated).as_py() or 0)
     if n_keys:
         n_rows = int(pc.sum(pc.filter(counts.field("counts"), repeated)).as_py() or 0)
-        problems.append(
-            Problem(
-                f"{_rows(n_rows)} of the person table share a person key with "
-                f"another row ({n_keys} key(s) repeated); the person table needs one row "
-                "per person",
-                file=file,
-                column=person_key,
-                severity="error",
-            )
-        )
-    for table, key in events:
-        event_keys = _key_column(table, key)
-        efile = table.report.file
-        absent = int(event_keys.isna().sum())
-        if absent:
-            problems.append(
-                Problem(
-                    f"{_rows(absent)} of table '{table.name}' have no person key",
-                    file=efile,
-                    column=key,
-                    severity="error",
-                )
-            )
-        values, value_set = _common(_arrow(event_keys), present)
+        problems.append(_repeated_problem(n_rows, n_keys, file, person_key))
+    for table, _key, event_keys_values in event_keys:
+        absent = int(event_keys_values.isna().sum())
+        values, value_set = _common(_arrow(event_keys_values), present)
         # The value set holds no null, so a key-less row is never "linked": it is
         # counted above, not here.
         linked = int(pc.sum(pc.is_in(values, value_set=value_set)).as_py() or 0)
         unmatched = len(values) - values.null_count - linked
-        if unmatched:
-            problems.append(
-                Problem(
-                    f"{_rows(unmatched)} of table '{table.name}' have a person key that is "
-                    f"not in the person table ('{person.name}')",
-                    file=efile,
-                    column=key,
-                    severity="error",
-                )
-            )
+        _event_problems(problems, table, _key, person, absent, unmatched)
     return problems
 
 
