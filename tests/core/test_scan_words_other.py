@@ -5,10 +5,13 @@ word - in notes that mix both."""
 
 from __future__ import annotations
 
+import ahocorasick
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deid_desktop.core.scan import build_dictionary_from_values, patterns, scan_texts
+from deid_desktop.core.scan import build_dictionary_from_values, patterns, regions, scan_texts
 
 VALUES = {
     "name": ["Ann Straße", "Ann Lee", "Σοφία Lee", "Peña", "王芳 Wu", "Mary Ann"],
@@ -54,3 +57,24 @@ def test_names_with_and_without_accents_in_one_note() -> None:
     assert ("Σοφία", "NAME") in found
     assert ("王芳", "NAME") in found
     assert all(text != "Straßen" for text, _ in found)
+
+
+@pytest.mark.parametrize("bits", [18, 2])
+def test_hard_terms_split_over_many_automatons(monkeypatch: pytest.MonkeyPatch, bits: int) -> None:
+    # a dictionary of millions splits its hard terms (several words, long, or sharing a
+    # bucket) over automatons of _SHARD_TERMS; here two terms each
+    monkeypatch.setattr(regions, "_SHARD_TERMS", 2)
+    monkeypatch.setattr(regions, "_BITS", bits)
+    monkeypatch.setattr(regions, "_SHIFT", np.uint64(64 - bits))
+    words = [w for w in DICT.matcher.words if w.isascii()]
+    words += ["ann lee wu", "mary ann lee", "abcdefghijklmnopqrs", "abcdefghijklmnopqrst x9"]
+    index = regions.WordIndex.build(words)
+    assert len(index.hard) > 2
+    full = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    for i, w in enumerate(words):
+        full.add_word(f" {w} ", i)
+    full.make_automaton()
+    for n in range(80):
+        text = " " + "  ".join(words[(n * 5 + i * 3) % len(words)] for i in range(n % 11 + 1)) + " "
+        last, ids = index.matches(text.encode("ascii"))
+        assert list(zip(last.tolist(), ids.tolist(), strict=True)) == list(full.iter(text))

@@ -3,8 +3,9 @@
 Every word of the text up to 16 characters is read as two 8-byte integers (an exact
 key) and hashed. A one-word term alone in its hash bucket ("easy") is found by comparing
 keys. The other terms ("hard": several words, longer than 16 characters, or sharing a
-bucket) are found by the hard-term automaton, run only over the parts of the text around
-words that could begin one: every match of " term " begins at a text word equal to the
+bucket) are found by the hard-term automatons (split by the bucket of the first word, so
+no automaton of millions of terms is built in one GIL-holding call), each run only over
+the parts of the text around words that could begin one of its terms: every match of " term " begins at a text word equal to the
 term's first word and ends within the term's length of it. A hash collision only adds
 work, never loses a match. The result is the set of matches the full automaton finds,
 in the same order (by end, longest first).
@@ -20,6 +21,10 @@ import numpy as np
 
 _BITS = 18  # 256k buckets: the tables stay in cache
 _EXACT = 16  # characters of a word read exactly (two 8-byte integers)
+#: Hard terms per automaton. Building one automaton is a single call that holds the GIL
+#: (about 0.3 s per million terms): hard terms are split by the bucket of their first
+#: word into automatons of about this many, each run only around its own candidates.
+_SHARD_TERMS = 100_000
 _M0 = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xC2B2AE3D27D4EB4F)
 _SHIFT = np.uint64(64 - _BITS)
@@ -62,17 +67,17 @@ def _word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarr
 @dataclass(frozen=True, eq=False)
 class WordIndex:
     """Easy terms by bucket (``easy[bucket]`` = word number or -1, with its key), the
-    hard-term automaton, the longest hard term per bucket of its first word
-    (``hard_span``; ``long_span`` for first words over 16 characters), and the length
-    of every term."""
+    hard-term automatons (``hard[k]`` holds the terms whose first word's bucket is k
+    modulo their number; None when it has none), the longest hard term per bucket of its
+    first word (``hard_span``; a word over 16 characters is bucketed by its first 16 and
+    its length, as the words of the text are), and the length of every term."""
 
     easy: np.ndarray
     easy_k0: np.ndarray
     easy_k1: np.ndarray
     easy_len: np.ndarray
-    hard: ahocorasick.Automaton
+    hard: tuple[ahocorasick.Automaton | None, ...]
     hard_span: np.ndarray
-    long_span: int
     term_len: np.ndarray
 
     @classmethod
@@ -97,26 +102,29 @@ class WordIndex:
         is_hard[ascii_ids] = True
         is_hard[ids[alone]] = False
         hard_ids = np.flatnonzero(is_hard).tolist()
-        hard = ahocorasick.Automaton(ahocorasick.STORE_INTS)
         hard_span = np.zeros(1 << _BITS, dtype=np.int32)
-        long_span = 0
-        firsts: list[bytes] = []
+        firsts: list[bytes] = []  # the first 16 characters of each hard term's first word
+        first_len: list[int] = []
         spans: list[int] = []
         for i in hard_ids:
-            hard.add_word(f" {terms[i]} ", i)
             first = terms[i].split(" ", 1)[0].encode("ascii")
-            if len(first) > _EXACT:
-                long_span = max(long_span, len(terms[i]))
-            else:
-                firsts.append(first)
-                spans.append(len(terms[i]))
+            firsts.append(first[:_EXACT])
+            first_len.append(len(first))
+            spans.append(len(terms[i]))
+        shards = max(1, -(-len(hard_ids) // _SHARD_TERMS))
+        shard_of = np.zeros(len(hard_ids), dtype=np.int64)
         if firsts:
-            f0, f1, flen = _word_keys(firsts)
-            np.maximum.at(hard_span, _bucket(f0, f1, flen), np.asarray(spans, dtype=np.int32))
-        if hard_ids:
-            hard.make_automaton()
+            # a text word is read as its first 16 characters and its length: the same key
+            f0, f1, _ = _word_keys(firsts)
+            first_bucket = _bucket(f0, f1, np.asarray(first_len, dtype=np.int64))
+            np.maximum.at(hard_span, first_bucket, np.asarray(spans, dtype=np.int32))
+            shard_of = first_bucket % shards
+        members: list[list[int]] = [[] for _ in range(shards)]
+        for i, k in zip(hard_ids, shard_of.tolist(), strict=True):
+            members[k].append(i)
+        hard = tuple(_automaton(terms, ids) for ids in members)
         term_len = np.fromiter(map(len, terms), dtype=np.int64, count=n)
-        return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, long_span, term_len)
+        return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, term_len)
 
     def matches(self, padded: bytes) -> tuple[np.ndarray, np.ndarray]:
         """End index (of the trailing space) in ``padded`` and word number of every match
@@ -141,9 +149,14 @@ class WordIndex:
         )
         easy_last, easy_ids = ends[hit[ok]], w[ok]
         span = self.hard_span[bucket]
-        if self.long_span:
-            span = np.where(length > _EXACT, self.long_span, span)
-        hard_last, hard_ids = self._hard_matches(raw, starts, span)
+        shard = bucket % len(self.hard) if len(self.hard) > 1 else None
+        found = [
+            self._hard_matches(raw, starts, span if shard is None else span * (shard == k), auto)
+            for k, auto in enumerate(self.hard)
+            if auto is not None
+        ]
+        hard_last = np.concatenate([f[0] for f in found]) if found else _EMPTY
+        hard_ids = np.concatenate([f[1] for f in found]) if found else _EMPTY
         if hard_last.size == 0:
             return easy_last, easy_ids  # one word per match: already in order
         last = np.concatenate((easy_last, hard_last))
@@ -151,8 +164,9 @@ class WordIndex:
         order = np.lexsort((-self.term_len[ids], last))
         return last[order], ids[order]
 
+    @staticmethod
     def _hard_matches(
-        self, raw: np.ndarray, starts: np.ndarray, span: np.ndarray
+        raw: np.ndarray, starts: np.ndarray, span: np.ndarray, auto: ahocorasick.Automaton
     ) -> tuple[np.ndarray, np.ndarray]:
         cand = np.flatnonzero(span)
         if cand.size == 0:
@@ -170,7 +184,18 @@ class WordIndex:
         chars = raw[np.minimum(idx, n - 1)]
         chars[at[1:] - 1] = 0
         text = chars.tobytes().decode("ascii")
-        flat = np.fromiter((x for pair in self.hard.iter(text) for x in pair), dtype=np.int64)
+        flat = np.fromiter((x for pair in auto.iter(text) for x in pair), dtype=np.int64)
         last, ids = flat[0::2], flat[1::2]
         part = np.searchsorted(at, last, side="right") - 1
         return last - at[part] + p_start[part], ids
+
+
+def _automaton(terms: Sequence[str], ids: Sequence[int]) -> ahocorasick.Automaton | None:
+    """The automaton of " term " for the given word numbers (None for none)."""
+    if not ids:
+        return None
+    auto = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    for i in ids:
+        auto.add_word(f" {terms[i]} ", i)
+    auto.make_automaton()
+    return auto
