@@ -15,15 +15,14 @@ Output names tables, columns and counts - never a value from the data.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from deid_desktop.cli.output import print_json, warn_problems
 from deid_desktop.core.errors import InputError, UsageError
 from deid_desktop.core.model import (
     ColumnClass,
@@ -383,16 +382,14 @@ def _warn_inputs(project: Project, project_path: Path) -> None:
     """Say on stderr what changed about the inputs (moved, changed, columns lost/new)."""
     from deid_desktop.core.project import check_inputs
 
-    for p in check_inputs(project, project_path):
-        where = f" ({p.file})" if p.file else ""
-        print(f"deid: {p.severity}: {p.message}{where}", file=sys.stderr)
+    warn_problems(check_inputs(project, project_path))
 
 
 def run_tags(args: argparse.Namespace) -> int:
     project = load_project(args.project)
     _warn_inputs(project, args.project)
     if args.json:
-        print(json.dumps(tags_json(project), sort_keys=True, indent=2, ensure_ascii=False))
+        print_json(tags_json(project))
         return 0
     print(f"Project: {project.name} (pathway: {project.pathway.value})")
     for t in project.tables:

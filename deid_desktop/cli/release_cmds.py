@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deid_desktop.cli.output import warn_problems
 from deid_desktop.core.errors import DeidError
 
 if TYPE_CHECKING:  # the engine pulls in pandas and openpyxl: imported when a command runs
@@ -109,12 +110,6 @@ def _salt(project: Project) -> bytes | None:
     return secrets.get_salt(project.project_id)
 
 
-def _warn_problems(problems: list[Problem]) -> None:
-    for p in problems:
-        where = f" ({p.file})" if p.file else ""
-        print(f"deid: {p.severity}: {p.message}{where}", file=sys.stderr)
-
-
 def _review(
     project_path: Path, *, scan: bool | None
 ) -> tuple[Project, list[Problem], engine.ReviewResult]:
@@ -124,7 +119,7 @@ def _review(
 
     progress = _progress()
     project, problems = engine.open_project(project_path)
-    _warn_problems(problems)
+    warn_problems(problems)
     extract = engine.load(project, project_path, progress=progress)
     result = engine.review(project, extract, salt=_salt(project), scan=scan, progress=progress)
     return project, problems, result

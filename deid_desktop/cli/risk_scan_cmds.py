@@ -8,13 +8,12 @@ the data: this is a log-like surface.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from deid_desktop.cli.output import print_json, warn_problems
 from deid_desktop.core.errors import InputError, UsageError
 from deid_desktop.core.scan.dictionary import DICT_KINDS
 
@@ -135,9 +134,7 @@ def _load_project(path: Path) -> tuple[Project, Extract]:
     from deid_desktop.core import engine
 
     project, problems = engine.open_project(path)
-    for p in problems:
-        where = f" ({p.file})" if p.file else ""
-        print(f"deid: {p.severity}: {p.message}{where}", file=sys.stderr)
+    warn_problems(problems)
     return project, engine.load(project, path)
 
 
@@ -171,7 +168,7 @@ def run_risk(args: argparse.Namespace) -> int:
             out["lone_release_rows"] = [int(r) for r in report.lone_rows]
         elif args.list_lone:  # the file's line numbers (header = line 1)
             out["lone_lines"] = [int(r) + 2 for r in report.lone_rows]
-        _print_json(out)
+        print_json(out)
     else:
         print(_risk_text(report))
     return 0
@@ -301,7 +298,7 @@ def run_scan(args: argparse.Namespace) -> int:
         dictionary = build_dictionary_from_values(values)
     report = scan_frames(frames, text_columns, dictionary)
     if args.json:
-        _print_json(report.to_dict(include_hits=True))
+        print_json(report.to_dict(include_hits=True))
     else:
         print(_scan_text(report))
     return 0
@@ -354,8 +351,3 @@ def _scan_text(r: ScanReport) -> str:
     lines.append("")
     lines.append(r.disclaimer)
     return "\n".join(lines)
-
-
-def _print_json(data: dict[str, Any]) -> None:
-    json.dump(data, sys.stdout, sort_keys=True, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import getpass
-import json
 import os
 import sys
 from dataclasses import replace
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from deid_desktop import secrets
+from deid_desktop.cli.output import print_json
 from deid_desktop.core.errors import DeidError, InputError, KeyringUnavailable, UsageError
 from deid_desktop.core.linkage import MAX_KEY_LENGTH, MAX_OFFSET_DAYS, MIN_KEY_LENGTH
 from deid_desktop.core.model import PATHWAY_LABELS, ExportMeta, OffsetMode, Pathway, Project
@@ -150,7 +150,7 @@ def _project(path: Path) -> Project:
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], lines: list[str]) -> None:
     if getattr(args, "json", False):
-        print(json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False))
+        print_json(data)
     else:
         for line in lines:
             print(line)
