@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 import subprocess
@@ -15,15 +14,12 @@ from deid_desktop.core.demo import write_demo
 from deid_desktop.core.model import ColumnClass
 from deid_desktop.core.project import load_project, save_project
 from deid_desktop.core.register import read_register
+from tests.core.support import sha
 from tests.e2e._cli import run_deid
 
 
 def deid(*args: str | Path, register: Path) -> subprocess.CompletedProcess[str]:
     return run_deid(*args, env={"DEID_REGISTER": str(register)})
-
-
-def sha(p: Path) -> str:
-    return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
 def tree(path: Path) -> set[str]:
