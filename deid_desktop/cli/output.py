@@ -11,9 +11,10 @@ from typing import Any
 from deid_desktop.core.errors import Problem
 
 
-def print_json(data: dict[str, Any]) -> None:
-    """A --json document on stdout: sorted keys, indented, non-ASCII kept as is."""
-    json.dump(data, sys.stdout, sort_keys=True, indent=2, ensure_ascii=False)
+def print_json(data: dict[str, Any], *, ensure_ascii: bool = False) -> None:
+    """A --json document on stdout: sorted keys, indented, non-ASCII kept as is unless
+    ``ensure_ascii`` (`deid check` / `deid run` escape it)."""
+    json.dump(data, sys.stdout, sort_keys=True, indent=2, ensure_ascii=ensure_ascii)
     sys.stdout.write("\n")
 
 

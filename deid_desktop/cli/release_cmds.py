@@ -14,13 +14,12 @@ Output names tables, columns, checks and counts - never a value from the data.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deid_desktop.cli.output import warn_problems
+from deid_desktop.cli.output import print_json, warn_problems
 from deid_desktop.core.errors import DeidError
 
 if TYPE_CHECKING:  # the engine pulls in pandas and openpyxl: imported when a command runs
@@ -240,8 +239,7 @@ def run_check(args: argparse.Namespace) -> int:
     project, problems, result = _review(args.project, scan=True)
     payload = check_payload(args.project, project, problems, result)
     if args.json:
-        json.dump(payload, sys.stdout, indent=2, sort_keys=True)
-        sys.stdout.write("\n")
+        print_json(payload, ensure_ascii=True)
     else:
         _print_check(payload)
     return 0 if result.passed else EXIT_CHECK_FAILED
@@ -282,8 +280,7 @@ def run_run(args: argparse.Namespace) -> int:
         "label": record.record["label"],
     }
     if args.json:
-        json.dump(payload, sys.stdout, indent=2, sort_keys=True)
-        sys.stdout.write("\n")
+        print_json(payload, ensure_ascii=True)
         return 0
     print(f"Release written ({payload['label']}):")
     for p in payload["files"]:
