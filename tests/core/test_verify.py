@@ -48,6 +48,7 @@ SH_IDS = {
     "ages_pooled",
     "no_age_revealing_year",
     "subject_ids",
+    "no_identifier_values",
     "crosswalk_apart",
 }
 
