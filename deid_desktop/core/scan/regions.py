@@ -3,10 +3,11 @@
 Every word of the text up to 16 characters is read as two 8-byte integers (an exact
 key) and hashed. A one-word term alone in its hash bucket ("easy") is found by comparing
 keys. The other terms ("hard": several words, longer than 16 characters, or sharing a
-bucket) are found by the hard-term automatons (split by the bucket of the first word, so
-no automaton of millions of terms is built in one GIL-holding call), each run only over
-the parts of the text around words that could begin one of its terms: every match of " term " begins at a text word equal to the
-term's first word and ends within the term's length of it. A hash collision only adds
+bucket) are found by the hard-term automatons, split by the bucket of the first word and
+at most 100k terms each (building one is a single call that holds the GIL; millions of
+terms in one froze the window), each run only over the parts of the text around words
+that could begin one of its terms: every match of " term " begins at a text word equal
+to the term's first word and ends within the term's length of it. A hash collision only adds
 work, never loses a match. The result is the set of matches the full automaton finds,
 in the same order (by end, longest first).
 """
@@ -68,7 +69,8 @@ def _word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarr
 class WordIndex:
     """Easy terms by bucket (``easy[bucket]`` = word number or -1, with its key), the
     hard-term automatons (``hard[k]`` holds the terms whose first word's bucket is k
-    modulo their number; None when it has none), the longest hard term per bucket of its
+    modulo their number, in automatons of at most ``_SHARD_TERMS`` terms: many terms can
+    share one first word, as IDs "SYN 1", "SYN 2"... do), the longest hard term per bucket of its
     first word (``hard_span``; a word over 16 characters is bucketed by its first 16 and
     its length, as the words of the text are), and the length of every term."""
 
@@ -76,7 +78,7 @@ class WordIndex:
     easy_k0: np.ndarray
     easy_k1: np.ndarray
     easy_len: np.ndarray
-    hard: tuple[ahocorasick.Automaton | None, ...]
+    hard: tuple[tuple[ahocorasick.Automaton, ...], ...]
     hard_span: np.ndarray
     term_len: np.ndarray
 
@@ -122,7 +124,13 @@ class WordIndex:
         members: list[list[int]] = [[] for _ in range(shards)]
         for i, k in zip(hard_ids, shard_of.tolist(), strict=True):
             members[k].append(i)
-        hard = tuple(_automaton(terms, ids) for ids in members)
+        hard = tuple(
+            tuple(
+                _automaton(terms, ids[at : at + _SHARD_TERMS])
+                for at in range(0, len(ids), _SHARD_TERMS)
+            )
+            for ids in members
+        )
         term_len = np.fromiter(map(len, terms), dtype=np.int64, count=n)
         return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, term_len)
 
@@ -152,8 +160,8 @@ class WordIndex:
         shard = bucket % len(self.hard) if len(self.hard) > 1 else None
         found = [
             self._hard_matches(raw, starts, span if shard is None else span * (shard == k), auto)
-            for k, auto in enumerate(self.hard)
-            if auto is not None
+            for k, automatons in enumerate(self.hard)
+            for auto in automatons
         ]
         hard_last = np.concatenate([f[0] for f in found]) if found else _EMPTY
         hard_ids = np.concatenate([f[1] for f in found]) if found else _EMPTY
@@ -190,10 +198,8 @@ class WordIndex:
         return last - at[part] + p_start[part], ids
 
 
-def _automaton(terms: Sequence[str], ids: Sequence[int]) -> ahocorasick.Automaton | None:
-    """The automaton of " term " for the given word numbers (None for none)."""
-    if not ids:
-        return None
+def _automaton(terms: Sequence[str], ids: Sequence[int]) -> ahocorasick.Automaton:
+    """The automaton of " term " for the given word numbers (at least one)."""
     auto = ahocorasick.Automaton(ahocorasick.STORE_INTS)
     for i in ids:
         auto.add_word(f" {terms[i]} ", i)
