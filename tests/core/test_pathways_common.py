@@ -17,6 +17,7 @@ from deid_desktop.core.pathways.common import (
     _equals_an_id,
     _format_ids,
     all_positions,
+    earliest_per_person,
     row_order,
     take_rows,
 )
@@ -142,3 +143,36 @@ def test_a_key_equal_to_an_id_is_found_without_writing_the_ids(
     written = _format_ids(np.arange(1, n + 1), prefix, width).to_pylist()
     expected = any(k in set(written) for k in keys)
     assert _equals_an_id(pa.array(keys, type=pa.large_string()), prefix, width, n) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=6),
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=5),
+            st.one_of(st.none(), st.integers(min_value=-50_000, max_value=50_000)),
+        ),
+        max_size=15,
+    ),
+    st.booleans(),
+)
+def test_earliest_per_person_is_the_group_minimum(
+    n: int, rows: list[tuple[int, int | None]], own_rows: bool
+) -> None:
+    if own_rows:  # the person table: each person its own row
+        rows = [(i, rows[i][1] if i < len(rows) else None) for i in range(n)]
+    rows = [(p, d) for p, d in rows if p < n]
+    positions = np.array([p for p, _ in rows], dtype=np.int64)
+    days = [
+        pd.NaT if d is None else pd.Timestamp("2000-01-01") + pd.Timedelta(days=d) for _, d in rows
+    ]
+    dates = pd.Series(pd.to_datetime(pd.Series(days, dtype="datetime64[ns]")))
+    expected = pd.Series(dates.to_numpy(), index=positions).groupby(level=0).min().reindex(range(n))
+    found = earliest_per_person(dates, positions, n)
+    assert found.dtype == expected.dtype
+    assert found.tolist() == expected.tolist() or (
+        found.isna().tolist() == expected.isna().tolist()
+        and found.dropna().tolist() == expected.dropna().tolist()
+    )
+    assert list(found.index) == list(range(n))

@@ -452,6 +452,23 @@ class AgeFacts:
     warnings: tuple[str, ...] = ()
 
 
+def earliest_per_person(dates: pd.Series, positions: np.ndarray, n: int) -> pd.Series:
+    """Per person row 0..n-1, the earliest of the dates of its rows (``positions``: each
+    row's person); NaT for a person with no dated row. A group-by minimum done with
+    numpy: one pass, or none when each person has exactly its own row."""
+    stamps = dates.to_numpy(dtype="datetime64[ns]")
+    if len(positions) == n and np.array_equal(positions, np.arange(n)):
+        return pd.Series(stamps.copy(), index=pd.RangeIndex(n))
+    nat = np.iinfo(np.int64).min  # NaT's integer
+    values = stamps.view(np.int64)
+    latest = np.iinfo(np.int64).max
+    earliest = np.full(n, latest, dtype=np.int64)
+    present = values != nat
+    np.minimum.at(earliest, positions[present], values[present])
+    earliest[earliest == latest] = nat
+    return pd.Series(earliest.view("datetime64[ns]"), index=pd.RangeIndex(n))
+
+
 def _find_role(extract: Extract, project: Project, role: Role) -> tuple[str, ColumnTag] | None:
     for table in extract.tables:  # the person table first
         tag = spec_for(project, table).by_role(role)
@@ -483,12 +500,7 @@ def _reference_dates(
         return None, "", 0
     table, tag = found
     parsed = dates.get(table, tag)
-    per_person = (
-        pd.Series(parsed.to_numpy(), index=positions[table])
-        .groupby(level=0)
-        .min()
-        .reindex(range(n))
-    )
+    per_person = earliest_per_person(parsed, positions[table], n)
     missing = int(per_person.isna().sum())
     if missing and per_person.notna().any():
         per_person = per_person.fillna(per_person.max())  # the latest: the older age
@@ -552,12 +564,7 @@ def assess_ages(
             )
         else:
             parsed = dates.get(b_table, b_tag)
-            born = (
-                pd.Series(parsed.to_numpy(), index=positions[b_table])
-                .groupby(level=0)
-                .min()
-                .reindex(range(n))
-            )
+            born = earliest_per_person(parsed, positions[b_table], n)
             computed = age_between(born, ref.reset_index(drop=True))
             over |= (computed > MAX_AGE).fillna(False).to_numpy(dtype=bool)
             sources.append(f"birth date '{b_table}.{b_tag.name}' at the {ref_label}")
