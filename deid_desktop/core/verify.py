@@ -660,6 +660,10 @@ def _repeats(values: pd.Series) -> int:
     """Rows whose value (missing included) appeared on an earlier row: pandas'
     ``duplicated().sum()``, by one Arrow distinct count."""
     arr = arrow_text(values)
+    if arr.null_count == 0 and len(arr) > 1:
+        rising = pc.greater(arr.slice(1), arr.slice(0, len(arr) - 1))
+        if pc.all(rising).as_py():  # strictly increasing (a release in ID order): none
+            return 0
     return len(arr) - int(pc.count_distinct(arr, mode="all").as_py())
 
 

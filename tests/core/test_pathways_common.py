@@ -176,3 +176,11 @@ def test_earliest_per_person_is_the_group_minimum(
         and found.dropna().tolist() == expected.dropna().tolist()
     )
     assert list(found.index) == list(range(n))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["S01", "S02", "S03", "S10", "T1", "é"]), max_size=8))
+def test_repeats_of_sorted_and_unsorted_ids_match_pandas(ids: list[str]) -> None:
+    for values in (ids, sorted(ids), sorted(set(ids))):
+        series = pd.Series(values, dtype=TEXT)
+        assert _repeats(series) == int(series.duplicated().sum())
