@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from deid_desktop.core.errors import UsageError
-from deid_desktop.core.gc_pause import gc_paused
+from deid_desktop.core.gc_pause import gc_paused, map_array
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project
 from deid_desktop.core.scan.fold import fold
 from deid_desktop.core.scan.regions import WordIndex
@@ -119,11 +119,11 @@ class WordMatcher:
         for word in URL_WORDS:  # where a URL may start; the kind says which word
             context.setdefault(word, []).append((word, URL_START))
         words = (*terms, *(w for w in context if w not in terms))
-        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words)) + 2
+        lengths = map_array(len, words, np.int64) + 2
         kinds = sorted(set(terms.values()))
         code_of = np.array([dict_code(k) for k in kinds] + [-1], dtype=np.int64)
         kind_no = {k: n for n, k in enumerate(kinds)}
-        number = np.fromiter(map(kind_no.__getitem__, terms.values()), np.int64, len(terms))
+        number = map_array(kind_no.__getitem__, list(terms.values()), np.int64)
         codes = code_of[np.concatenate((number, np.full(len(words) - len(terms), -1)))]
         special: dict[int, tuple[tuple[str, str], ...]] = {}
         for i in range(len(terms), len(words)):

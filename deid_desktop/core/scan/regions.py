@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import ahocorasick
 import numpy as np
 
+from deid_desktop.core.gc_pause import CHUNK, map_array
+
 _BITS = 18  # 256k buckets: the tables stay in cache
 _EXACT = 16  # characters of a word read exactly (two 8-byte integers)
 #: Hard terms per automaton. Building one automaton is a single call that holds the GIL
@@ -57,7 +59,16 @@ def _bucket(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
 
 
 def _word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Keys, lengths and buckets of ASCII words of at most ``_EXACT`` characters."""
+    """Keys and lengths of ASCII words of at most ``_EXACT`` characters (a chunk at a
+    time: one join of millions of words would hold the GIL throughout)."""
+    if len(words) <= CHUNK:
+        return _chunk_keys(words)
+    parts = [_chunk_keys(words[at : at + CHUNK]) for at in range(0, len(words), CHUNK)]
+    k0, k1, length = zip(*parts, strict=True)
+    return np.concatenate(k0), np.concatenate(k1), np.concatenate(length)
+
+
+def _chunk_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     buf = b"".join(w.ljust(_EXACT, b"\0") for w in words) + bytes(8)
     starts = np.arange(len(words), dtype=np.int64) * _EXACT
     length = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
@@ -85,7 +96,8 @@ class WordIndex:
     @classmethod
     def build(cls, terms: Sequence[str]) -> WordIndex:
         """``terms[i]`` is word number ``i`` (folded, no padding)."""
-        ascii_ids = [i for i, t in enumerate(terms) if t.isascii()]  # others: their own automaton
+        is_ascii = map_array(str.isascii, terms, bool)  # others: their own automaton
+        ascii_ids = np.flatnonzero(is_ascii).tolist()
         single = [i for i in ascii_ids if " " not in terms[i] and len(terms[i]) <= _EXACT]
         k0, k1, length = _word_keys([terms[i].encode("ascii") for i in single])
         bucket = _bucket(k0, k1, length)
@@ -100,8 +112,7 @@ class WordIndex:
         easy_len = np.full(n, -1, dtype=np.int64)
         easy_k0[ids[alone]], easy_k1[ids[alone]] = k0[alone], k1[alone]
         easy_len[ids[alone]] = length[alone]
-        is_hard = np.zeros(n, dtype=bool)
-        is_hard[ascii_ids] = True
+        is_hard = is_ascii.copy()
         is_hard[ids[alone]] = False
         hard_ids = np.flatnonzero(is_hard).tolist()
         hard_span = np.zeros(1 << _BITS, dtype=np.int32)
@@ -131,7 +142,7 @@ class WordIndex:
             )
             for ids in members
         )
-        term_len = np.fromiter(map(len, terms), dtype=np.int64, count=n)
+        term_len = map_array(len, terms, np.int64)
         return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, term_len)
 
     def matches(self, padded: bytes) -> tuple[np.ndarray, np.ndarray]:
