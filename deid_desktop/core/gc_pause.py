@@ -55,3 +55,19 @@ def map_array(fn: Callable[[Any], Any], items: Sequence[Any], dtype: Any) -> np.
         part = items[at : at + CHUNK]
         out[at : at + len(part)] = np.fromiter(map(fn, part), dtype=dtype, count=len(part))
     return out
+
+
+def list_array(items: Sequence[Any], dtype: Any) -> np.ndarray:
+    """``np.asarray(items, dtype)`` for a long list, a chunk at a time."""
+    out = np.empty(len(items), dtype=dtype)
+    for at in range(0, len(items), CHUNK):
+        out[at : at + CHUNK] = np.asarray(items[at : at + CHUNK], dtype=dtype)
+    return out
+
+
+def release(*lists: list[Any]) -> None:
+    """Empty long lists a chunk at a time (freeing millions of objects at once, as when a
+    function returns, is one C loop that holds the GIL)."""
+    for items in lists:
+        while items:
+            del items[-CHUNK:]

@@ -4,7 +4,7 @@ Every word of the text up to 16 characters is read as two 8-byte integers (an ex
 key) and hashed. A one-word term alone in its hash bucket ("easy") is found by comparing
 keys. The other terms ("hard": several words, longer than 16 characters, or sharing a
 bucket) are found by the hard-term automatons, split by the bucket of the first word and
-at most 100k terms each (building one is a single call that holds the GIL; millions of
+at most 50k terms each (building one is a single call that holds the GIL; millions of
 terms in one froze the window), each run only over the parts of the text around words
 that could begin one of its terms: every match of " term " begins at a text word equal
 to the term's first word and ends within the term's length of it. A hash collision only adds
@@ -20,14 +20,14 @@ from dataclasses import dataclass
 import ahocorasick
 import numpy as np
 
-from deid_desktop.core.gc_pause import CHUNK, map_array
+from deid_desktop.core.gc_pause import CHUNK, list_array, map_array, release
 
 _BITS = 18  # 256k buckets: the tables stay in cache
 _EXACT = 16  # characters of a word read exactly (two 8-byte integers)
 #: Hard terms per automaton. Building one automaton is a single call that holds the GIL
 #: (about 0.3 s per million terms): hard terms are split by the bucket of their first
 #: word into automatons of about this many, each run only around its own candidates.
-_SHARD_TERMS = 100_000
+_SHARD_TERMS = 50_000
 _M0 = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xC2B2AE3D27D4EB4F)
 _SHIFT = np.uint64(64 - _BITS)
@@ -104,7 +104,7 @@ class WordIndex:
         per_bucket = np.bincount(bucket, minlength=1 << _BITS)
         alone = per_bucket[bucket] == 1
         easy = np.full(1 << _BITS, -1, dtype=np.int32)
-        ids = np.asarray(single, dtype=np.int64)
+        ids = list_array(single, np.int64)
         easy[bucket[alone]] = ids[alone]
         n = len(terms)
         easy_k0 = np.zeros(n, dtype=np.uint64)
@@ -129,8 +129,8 @@ class WordIndex:
         if firsts:
             # a text word is read as its first 16 characters and its length: the same key
             f0, f1, _ = _word_keys(firsts)
-            first_bucket = _bucket(f0, f1, np.asarray(first_len, dtype=np.int64))
-            np.maximum.at(hard_span, first_bucket, np.asarray(spans, dtype=np.int32))
+            first_bucket = _bucket(f0, f1, list_array(first_len, np.int64))
+            np.maximum.at(hard_span, first_bucket, list_array(spans, np.int32))
             shard_of = first_bucket % shards
         members: list[list[int]] = [[] for _ in range(shards)]
         for i, k in zip(hard_ids, shard_of.tolist(), strict=True):
@@ -143,6 +143,7 @@ class WordIndex:
             for ids in members
         )
         term_len = map_array(len, terms, np.int64)
+        release(firsts, first_len, spans, hard_ids, single, ascii_ids, *members)
         return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, term_len)
 
     def matches(self, padded: bytes) -> tuple[np.ndarray, np.ndarray]:
