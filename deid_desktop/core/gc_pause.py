@@ -71,3 +71,11 @@ def release(*lists: list[Any]) -> None:
     for items in lists:
         while items:
             del items[-CHUNK:]
+
+
+def array_list(values: np.ndarray) -> list[Any]:
+    """``values.tolist()`` for a long array, a chunk at a time."""
+    out: list[Any] = []
+    for at in range(0, values.size, CHUNK):
+        out.extend(values[at : at + CHUNK].tolist())
+    return out

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import ahocorasick
 import numpy as np
 
-from deid_desktop.core.gc_pause import CHUNK, list_array, map_array, release
+from deid_desktop.core.gc_pause import CHUNK, array_list, list_array, map_array, release
 
 _BITS = 18  # 256k buckets: the tables stay in cache
 _EXACT = 16  # characters of a word read exactly (two 8-byte integers)
@@ -97,7 +97,7 @@ class WordIndex:
     def build(cls, terms: Sequence[str]) -> WordIndex:
         """``terms[i]`` is word number ``i`` (folded, no padding)."""
         is_ascii = map_array(str.isascii, terms, bool)  # others: their own automaton
-        ascii_ids = np.flatnonzero(is_ascii).tolist()
+        ascii_ids = array_list(np.flatnonzero(is_ascii))
         single = [i for i in ascii_ids if " " not in terms[i] and len(terms[i]) <= _EXACT]
         k0, k1, length = _word_keys([terms[i].encode("ascii") for i in single])
         bucket = _bucket(k0, k1, length)
@@ -114,7 +114,7 @@ class WordIndex:
         easy_len[ids[alone]] = length[alone]
         is_hard = is_ascii.copy()
         is_hard[ids[alone]] = False
-        hard_ids = np.flatnonzero(is_hard).tolist()
+        hard_ids = array_list(np.flatnonzero(is_hard))
         hard_span = np.zeros(1 << _BITS, dtype=np.int32)
         firsts: list[bytes] = []  # the first 16 characters of each hard term's first word
         first_len: list[int] = []
@@ -133,7 +133,7 @@ class WordIndex:
             np.maximum.at(hard_span, first_bucket, list_array(spans, np.int32))
             shard_of = first_bucket % shards
         members: list[list[int]] = [[] for _ in range(shards)]
-        for i, k in zip(hard_ids, shard_of.tolist(), strict=True):
+        for i, k in zip(hard_ids, array_list(shard_of), strict=True):
             members[k].append(i)
         hard = tuple(
             tuple(
