@@ -77,7 +77,7 @@ class KeyringUnavailable(DeidError):
     exit_code = 4
 
 
-class Cancelled(Exception):  # noqa: N818 - reads better at call sites than CancelledError
+class Cancelled(Exception):
     """The user cancelled a long operation. Nothing half-written is left behind."""
 
 

@@ -34,7 +34,7 @@ class CancelToken:
             raise Cancelled("Cancelled by the user")
 
 
-def noop_progress(fraction: float, stage: str) -> None:  # noqa: ARG001
+def noop_progress(fraction: float, stage: str) -> None:
     """Default progress sink."""
 
 
