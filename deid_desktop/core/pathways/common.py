@@ -683,3 +683,145 @@ def released_name_of(treatment: Treatment, name: str, taken: Iterable[str]) -> s
 
 def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+# --------------------------------------------------------------------------- shared steps
+
+
+def plan_columns(
+    extract: Extract, project: Project
+) -> tuple[dict[str, dict[str, Treatment]], Redaction]:
+    """Table -> column -> treatment for every table (free text as the project's
+    ``safe_harbor.free_text`` asks), and the columns chosen for redaction, redacted."""
+    treatments = {
+        t.name: column_treatments(
+            spec_for(project, t), t.frame.columns, free_text=project.safe_harbor.free_text
+        )
+        for t in extract.tables
+    }
+    redacted = redact_free_text(
+        extract,
+        project,
+        {
+            name: [c for c, tr in cols.items() if tr == Treatment.REDACT]
+            for name, cols in treatments.items()
+        },
+    )
+    return treatments, redacted
+
+
+def redaction_sentences(redacted: Redaction) -> list[str]:
+    """One sentence per redacted free-text column, for the README and the record."""
+    return [
+        f"Kept free-text column {where} with {plural(count, 'scan hit')} in "
+        f"{plural(redacted.notes_with_hits[where], 'note')} replaced by [KIND] (chosen by "
+        "the user; a scan cannot prove a note clean)."
+        for where, count in sorted(redacted.hits.items())
+    ]
+
+
+def subject_crosswalk(subjects: SubjectIds, person: LoadedTable, key: str) -> pd.DataFrame:
+    """The held-back crosswalk (subject ID <-> person key), in subject-ID order."""
+    crosswalk = pd.DataFrame(
+        {
+            SUBJECT_ID: subjects.ids.reset_index(drop=True),
+            key: person.frame[key].reset_index(drop=True).astype(STRING),
+        }
+    )
+    return order_rows(crosswalk, subjects.numbers)
+
+
+# --------------------------------------------------------------------------- risk settings
+
+
+def default_quasi_identifiers(project: Project, frame: pd.DataFrame) -> tuple[str, ...]:
+    """The quasi-tagged columns of the person table as released (ZIP -> zip3 if cut)."""
+    names: list[str] = []
+    for tag in project.person_table.by_class(ColumnClass.QUASI):
+        name = ZIP3_COLUMN if tag.role == Role.ZIP and ZIP3_COLUMN in frame.columns else tag.name
+        if name in frame.columns and name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+@dataclass(frozen=True)
+class RiskApplied:
+    """What ``apply_risk_settings`` did; each pathway words the suppression itself."""
+
+    suppressed: dict[str, int]  # table -> rows removed
+    notes: list[str]  # age bands and ZIP3 removal, as sentences
+    quasi_identifiers: tuple[str, ...] = ()  # suppression ran on these (() = it did not)
+    removed: int = 0  # persons removed by the suppression
+    share: float = 0.0  # their share of the person rows
+
+
+def apply_risk_settings(
+    tables: dict[str, pd.DataFrame],
+    project: Project,
+    person: str,
+    id_column: str,
+    *,
+    released_qis_only: bool,
+) -> RiskApplied:
+    """The user's generalizations and suppression (``project.risk``), in place.
+
+    Age bands on age columns, ZIP3 dropped, and persons in classes below k removed from
+    the person table and, through ``id_column``, from every event table.
+    ``released_qis_only``: the user's quasi-identifiers not in the released person table
+    are passed over (else ``core.risk`` refuses them).
+    """
+    settings = project.risk
+    notes: list[str] = []
+    suppressed: dict[str, int] = {}
+    if not (settings.age_bands or settings.drop_zip3 or settings.suppress_below_k):
+        return RiskApplied(suppressed, notes)
+    from deid_desktop.core import risk
+
+    if settings.age_bands:
+        for name, frame in tables.items():
+            tag = project.table(name).by_role(Role.AGE)
+            if tag is not None and tag.name in frame.columns:
+                frame[tag.name] = risk.apply_age_bands(
+                    frame[tag.name], settings.age_bands, column=tag.name
+                ).astype(STRING)
+                notes.append(
+                    f"Grouped ages in {name}.{tag.name} into bands "
+                    + ", ".join(risk.age_band_labels(settings.age_bands))
+                    + "."
+                )
+    if settings.drop_zip3:
+        for name, frame in list(tables.items()):
+            if ZIP3_COLUMN in frame.columns:
+                tables[name] = frame.drop(columns=[ZIP3_COLUMN])
+                notes.append(f"Removed {name}.{ZIP3_COLUMN} to raise k.")
+    if not settings.suppress_below_k:
+        return RiskApplied(suppressed, notes)
+    frame = tables[person]
+    qis = tuple(settings.quasi_identifiers or default_quasi_identifiers(project, frame))
+    if released_qis_only:
+        qis = tuple(q for q in qis if q in frame.columns)
+    if not qis:
+        return RiskApplied(suppressed, notes)
+    kept, removed, share = risk.suppress_below_k(frame, qis, settings.k_target)
+    if removed:
+        gone = frame[id_column][~frame.index.isin(kept.index)]
+        tables[person] = kept.reset_index(drop=True)
+        suppressed[person] = removed
+        for name, other in list(tables.items()):
+            if name == person:
+                continue
+            mask = in_set(other[id_column], gone)
+            if mask.any():
+                tables[name] = other.loc[~mask].reset_index(drop=True)
+                suppressed[name] = int(mask.sum())
+    return RiskApplied(suppressed, notes, qis, removed, share)
+
+
+def removed_below_k_sentences(risk: RiskApplied, k_target: int) -> list[str]:
+    """The linkable and limited-data-set sentence for persons removed below k."""
+    if not risk.removed:
+        return []
+    return [
+        f"Removed {plural(risk.removed, 'person')} ({risk.share:.1%}) in groups smaller "
+        f"than k = {k_target} on {', '.join(risk.quasi_identifiers)}, with their event rows."
+    ]

@@ -47,14 +47,15 @@ from deid_desktop.core.pathways.common import (
     SUBJECT_ID,
     Treatment,
     all_positions,
-    column_treatments,
+    apply_risk_settings,
     order_rows,
+    plan_columns,
     plural,
     random_subject_ids,
-    redact_free_text,
+    removed_below_k_sentences,
     spec_for,
+    subject_crosswalk,
 )
-from deid_desktop.core.pathways.linkable import apply_risk_settings
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.verify import BLOCKING, Check, check_subject_ids
 from deid_desktop.core.verify_linkable import LIMITED, limited_checks
@@ -155,20 +156,7 @@ def build_limited(
     rep.step(0.0, "Assigning random subject IDs")
     subjects = random_subject_ids(person.frame[pspec.key], project.seed)
     positions = all_positions(extract, project)
-    treatments = {
-        t.name: column_treatments(
-            spec_for(project, t), t.frame.columns, free_text=project.safe_harbor.free_text
-        )
-        for t in extract.tables
-    }
-    redacted = redact_free_text(
-        extract,
-        project,
-        {
-            name: [c for c, tr in cols.items() if tr == Treatment.REDACT]
-            for name, cols in treatments.items()
-        },
-    )
+    treatments, redacted = plan_columns(extract, project)
     removed: list[str] = []
     kept_geo: list[str] = []
     text_removed: list[str] = []
@@ -205,16 +193,8 @@ def build_limited(
         tables[table.name] = order_rows(pd.DataFrame(out), subjects.numbers[pos])
 
     rep.step(0.85, "Applying risk settings")
-    suppressed, risk_notes = apply_risk_settings(tables, project, person.name, SUBJECT_ID)
-    crosswalk = order_rows(
-        pd.DataFrame(
-            {
-                SUBJECT_ID: subjects.ids.reset_index(drop=True),
-                pspec.key: person.frame[pspec.key].reset_index(drop=True).astype(STRING),
-            }
-        ),
-        subjects.numbers,
-    )
+    risk = apply_risk_settings(tables, project, person.name, SUBJECT_ID, released_qis_only=True)
+    crosswalk = subject_crosswalk(subjects, person, pspec.key)
     sentences = [
         "Limited data set under 45 CFR 164.514(e): not de-identified; it may be disclosed "
         "only under a data use agreement"
@@ -240,7 +220,8 @@ def build_limited(
     if untagged:
         sentences.append("Removed untagged columns: " + ", ".join(untagged) + ".")
     sentences.append("Ordered the rows of every table by subject ID.")
-    sentences.extend(risk_notes)
+    sentences.extend(risk.notes)
+    sentences.extend(removed_below_k_sentences(risk, project.risk.k_target))
     warnings: list[str] = []
     if zip_bad:
         warnings.append(f"{plural(zip_bad, 'ZIP value')} were not 5-digit ZIPs and left empty.")
@@ -259,7 +240,7 @@ def build_limited(
         crosswalk=crosswalk,
         id_column=SUBJECT_ID,
         transformations=tuple(sentences),
-        suppressed_rows=suppressed,
+        suppressed_rows=risk.suppressed,
         warnings=tuple(warnings),
         parameters={
             "pathway": Pathway.LIMITED_DATA_SET.value,

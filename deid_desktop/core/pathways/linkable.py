@@ -58,11 +58,13 @@ from deid_desktop.core.pathways.common import (
     Treatment,
     age_numbers,
     all_positions,
+    apply_risk_settings,
     assess_ages,
-    column_treatments,
+    plan_columns,
     plural,
     pool_ages,
-    redact_free_text,
+    redaction_sentences,
+    removed_below_k_sentences,
     spec_for,
     zip3_series,
 )
@@ -139,74 +141,6 @@ def release_order(person_numbers_per_row: np.ndarray) -> np.ndarray:
     return np.argsort(person_numbers_per_row, kind="stable")
 
 
-def default_quasi_identifiers(project: Project, frame: pd.DataFrame) -> tuple[str, ...]:
-    """The quasi-tagged columns of the person table as released (ZIP -> zip3 if cut)."""
-    names: list[str] = []
-    for tag in project.person_table.by_class(ColumnClass.QUASI):
-        name = ZIP3_COLUMN if tag.role == Role.ZIP and ZIP3_COLUMN in frame.columns else tag.name
-        if name in frame.columns and name not in names:
-            names.append(name)
-    return tuple(names)
-
-
-def apply_risk_settings(
-    tables: dict[str, pd.DataFrame], project: Project, person: str, id_column: str
-) -> tuple[dict[str, int], list[str]]:
-    """The user's generalizations and suppression (``project.risk``), in place.
-
-    Age bands on age columns, ZIP3 dropped, and persons in classes below k removed from
-    the person table and, through ``id_column``, from every event table. Returns the rows
-    removed per table and plain sentences for the README and the record.
-    """
-    settings = project.risk
-    notes: list[str] = []
-    suppressed: dict[str, int] = {}
-    if not (settings.age_bands or settings.drop_zip3 or settings.suppress_below_k):
-        return suppressed, notes
-    from deid_desktop.core import risk
-
-    if settings.age_bands:
-        for name, frame in tables.items():
-            tag = project.table(name).by_role(Role.AGE)
-            if tag is not None and tag.name in frame.columns:
-                frame[tag.name] = risk.apply_age_bands(
-                    frame[tag.name], settings.age_bands, column=tag.name
-                ).astype(STRING)
-                notes.append(
-                    f"Grouped ages in {name}.{tag.name} into bands "
-                    + ", ".join(risk.age_band_labels(settings.age_bands))
-                    + "."
-                )
-    if settings.drop_zip3:
-        for name, frame in list(tables.items()):
-            if ZIP3_COLUMN in frame.columns:
-                tables[name] = frame.drop(columns=[ZIP3_COLUMN])
-                notes.append(f"Removed {name}.{ZIP3_COLUMN} to raise k.")
-    if settings.suppress_below_k:
-        frame = tables[person]
-        qis = settings.quasi_identifiers or default_quasi_identifiers(project, frame)
-        qis = tuple(q for q in qis if q in frame.columns)
-        if qis:
-            kept, removed, share = risk.suppress_below_k(frame, qis, settings.k_target)
-            if removed:
-                gone = pa.array(frame[id_column][~frame.index.isin(kept.index)].astype(STRING))
-                tables[person] = kept.reset_index(drop=True)
-                suppressed[person] = removed
-                for name, other in list(tables.items()):
-                    if name == person:
-                        continue
-                    ids = pa.array(other[id_column].astype(STRING))
-                    mask = pc.is_in(ids, value_set=gone).to_numpy(zero_copy_only=False)
-                    if mask.any():
-                        tables[name] = other.loc[~mask].reset_index(drop=True)
-                        suppressed[name] = int(mask.sum())
-                notes.append(
-                    f"Removed {plural(removed, 'person')} ({share:.1%}) in groups smaller "
-                    f"than k = {settings.k_target} on {', '.join(qis)}, with their event rows."
-                )
-    return suppressed, notes
-
-
 def build_linkable(
     extract: Extract,
     project: Project,
@@ -246,20 +180,7 @@ def build_linkable(
     over = ages.over_89
     zip_table = load_table_for(project.safe_harbor.zip3_table) if opts.zip_rule == "zip3" else None
 
-    treatments_by_table = {
-        t.name: column_treatments(
-            spec_for(project, t), t.frame.columns, free_text=project.safe_harbor.free_text
-        )
-        for t in extract.tables
-    }
-    redacted = redact_free_text(
-        extract,
-        project,
-        {
-            name: [c for c, tr in tr_map.items() if tr == Treatment.REDACT]
-            for name, tr_map in treatments_by_table.items()
-        },
-    )
+    treatments_by_table, redacted = plan_columns(extract, project)
 
     tables: dict[str, pd.DataFrame] = {}
     dropped: dict[str, list[str]] = {}
@@ -321,7 +242,7 @@ def build_linkable(
         tables[table.name] = frame.iloc[order].reset_index(drop=True)
 
     rep.step(0.95, "Applying risk settings")
-    suppressed, risk_notes = apply_risk_settings(tables, project, person.name, LINK_KEY)
+    risk = apply_risk_settings(tables, project, person.name, LINK_KEY, released_qis_only=True)
 
     rep.step(0.97, "Holding back the crosswalk")
     person_order = release_order(numbers)
@@ -336,18 +257,14 @@ def build_linkable(
     transformations = _sentences(
         project, source, pspec, dropped, shifted_cols, birth_removed, pooled, zip_000
     )
-    for where, count in sorted(redacted.hits.items()):
-        transformations.append(
-            f"Kept free-text column {where} with {plural(count, 'scan hit')} in "
-            f"{plural(redacted.notes_with_hits[where], 'note')} replaced by [KIND] (chosen by "
-            "the user; a scan cannot prove a note clean)."
-        )
+    transformations.extend(redaction_sentences(redacted))
     if untagged:
         transformations.append("Removed untagged columns: " + ", ".join(untagged) + ".")
     transformations.append(
         "Ordered the rows of every table by link key, so file order carries no enrollment order."
     )
-    transformations.extend(risk_notes)
+    transformations.extend(risk.notes)
+    transformations.extend(removed_below_k_sentences(risk, project.risk.k_target))
     warnings = list(ages.warnings)
     if untagged:
         warnings.append(
@@ -386,7 +303,7 @@ def build_linkable(
         crosswalk=crosswalk,
         id_column=LINK_KEY,
         transformations=tuple(transformations),
-        suppressed_rows=suppressed,
+        suppressed_rows=risk.suppressed,
         warnings=tuple(warnings),
         parameters=parameters,
     )

@@ -9,41 +9,35 @@ frames, to the byte.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pandas as pd
 
 from deid_desktop.core.errors import ProjectError
 from deid_desktop.core.model import (
     PATHWAY_LABELS,
-    ColumnClass,
     Extract,
     Pathway,
     Project,
     Release,
-    RiskSettings,
-    Role,
 )
 from deid_desktop.core.pathways.common import (
     AGE_POOLED,
     STRING,
     SUBJECT_ID,
-    ZIP3_COLUMN,
     DateCache,
     Treatment,
     age_numbers,
     all_positions,
+    apply_risk_settings,
     assess_ages,
-    column_treatments,
-    in_set,
-    order_rows,
+    plan_columns,
     plural,
     pool_ages,
     random_subject_ids,
-    redact_free_text,
+    redaction_sentences,
     released_name_of,
     row_order,
     spec_for,
+    subject_crosswalk,
     take_rows,
     year_text,
     zip3_series,
@@ -80,20 +74,7 @@ def build_safe_harbor(
     ages = assess_ages(extract, project, dates, positions, options.age_reference)
     zip_table = load_table_for(options.zip3_table)
 
-    treatments = {
-        t.name: column_treatments(
-            spec_for(project, t), t.frame.columns, free_text=options.free_text
-        )
-        for t in extract.tables
-    }
-    redacted = redact_free_text(
-        extract,
-        project,
-        {
-            name: [c for c, tr in cols.items() if tr == Treatment.REDACT]
-            for name, cols in treatments.items()
-        },
-    )
+    treatments, redacted = plan_columns(extract, project)
 
     dropped_direct: list[str] = []
     dropped_text: list[str] = []
@@ -163,15 +144,8 @@ def build_safe_harbor(
         )
 
     rep.step(0.85, "Applying risk settings")
-    suppressed, risk_notes = _apply_risk(tables, project, person.name)
-
-    crosswalk = pd.DataFrame(
-        {
-            SUBJECT_ID: subjects.ids.reset_index(drop=True),
-            person_spec.key: person.frame[person_spec.key].reset_index(drop=True).astype(STRING),
-        }
-    )
-    crosswalk = order_rows(crosswalk, subjects.numbers)
+    risk = apply_risk_settings(tables, project, person.name, SUBJECT_ID, released_qis_only=False)
+    crosswalk = subject_crosswalk(subjects, person, person_spec.key)
 
     over_count = int(ages.over_89.sum())
     transformations: list[str] = []
@@ -216,12 +190,7 @@ def build_safe_harbor(
             + ", ".join(dropped_text)
             + "."
         )
-    for where, count in sorted(redacted.hits.items()):
-        transformations.append(
-            f"Kept free-text column {where} with {plural(count, 'scan hit')} in "
-            f"{plural(redacted.notes_with_hits[where], 'note')} replaced by [KIND] (chosen by "
-            "the user; a scan cannot prove a note clean)."
-        )
+    transformations.extend(redaction_sentences(redacted))
     if untagged:
         transformations.append(
             f"Removed {plural(len(untagged), 'untagged column')}: " + ", ".join(untagged) + "."
@@ -229,7 +198,14 @@ def build_safe_harbor(
     transformations.append(
         "Ordered the rows of every table by subject ID, so file order carries no enrollment order."
     )
-    transformations.extend(risk_notes)
+    transformations.extend(risk.notes)
+    if risk.quasi_identifiers:
+        transformations.append(
+            f"Suppressed {plural(risk.removed, 'person')} ({risk.share:.1%} of rows) in "
+            f"classes smaller than k = {project.risk.k_target} on "
+            + ", ".join(risk.quasi_identifiers)
+            + ", with their rows in every table."
+        )
 
     warnings = list(ages.warnings)
     if untagged:
@@ -263,70 +239,7 @@ def build_safe_harbor(
         crosswalk=crosswalk,
         id_column=SUBJECT_ID,
         transformations=tuple(transformations),
-        suppressed_rows=suppressed,
+        suppressed_rows=risk.suppressed,
         warnings=tuple(warnings),
         parameters=parameters,
     )
-
-
-def default_quasi_identifiers(project: Project, frame: pd.DataFrame) -> tuple[str, ...]:
-    """The quasi-tagged columns of the person table as released (ZIP -> zip3)."""
-    spec = project.person_table
-    names: list[str] = []
-    for tag in spec.by_class(ColumnClass.QUASI):
-        name = ZIP3_COLUMN if tag.role == Role.ZIP else tag.name
-        if name in frame.columns and name not in names:
-            names.append(name)
-    return tuple(names)
-
-
-def _apply_risk(
-    tables: dict[str, pd.DataFrame], project: Project, person: str
-) -> tuple[dict[str, int], list[str]]:
-    """The user's optional generalizations and suppression (RiskSettings), in place."""
-    settings: RiskSettings = project.risk
-    notes: list[str] = []
-    suppressed: dict[str, int] = {}
-    if not (settings.age_bands or settings.drop_zip3 or settings.suppress_below_k):
-        return suppressed, notes
-    from deid_desktop.core import risk
-
-    if settings.age_bands:
-        for name, frame in tables.items():
-            tag = project.table(name).by_role(Role.AGE)
-            if tag is not None and tag.name in frame.columns:
-                frame[tag.name] = risk.apply_age_bands(
-                    frame[tag.name], settings.age_bands, column=tag.name
-                ).astype(STRING)
-                notes.append(
-                    f"Grouped ages in {name}.{tag.name} into bands "
-                    + ", ".join(risk.age_band_labels(settings.age_bands))
-                    + "."
-                )
-    if settings.drop_zip3:
-        for name, frame in tables.items():
-            if ZIP3_COLUMN in frame.columns:
-                tables[name] = frame.drop(columns=[ZIP3_COLUMN])
-                notes.append(f"Removed {name}.{ZIP3_COLUMN} to raise k.")
-    if settings.suppress_below_k:
-        frame = tables[person]
-        qis: Sequence[str] = settings.quasi_identifiers or default_quasi_identifiers(project, frame)
-        if qis:
-            kept, removed, share = risk.suppress_below_k(frame, qis, settings.k_target)
-            if removed:
-                gone = frame[SUBJECT_ID][~frame.index.isin(kept.index)]
-                tables[person] = kept.reset_index(drop=True)
-                suppressed[person] = removed
-                for name, other in list(tables.items()):
-                    if name == person:
-                        continue
-                    mask = in_set(other[SUBJECT_ID], gone)
-                    if mask.any():
-                        tables[name] = other.loc[~mask].reset_index(drop=True)
-                        suppressed[name] = int(mask.sum())
-            notes.append(
-                f"Suppressed {plural(removed, 'person')} ({share:.1%} of rows) in classes "
-                f"smaller than k = {settings.k_target} on " + ", ".join(qis) + ", with their "
-                "rows in every table."
-            )
-    return suppressed, notes
