@@ -680,13 +680,21 @@ def _not_among(columns: list[pd.Series], reference: pd.Series) -> int:
     return int((found >= len(known)).sum())
 
 
+def released_ids(extract: Extract, release: Release) -> pd.Series | None:
+    """The released person table's ID column (subject ID or link key) as text; None
+    when the person table or its ID column is missing from the release."""
+    person = release.tables.get(extract.person.name)
+    if person is None or release.id_column not in person.columns:
+        return None
+    return person[release.id_column].astype(STRING)
+
+
 def check_subject_ids(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    person = release.tables.get(extract.person.name)
-    if person is None or release.id_column not in person.columns:
+    ids = released_ids(extract, release)
+    if ids is None:
         return Finding(False, 1, {"missing_id_column": True})
-    ids = person[release.id_column].astype(STRING)
     duplicates = _repeats(ids)
     missing = int(ids.isna().sum())
     events = [

@@ -50,6 +50,7 @@ from deid_desktop.core.verify import (
     check_no_direct_values,
     check_no_zip5,
     check_zip3_allowed,
+    released_ids,
 )
 
 LINKABLE = frozenset({Pathway.LINKABLE})
@@ -192,10 +193,9 @@ def _check_label(expected: Pathway) -> CheckFn:
 def check_link_keys(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    person = release.tables.get(extract.person.name)
-    if person is None or release.id_column not in person.columns:
+    keys = released_ids(extract, release)
+    if keys is None:
         return Finding(False, 1, {"person_table_or_link_key_missing": True})
-    keys = person[release.id_column].astype(STRING)
     missing = int(keys.isna().sum())
     dup = int(keys.dropna().duplicated().sum())
     cw_bad = 0

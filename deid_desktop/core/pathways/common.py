@@ -187,7 +187,13 @@ def person_positions(
     """For each event row, the row position of its person (``person_keys`` from
     :func:`unique_keys`). An event whose person is missing is an InputError."""
     found = pc.index_in(arrow_text(event_keys), value_set=person_keys, skip_nulls=True)
-    unmatched = found.is_null().to_numpy(zero_copy_only=False)
+    _refuse_unmatched(found.is_null().to_numpy(zero_copy_only=False), table, column)
+    return found.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _refuse_unmatched(unmatched: np.ndarray, table: LoadedTable, column: str) -> None:
+    """InputError when an event row's person key is not in the person table (the
+    count and the first such line, never the key)."""
     if unmatched.any():
         raise InputError(
             f"{int(unmatched.sum())} rows have a person key not found in the person table",
@@ -196,7 +202,6 @@ def person_positions(
             row=int(np.flatnonzero(unmatched)[0]) + 2,
             hint="Every event row must belong to a person of the person table.",
         )
-    return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def all_positions(extract: Extract, project: Project) -> dict[str, np.ndarray]:
@@ -237,15 +242,7 @@ def _positions_by_encoding(
         found = codes.slice(start, len(part))
         start += len(part)
         positions = found.fill_null(n).to_numpy(zero_copy_only=False).astype(np.int64)
-        unmatched = positions >= n
-        if unmatched.any():
-            raise InputError(
-                f"{int(unmatched.sum())} rows have a person key not found in the person table",
-                file=ev.path.name,
-                column=ev_key,
-                row=int(np.flatnonzero(unmatched)[0]) + 2,
-                hint="Every event row must belong to a person of the person table.",
-            )
+        _refuse_unmatched(positions >= n, ev, ev_key)
         out[ev.name] = positions
     return out
 
