@@ -110,6 +110,8 @@ def _check_salt(salt: bytes) -> None:
 
 def _normalised_arrow(values: pd.Series) -> pa.Array:
     arr = pa.array(values.astype("string[pyarrow]"), type=pa.large_string())
+    if isinstance(arr, pa.ChunkedArray):  # large loads arrive in several chunks
+        arr = arr.combine_chunks()
     return pc.utf8_upper(pc.utf8_trim_whitespace(pc.utf8_normalize(arr, "NFKC")))
 
 
