@@ -220,7 +220,10 @@ def date_offsets(
     series = keys if isinstance(keys, pd.Series) else pd.Series(list(keys), dtype="string")
     if series.isna().any():
         raise InputError("A person has no link key; date offsets cannot be derived")
-    encoded = pc.dictionary_encode(pa.array(series.astype("string[pyarrow]")))
+    arr = pa.array(series.astype("string[pyarrow]"))
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    encoded = pc.dictionary_encode(arr)
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     uniques = encoded.dictionary.cast(pa.large_binary()).to_pylist()
     if not uniques:

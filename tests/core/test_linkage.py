@@ -7,6 +7,7 @@ import hmac
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -165,3 +166,19 @@ def test_within_person_intervals_survive_the_shift(rows: list[tuple[int, int]], 
     frame["delta"] = frame["after"] - frame["before"]
     assert (frame.groupby("p", dropna=False)["delta"].nunique() == 1).all()
     assert (frame["delta"] != pd.Timedelta(0)).all()
+
+
+def test_keys_and_offsets_do_not_depend_on_how_arrow_chunks_the_column() -> None:
+
+    salt = bytes(range(32))
+    values = ["A1", "B2", "C3", "D4", "E5"]
+
+    def chunked(items: list[str]) -> pd.Series:
+        arr = pa.chunked_array([items[:2], items[2:]])
+        return pd.Series(pd.array(arr, dtype=pd.StringDtype("pyarrow")))
+
+    whole = link_keys(pd.Series(values, dtype="string[pyarrow]"), salt)
+    assert link_keys(chunked(values), salt).tolist() == whole.tolist()
+    one = date_offsets(whole, mode="keyed", days=180, seed=1, salt=salt)
+    split = date_offsets(chunked(whole.tolist()), mode="keyed", days=180, seed=1, salt=salt)
+    assert split.tolist() == one.tolist()
