@@ -38,3 +38,45 @@ def loaded(name: str, frame: pd.DataFrame) -> LoadedTable:
         frame=frame,
         report=LoadReport(f"{name}.csv", len(frame), len(frame.columns)),
     )
+
+
+SYNTHEA_TABLES = (
+    ("patients", "Id"),
+    ("encounters", "PATIENT"),
+    ("conditions", "PATIENT"),
+    ("medications", "PATIENT"),
+)
+
+
+def synthea_project(src: Path, folder: Path, pathway: object) -> tuple:
+    """Synthea unmc_crane_2023 copied verbatim into ``folder``, auto-tagged, saved and
+    loaded through the engine: (project, extract). Ages at a fixed reference date (Synthea
+    has no age column and no index date)."""
+    import uuid
+
+    from deid_desktop.core import engine
+    from deid_desktop.core.io import read_table
+    from deid_desktop.core.model import ExportMeta, Project, SafeHarborOptions, TableSpec
+    from deid_desktop.core.project import _keyed, save_project, store_path
+    from deid_desktop.core.tagging import suggest_tags
+
+    project_path = folder / "synthea.deid.json"
+    specs = []
+    for name, key in SYNTHEA_TABLES:
+        (folder / f"{name}.csv").write_bytes((src / f"{name}.csv").read_bytes())
+        table = read_table(folder / f"{name}.csv")
+        tags = _keyed(suggest_tags(table.frame, table=name, is_person=name == "patients"), key)
+        person = name == "patients"
+        path = store_path(table.path, project_path)
+        specs.append(TableSpec(name, path, table.sha256, key, person, tags, rows=len(table.frame)))
+    project = Project(
+        uuid.uuid4().hex,
+        "synthea",
+        tuple(specs),
+        pathway=pathway,  # type: ignore[arg-type]
+        safe_harbor=SafeHarborOptions(age_reference="2024-01-01"),
+        export=ExportMeta(dua="DUA-TEST-1"),
+    )
+    save_project(project, project_path)
+    project, _ = engine.open_project(project_path)
+    return project, engine.load(project, project_path)

@@ -7,7 +7,6 @@ included) so the test never writes into shared/.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,58 +15,21 @@ import pandas as pd
 import pytest
 
 from deid_desktop.core import engine
-from deid_desktop.core.io import read_table
 from deid_desktop.core.model import (
     ColumnClass,
-    ExportMeta,
     Pathway,
-    Project,
-    SafeHarborOptions,
-    TableSpec,
 )
-from deid_desktop.core.project import _keyed, save_project, store_path
-from deid_desktop.core.tagging import suggest_tags
 from tests.core.linkable_fixtures import LINKABLE_CHECKS
+from tests.core.support import SYNTHEA_TABLES as TABLES
+from tests.core.support import synthea_project
 
 SALT = bytes(range(7, 39))
-TABLES = (("patients", "Id"), ("encounters", "PATIENT"), ("conditions", "PATIENT"),
-          ("medications", "PATIENT"))  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def synthea(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple:
     src = shared_data / "synthea" / "unmc_crane_2023"
-    folder = tmp_path_factory.mktemp("synthea")
-    project_path = folder / "synthea.deid.json"
-    specs = []
-    for name, key in TABLES:
-        (folder / f"{name}.csv").write_bytes((src / f"{name}.csv").read_bytes())
-        table = read_table(folder / f"{name}.csv")
-        tags = _keyed(suggest_tags(table.frame, table=name, is_person=name == "patients"), key)
-        specs.append(
-            TableSpec(
-                name,
-                store_path(table.path, project_path),
-                table.sha256,
-                key,
-                name == "patients",
-                tags,
-                rows=len(table.frame),
-            )
-        )
-    project = Project(
-        uuid.uuid4().hex,
-        "synthea",
-        tuple(specs),
-        pathway=Pathway.LINKABLE,
-        # no age column and no index date in Synthea: ages at a fixed reference date
-        safe_harbor=SafeHarborOptions(age_reference="2024-01-01"),
-        export=ExportMeta(dua="DUA-TEST-1"),
-    )
-    save_project(project, project_path)
-    project, _ = engine.open_project(project_path)
-    extract = engine.load(project, project_path)
-    return project, extract
+    return synthea_project(src, tmp_path_factory.mktemp("synthea"), Pathway.LINKABLE)
 
 
 def test_tags_give_the_pathway_what_it_needs(synthea) -> None:

@@ -5,7 +5,6 @@ data pass with their tags; the detail names columns and kinds, never a value."""
 from __future__ import annotations
 
 import json
-import shutil
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -13,7 +12,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from deid_desktop.core import engine
 from deid_desktop.core.demo import demo_project, make_demo_frames
 from deid_desktop.core.io import read_table
 from deid_desktop.core.model import (
@@ -27,7 +25,7 @@ from deid_desktop.core.model import (
     TableSpec,
 )
 from deid_desktop.core.pathways import build_release
-from deid_desktop.core.project import _keyed, save_project, store_path
+from deid_desktop.core.project import _keyed
 from deid_desktop.core.tagging import suggest_tags
 from deid_desktop.core.tagging.values import SAMPLE_SIZE
 from deid_desktop.core.verify import Verification, checks_for, verify_release
@@ -38,7 +36,7 @@ from deid_desktop.core.verify_values import (
     UNIQUE_CODES,
     ZIPS,
 )
-from tests.core.support import loaded
+from tests.core.support import loaded, synthea_project
 
 SALT = bytes(range(3, 35))
 SH_ID = "no_identifier_values"
@@ -250,36 +248,7 @@ def test_five_digit_numbers_are_zips_unless_the_name_says_otherwise(
 @pytest.fixture(scope="module")
 def synthea(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple:
     src = shared_data / "synthea" / "unmc_crane_2023"
-    folder = tmp_path_factory.mktemp("synthea_values")
-    project_path = folder / "synthea.deid.json"
-    specs = []
-    for name, key in (("patients", "Id"), ("encounters", "PATIENT"),
-                      ("conditions", "PATIENT"), ("medications", "PATIENT")):  # fmt: skip
-        shutil.copyfile(src / f"{name}.csv", folder / f"{name}.csv")
-        table = read_table(folder / f"{name}.csv")
-        tags = _keyed(suggest_tags(table.frame, table=name, is_person=name == "patients"), key)
-        specs.append(
-            TableSpec(
-                name,
-                store_path(table.path, project_path),
-                table.sha256,
-                key,
-                name == "patients",
-                tags,
-                rows=len(table.frame),
-            )
-        )
-    project = Project(
-        uuid.uuid4().hex,
-        "synthea",
-        tuple(specs),
-        pathway=Pathway.SAFE_HARBOR,
-        safe_harbor=SafeHarborOptions(age_reference="2024-01-01"),
-        export=ExportMeta(dua="DUA-TEST-1"),
-    )
-    save_project(project, project_path)
-    project, _ = engine.open_project(project_path)
-    return project, engine.load(project, project_path)
+    return synthea_project(src, tmp_path_factory.mktemp("synthea_values"), Pathway.SAFE_HARBOR)
 
 
 @pytest.mark.parametrize("pathway", list(Pathway))
