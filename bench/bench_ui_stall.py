@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 import tempfile
 import threading
@@ -30,30 +29,12 @@ from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from _common import cached_demo, peak_rss_mb
 from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 PROBE_MS = 10
 TARGET_MS = 100.0
-
-
-def rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def demo(cache: Path, persons: int) -> Path:
-    folder = cache / f"demo-{persons}"
-    project = folder / "demo.deid.json"
-    if project.exists():
-        return project
-    from deid_desktop.core.demo import write_demo
-
-    t0 = time.perf_counter()
-    tmp = Path(tempfile.mkdtemp(dir=cache, prefix=".gen-"))
-    write_demo(tmp, rows=persons)
-    tmp.rename(folder)
-    print(f"generated {persons:,} persons in {time.perf_counter() - t0:.1f} s", flush=True)
-    return project
 
 
 class Probe:
@@ -186,7 +167,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
-    project_path = demo(args.cache, args.persons)
+    project_path = cached_demo(args.cache, args.persons)
 
     from deid_desktop.core import engine
     from deid_desktop.gui.app import make_app
@@ -245,7 +226,7 @@ def main() -> int:
     verdict = "meets" if worst < TARGET_MS else "MISSES"
     print(
         f"longest UI stall {worst:.0f} ms ({verdict} the {TARGET_MS:.0f} ms target); "
-        f"checks passed: {review.passed}; peak RSS {rss_mb():,.0f} MB"
+        f"checks passed: {review.passed}; peak RSS {peak_rss_mb():,.0f} MB"
     )
     return 0
 
