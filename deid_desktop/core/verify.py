@@ -69,15 +69,22 @@ MIN_SUBSTRING_LENGTH = 6
 #: column is a category label (e.g. race "White"), not a leaked name.
 CATEGORY_ROWS = 20
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+# Digit boundaries are written (?:^|\D) / (?:\D|$), not \b, so that a date glued to
+# a letter still counts ("2024-03-03T10:15", "03Mar2024"); RE2 has no look-arounds.
+_SEP = r"[\s\-/.,]*"
 _FULL_DATE = (
     r"(?i)(?:"
-    r"\b(?:1[89]|20)\d{2}[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])\b"
-    r"|\b(?:0?[1-9]|[12]\d|3[01])[-/](?:0?[1-9]|[12]\d|3[01])[-/](?:\d{4}|\d{2})\b"
-    r"|\b(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?:1[89]|20)\d{2}\b"
-    r"|\b(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\b"
-    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}\b"
-    rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"
+    r"(?:^|\D)(?:1[89]|20)\d{2}[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])(?:\D|$)"
+    r"|(?:^|\D)(?:0?[1-9]|[12]\d|3[01])[-/](?:0?[1-9]|[12]\d|3[01])[-/](?:\d{4}|\d{2})(?:\D|$)"
+    r"|(?:^|\D)(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?:1[89]|20)\d{2}(?:\D|$)"
+    r"|(?:^|\D)(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:\D|$)"
+    rf"|(?:^|\D)\d{{1,2}}(?:st|nd|rd|th)?{_SEP}{_MONTH}{_SEP}\d{{4}}(?:\D|$)"
+    rf"|\b{_MONTH}{_SEP}\d{{1,2}}(?:st|nd|rd|th)?{_SEP}\d{{4}}(?:\D|$)"
+    rf"|(?:^|\D)(?:1[89]|20)\d{{2}}{_SEP}{_MONTH}{_SEP}(?:0?[1-9]|[12]\d|3[01])(?:\D|$)"
     r")"
 )
 _ZIP5_ANYWHERE = r"\d{5}"
