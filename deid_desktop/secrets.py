@@ -40,6 +40,7 @@ import keyring.errors
 from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
+from deid_desktop.core.constants import ROTATE_WARNING
 from deid_desktop.core.errors import InputError, KeyringUnavailable, UsageError
 from deid_desktop.core.linkage import salt_fingerprint
 from deid_desktop.core.model import Pathway, Project
@@ -49,13 +50,6 @@ SALT_BYTES = 32
 ESCROW_FORMAT = "deid-desktop salt escrow v1"
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1
 MIN_PASSPHRASE = 12
-
-ROTATE_WARNING = (
-    "Rotating the salt gives every person a new link key and new keyed date offsets. "
-    "Releases made with the new salt will NOT link with any release made before: "
-    "linkage with every earlier release of this project is broken for good (unless the "
-    "old salt was escrowed)."
-)
 
 _HOW_TO_GET_ONE = (
     "On Linux install and unlock a Secret Service keyring (GNOME Keyring: "

@@ -14,8 +14,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from deid_desktop.cli.output import print_json, warn_problems
+from deid_desktop.core.constants import DICT_KINDS
 from deid_desktop.core.errors import InputError, UsageError
-from deid_desktop.core.scan.dictionary import DICT_KINDS
 
 if TYPE_CHECKING:  # pandas, risk and scan load when a command runs, not for `deid --help`
     import pandas as pd

@@ -23,14 +23,21 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deid_desktop import secrets
 from deid_desktop.cli.output import print_json
+from deid_desktop.core.constants import (
+    MAX_KEY_LENGTH,
+    MAX_OFFSET_DAYS,
+    MIN_KEY_LENGTH,
+    ROTATE_WARNING,
+)
 from deid_desktop.core.errors import DeidError, InputError, KeyringUnavailable, UsageError
-from deid_desktop.core.linkage import MAX_KEY_LENGTH, MAX_OFFSET_DAYS, MIN_KEY_LENGTH
 from deid_desktop.core.model import PATHWAY_LABELS, ExportMeta, OffsetMode, Pathway, Project
 from deid_desktop.core.project import load_project, save_project
+
+if TYPE_CHECKING:  # keyring and cryptography load when a command runs, not for `deid --help`
+    from deid_desktop.secrets import SaltStatus
 
 PASSPHRASE_ENV = "DEID_PASSPHRASE"
 PATHWAY_NAMES: dict[str, Pathway] = {
@@ -75,7 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     rotate = action(
         "rotate",
         "replace the salt (breaks linkage with earlier releases)",
-        secrets.ROTATE_WARNING,
+        ROTATE_WARNING,
     )
     rotate.add_argument("--yes", action="store_true", help="confirm the rotation")
     rotate.set_defaults(func=run_rotate)
@@ -156,7 +163,7 @@ def _emit(args: argparse.Namespace, data: dict[str, Any], lines: list[str]) -> N
             print(line)
 
 
-def _status_data(project: Project, status: secrets.SaltStatus) -> dict[str, Any]:
+def _status_data(project: Project, status: SaltStatus) -> dict[str, Any]:
     return {
         "project_id": project.project_id,
         "exists": status.exists,
@@ -165,7 +172,7 @@ def _status_data(project: Project, status: secrets.SaltStatus) -> dict[str, Any]
     }
 
 
-def _status_lines(status: secrets.SaltStatus) -> list[str]:
+def _status_lines(status: SaltStatus) -> list[str]:
     if not status.exists:
         return [
             f"No salt for this project in the keyring ({status.backend_name}).",
@@ -208,6 +215,8 @@ def read_passphrase(path: Path | None, *, confirm: bool) -> str:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    from deid_desktop import secrets
+
     project = _project(args.project)
     status = secrets.salt_status(project.project_id)
     _emit(args, _status_data(project, status), _status_lines(status))
@@ -215,6 +224,8 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_create(args: argparse.Namespace) -> int:
+    from deid_desktop import secrets
+
     project = _project(args.project)
     status = secrets.create_salt(project.project_id)
     _emit(
@@ -231,9 +242,11 @@ def run_create(args: argparse.Namespace) -> int:
 
 
 def run_rotate(args: argparse.Namespace) -> int:
+    from deid_desktop import secrets
+
     project = _project(args.project)
     if args.yes:
-        print(f"deid: warning: {secrets.ROTATE_WARNING}", file=sys.stderr)
+        print(f"deid: warning: {ROTATE_WARNING}", file=sys.stderr)
     status = secrets.rotate_salt(project.project_id, confirm=bool(args.yes))
     _emit(
         args,
@@ -244,6 +257,8 @@ def run_rotate(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from deid_desktop import secrets
+
     project = _project(args.project)
     secrets.get_salt(project.project_id)  # fail early (no keyring / no salt), before asking
     phrase = read_passphrase(args.passphrase_file, confirm=True)
@@ -261,6 +276,8 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from deid_desktop import secrets
+
     project = _project(args.project)
     if args.replace and not args.yes:
         raise UsageError(
@@ -283,6 +300,8 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_pathway(args: argparse.Namespace) -> int:
+    from deid_desktop import secrets
+
     project = _project(args.project)
     pathway = PATHWAY_NAMES[args.pathway]
     linkable = project.linkable

@@ -39,14 +39,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from deid_desktop.core.constants import MAX_KEY_LENGTH, MAX_OFFSET_DAYS, MIN_KEY_LENGTH
 from deid_desktop.core.errors import CheckFailed, InputError, UsageError
 from deid_desktop.core.model import OffsetMode
 
 DEFAULT_KEY_LENGTH = 16
-MIN_KEY_LENGTH = 12  # 48 bits: collisions stay improbable up to ~1M persons
-MAX_KEY_LENGTH = 64  # the whole SHA-256 digest in hex
 MIN_SALT_BYTES = 16
-MAX_OFFSET_DAYS = 3650
 
 FINGERPRINT_LABEL = b"deid-desktop salt fingerprint v1"
 _OFFSET_LABEL = b"deid-desktop keyed date offset v1"

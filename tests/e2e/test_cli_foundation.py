@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,50 @@ def initialised(demo_dir: Path, tmp_path: Path) -> Path:
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     return tmp_path / "trial.deid.json"
+
+
+# ----------------------------------------------------------------------------- deid --help
+
+HEAVY_MODULES = ("pandas", "numpy", "pyarrow", "keyring", "cryptography")
+
+
+@pytest.mark.parametrize("command", [[], ["salt"], ["risk"], ["pathway"], ["salt", "rotate"]])
+def test_help_loads_no_heavy_library(command: list[str]) -> None:
+    """`deid --help` (and a subcommand's) builds every parser: it must not wait for pandas,
+    numpy, pyarrow, the keyring or cryptography to load."""
+    code = (
+        "import sys\n"
+        "from deid_desktop.cli import build_parser, main\n"
+        "build_parser()\n"
+        "try:\n"
+        f"    main({[*command, '--help']!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"loaded = [m for m in {HEAVY_MODULES!r} if m in sys.modules]\n"
+        "print('LOADED', *loaded, file=sys.stderr)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert "usage: deid" in out.stdout
+    assert out.stderr.strip().splitlines()[-1] == "LOADED"
+
+
+def test_help_texts_keep_the_moved_constants() -> None:
+    """The limits and the rotation warning shown in help come from core.constants and are
+    the ones the engine enforces (still importable from their old homes)."""
+    from deid_desktop import secrets
+    from deid_desktop.core import constants, linkage
+    from deid_desktop.core.scan import dictionary
+
+    assert secrets.ROTATE_WARNING == constants.ROTATE_WARNING
+    assert (linkage.MIN_KEY_LENGTH, linkage.MAX_KEY_LENGTH) == (12, 64)
+    assert linkage.MAX_OFFSET_DAYS == constants.MAX_OFFSET_DAYS
+    assert dictionary.DICT_KINDS is constants.DICT_KINDS
+    pathway_help = run_deid("pathway", "--help").stdout
+    assert "(12-64; 16)" in " ".join(pathway_help.split())
+    rotate_help = " ".join(run_deid("salt", "rotate", "--help").stdout.split())
+    assert "broken for good" in rotate_help
 
 
 # ----------------------------------------------------------------------------- deid demo

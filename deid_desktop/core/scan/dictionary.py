@@ -17,17 +17,13 @@ import ahocorasick
 import numpy as np
 import pandas as pd
 
+from deid_desktop.core.constants import DICT_KINDS
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.gc_pause import gc_paused, map_array
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project
 from deid_desktop.core.scan.fold import fold
 from deid_desktop.core.scan.regions import WordIndex
 from deid_desktop.core.scan.rules import CUE_WORDS, MONTH_WORDS, dict_code
-
-#: Dictionary kinds accepted by ``build_dictionary_from_values`` -> hit kind.
-DICT_KINDS: Mapping[str, str] = MappingProxyType(
-    {"name": "NAME", "mrn": "MRN", "phone": "PHONE", "email": "EMAIL", "ssn": "SSN", "id": "ID"}
-)
 
 CATEGORY_KINDS: Mapping[IdentifierCategory, str] = MappingProxyType(
     {
