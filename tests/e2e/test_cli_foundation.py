@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -361,3 +362,43 @@ def test_tags_warns_about_a_moved_input_and_repoint_fixes_it(initialised: Path) 
     assert deid("repoint", initialised, "labs", "visits_2025.csv", cwd=cwd).returncode == 2
     out = deid("repoint", initialised, "visits", "gone.csv", cwd=cwd)
     assert out.returncode == 4 and "gone.csv" in out.stderr
+
+
+# ------------------------------------------------------------------ ages without an index date
+
+
+@pytest.fixture
+def synthea_like(tmp_path: Path) -> Path:
+    """A Synthea-like extract: a birth date, no age column, no index date."""
+    (tmp_path / "patients.csv").write_text(
+        "Id,BIRTHDATE,GENDER,ZIP\np1,1950-01-02,M,68102\np2,1930-05-06,F,68104\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "encounters.csv").write_text(
+        "Id,START,PATIENT,DESCRIPTION\ne1,2020-01-01,p1,Visit\n", encoding="utf-8"
+    )
+    out = deid("init", "patients.csv", "encounters.csv", "-o", "p.deid.json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return tmp_path / "p.deid.json"
+
+
+def test_check_without_index_date_says_how_to_set_the_age_reference(synthea_like: Path) -> None:
+    cwd = synthea_like.parent
+    out = deid("check", synthea_like, cwd=cwd)
+    assert out.returncode == 4
+    message, hint = out.stderr.strip().split("\n")  # one message, one hint
+    assert "Ages cannot be computed" in message
+    assert "deid pathway PROJECT safe-harbor --age-reference YYYY-MM-DD" in hint
+    assert "deid tag PROJECT TABLE.COLUMN=date:index_date" in hint
+    assert "Step 3 (Pathway)" in hint and "'Reference date for ages'" in hint
+    for value in ("1950", "1930", "p1", "68102"):
+        assert value not in out.stderr
+
+    # either remedy, as the hint writes it, lets the check pass
+    shutil.copyfile(synthea_like, cwd / "q.deid.json")
+    fixed = deid("pathway", synthea_like, "safe-harbor", "--age-reference", "2023-12-31", cwd=cwd)
+    assert fixed.returncode == 0, fixed.stderr
+    assert deid("check", synthea_like, cwd=cwd).returncode == 0
+    tagged = deid("tag", "q.deid.json", "encounters.START=date:index_date", cwd=cwd)
+    assert tagged.returncode == 0, tagged.stderr
+    assert deid("check", "q.deid.json", cwd=cwd).returncode == 0

@@ -552,8 +552,14 @@ def assess_ages(
                     "column is tagged as the index date"
                     + (f" ({unknown} persons have a birth date but no age)" if age_columns else ""),
                     column=b_tag.name,
-                    hint="Tag the index date (e.g. discharge date) or set a reference date "
-                    "(YYYY-MM-DD) for ages.",
+                    hint="Set a fixed reference date for ages (e.g. the extract's data "
+                    "cut-off date), or tag a column as the index date (e.g. discharge "
+                    "date). Command line: 'deid pathway PROJECT "
+                    + project.pathway.value.replace("_", "-")
+                    + " --age-reference YYYY-MM-DD', or 'deid tag PROJECT "
+                    "TABLE.COLUMN=date:index_date'. Desktop app: in Step 3 (Pathway) set "
+                    "'Reference date for ages' to a fixed date, or tag the index date in "
+                    "Step 2 (Tag).",
                 )
             warnings.append(
                 "Ages were not cross-checked against the birth date: no index date is "
