@@ -88,6 +88,16 @@ _FULL_DATE = (
     r")"
 )
 _ZIP5_ANYWHERE = r"\d{5}"
+#: Identifiers recognised by their shape wherever they sit in a cell (a relative's phone
+#: in a note tagged clinical is in no direct column): SSN, US phone written with
+#: separators, e-mail, URL, IPv4 address.
+_IDENTIFIER_SHAPES: dict[str, str] = {
+    "ssn": r"(?:^|\D)\d{3}-\d{2}-\d{4}(?:\D|$)",
+    "phone": r"(?:^|\D)(?:\+?1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}(?:\D|$)",
+    "email": r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    "url": r"(?i)(?:https?://|www\.)[^\s]",
+    "ip": r"(?:^|[^\d.])(?:\d{1,3}\.){3}\d{1,3}(?:[^\d.]|$)",
+}
 _TOP_CODE = re.compile(r"^\s*(\d+)\s*\+\s*$")
 _YEARISH_NAME = re.compile(r"year|date|dob|birth|_yr$|^yr_", re.IGNORECASE)
 
@@ -485,6 +495,14 @@ def check_no_direct_values(
     starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
     hits, category = _text_hits(dictionary, haystack, starts, lengths, count)
     hits |= _number_hits(dictionary.numbers, haystack, starts)
+    shaped: dict[str, int] = {}
+    cell_array = pa.array(cells, type=pa.large_string())
+    for kind, pattern in _IDENTIFIER_SHAPES.items():
+        matched = pc.match_substring_regex(cell_array, pattern)
+        found = np.flatnonzero(matched.to_numpy(zero_copy_only=False))
+        if len(found):
+            shaped[kind] = int(count[found].sum())
+            hits.update(int(i) for i in found)
     category -= hits
     hit_idx = np.fromiter(hits, dtype=np.int64, count=len(hits))
     cat_idx = np.fromiter(category, dtype=np.int64, count=len(category))
@@ -493,6 +511,7 @@ def check_no_direct_values(
         **base,
         "columns": sorted({f"{columns[o][0]}.{columns[o][1]}" for o in owner[hit_idx]}),
         "category_cells_equal_to_a_name": int(count[cat_idx].sum()),
+        "cells_by_identifier_shape": shaped,
     }
     return Finding(rows == 0, rows, detail)
 
@@ -777,7 +796,9 @@ CHECKS: tuple[Check, ...] = (
         "45 CFR 164.514(b)(2)(i)(A)-(R)",
         BLOCKING,
         "No value of any direct column appears in any released cell of any table "
-        "(case-insensitive): names, places and values under 6 characters as whole words; "
+        "(case-insensitive), and no cell holds an SSN, a phone number written with "
+        "separators, an e-mail address, a URL or an IP address, whoever it belongs to: names, "
+        "places and values under 6 characters as whole words; "
         "IDs, phones and e-mails as substrings; numbers as a whole run of digits. Values "
         "shorter than 3 characters and numbers shorter than 6 digits are not searched "
         "(they match by chance); a cell that is exactly a name or place and is shared by "

@@ -51,3 +51,28 @@ def test_a_full_date_in_a_clinical_column_fails_whatever_its_form(value: str) ->
 def test_values_that_are_not_full_dates_pass(value: str) -> None:
     outcome = verify_release(EXTRACT, _with_comment(value), PROJECT).outcome("no_full_dates")
     assert outcome.passed, value
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("daughter reachable at 619-555-1234", "phone"),
+        ("call (619) 555-1234 after 5", "phone"),
+        ("ssn 123-45-6789 on file", "ssn"),
+        ("wrote to someone@example.org", "email"),
+        ("see https://example.org/p", "url"),
+        ("from 10.1.2.3 overnight", "ip"),
+    ],
+)
+def test_an_identifier_of_anyone_inside_a_clinical_cell_fails(value: str, kind: str) -> None:
+    """Not in any direct column (a relative's phone), found by its shape."""
+    outcome = verify_release(EXTRACT, _with_comment(value), PROJECT).outcome("no_direct_values")
+    assert not outcome.passed
+    assert outcome.detail["cells_by_identifier_shape"] == {kind: len(CLEAN.tables["visits"])}
+    assert outcome.detail["columns"] == ["visits.comment"]
+
+
+@pytest.mark.parametrize("value", ["120/80", "7.4", "2024", "ICD10 I50.9", "1.2.3", "8302-2"])
+def test_clinical_values_are_not_read_as_identifier_shapes(value: str) -> None:
+    outcome = verify_release(EXTRACT, _with_comment(value), PROJECT).outcome("no_direct_values")
+    assert outcome.passed, value
