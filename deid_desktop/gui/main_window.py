@@ -84,13 +84,14 @@ class StartScreen(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(40, 30, 40, 30)
         lay.addWidget(heading("deid-desktop"))
-        lay.addWidget(
-            note(
-                "Turn a clinical extract into a release that can leave the building, with a "
-                "held-back crosswalk and a record of what was done. Everything stays on this "
-                "computer. You can also drag a CSV/XLSX file or a project file onto this window."
-            )
+        intro = note(
+            "Turn a clinical extract into a release that can leave the building, with a "
+            "held-back crosswalk and a record of what was done. Everything stays on this "
+            "computer. You can also drag a CSV/XLSX file or a project file onto this window."
         )
+        # A paragraph stretched over a wide window is hard to read: keep it to ~90 characters.
+        intro.setMaximumWidth(intro.fontMetrics().averageCharWidth() * 90)
+        lay.addWidget(intro)
         lay.addSpacing(12)
         lay.addLayout(buttons)
         lay.addSpacing(16)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QMessageBox
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtWidgets import QComboBox, QGroupBox, QLabel, QMessageBox
 
 from deid_desktop.core.model import ColumnClass
 from deid_desktop.gui.main_window import MainWindow
@@ -281,3 +281,27 @@ def test_choosing_to_redact_a_free_text_column_is_recorded(qtbot, window: MainWi
     released = s.review.release.tables["demographics"]
     assert "notes" in released.columns  # kept, with every scan hit replaced by [KIND]
     assert released["notes"].str.contains(r"\[NAME\]", regex=True).any()
+
+
+def test_risk_figures_are_not_clipped_nor_overlap_the_controls(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    window.resize(1200, 780)  # the default window size
+    open_demo(qtbot, window)
+    assert window.go_to(3)
+    wait_review(qtbot, window)
+    page = window.review_page
+    page.tabs.setCurrentIndex(1)
+    qtbot.wait(50)
+    (controls,) = [g for g in page.findChildren(QGroupBox) if g.title().startswith("Raise k")]
+    box = QRect(controls.mapTo(window, QPoint(0, 0)), controls.size())
+    # the group title is drawn just above the frame; a figure must also not touch it:
+    # keep a visible gap of 12 px around the box
+    box.adjust(-12, -controls.fontMetrics().height() - 12, 12, 12)
+    labels = [lbl for lbl in page.findChildren(QLabel) if lbl.toolTip()]
+    figures = [lbl for lbl in labels if lbl in page.figure_labels.values()] + [
+        lbl for lbl in labels if lbl.text() == "Prosecutor risk (max / mean)"
+    ]
+    assert len(figures) == 6
+    for label in figures:
+        rect = QRect(label.mapTo(window, QPoint(0, 0)), label.size())
+        assert label.width() >= label.sizeHint().width(), label.text()  # not clipped
+        assert not rect.intersects(box), label.text()

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -139,12 +140,15 @@ class ExportPage(Page):
         lay.addWidget(heading("5  Export the release"))
         lay.addWidget(where)
         lay.addWidget(record)
-        lay.addWidget(self.summary)
+        summary_box = QGroupBox("What the export will do")
+        QVBoxLayout(summary_box).addWidget(self.summary)
+        lay.addWidget(summary_box)
         lay.addLayout(go)
         lay.addWidget(self.banner)
         lay.addWidget(self.result_box)
         lay.addStretch(1)
         self.scroll = QScrollArea()
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)  # flush like the other steps
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(content)
         outer = QVBoxLayout(self)

@@ -355,6 +355,9 @@ class ReviewPage(Page):
     # -- risk --------------------------------------------------------------------------
     def _build_risk(self) -> QWidget:
         figures = QGridLayout()
+        # Room between the figures; the row sits above the splitter, across the whole tab,
+        # so the widest value never runs into the controls on the right.
+        figures.setHorizontalSpacing(figures.horizontalSpacing() + 24)
         self.figure_labels: dict[str, QLabel] = {}
         for i, (key, title, tip) in enumerate(
             (
@@ -380,6 +383,7 @@ class ReviewPage(Page):
             figures.addWidget(title_label, 0, i)
             figures.addWidget(value, 1, i)
             self.figure_labels[key] = value
+        figures.setColumnStretch(5, 1)
         self.rescue_label = QLabel()
         self.rescue_label.setWordWrap(True)
 
@@ -440,15 +444,13 @@ class ReviewPage(Page):
         form.addRow(self.apply_button)
         controls_box = QWidget()
         cb = QVBoxLayout(controls_box)
-        cb.setContentsMargins(0, 0, 0, 0)
+        cb.setContentsMargins(6, 0, 0, 0)
         cb.addWidget(controls)
         cb.addStretch(1)
 
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
-        ll.addLayout(figures)
-        ll.addWidget(self.rescue_label)
         ll.addWidget(self.chart_view, 1)
         ll.addWidget(QLabel("Lone records (what isolates each one):"))
         ll.addWidget(self.lone_view, 1)
@@ -457,9 +459,15 @@ class ReviewPage(Page):
         split.addWidget(controls_box)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        # Start with the chart and table wide (their axis labels and columns need it); the
+        # sizes are scaled to the real width when the tab is first laid out.
+        split.setSizes([700, 300])
         w = QWidget()
         lay = QVBoxLayout(w)
-        lay.addWidget(split)
+        lay.addLayout(figures)
+        lay.addWidget(self.rescue_label)
+        lay.addWidget(split, 1)
         return w
 
     def _show_risk(self, review: Any) -> None:
