@@ -657,20 +657,63 @@ def _subjects_over_89(
     return out
 
 
+def _year_columns(release: Release, project: Project, table: str) -> list[str]:
+    """The released columns of ``table`` that hold years: declared by the pathway, or
+    named like a year or date (the age column excepted)."""
+    frame = release.tables[table]
+    declared = release.parameters.get("year_columns", {})
+    listed = set(declared.get(table, [])) if isinstance(declared, Mapping) else set()
+    try:
+        tag = project.table(table).by_role(Role.AGE)
+    except KeyError:
+        tag = None
+    age = tag.name if tag is not None else None
+    return [
+        c
+        for c in frame.columns
+        if c != release.id_column and c != age and (c in listed or _YEARISH_NAME.search(c))
+    ]
+
+
+#: Two years of one person this far apart or more state an age over 89 whatever the
+#: months and days (91 years apart: at least 90 completed years).
+_CERTAIN_OVER_89_SPAN = MAX_AGE + 2
+
+
+def _persons_with_years_far_apart(release: Release, project: Project) -> set[str]:
+    """IDs of persons whose released years (any year column of any table) lie 91 years
+    apart or more: a pair of years that restates an age over 89, whatever the tags
+    say (e.g. a birth date tagged as a plain date, with no age)."""
+    ids: list[pd.Series] = []
+    years: list[pd.Series] = []
+    for t, frame in release.tables.items():
+        if release.id_column not in frame.columns:
+            continue
+        for c in _year_columns(release, project, t):
+            text = frame[c].astype(STRING).str.strip()
+            value = pd.to_numeric(text.where(text.str.fullmatch(r"\d{4}"), None), errors="coerce")
+            keep = value.notna().to_numpy(dtype=bool)
+            ids.append(frame[release.id_column].astype(STRING)[keep])
+            years.append(value[keep].astype("int64"))
+    if not ids:
+        return set()
+    both = pd.DataFrame(
+        {"id": pd.concat(ids, ignore_index=True), "year": pd.concat(years, ignore_index=True)}
+    )
+    span = both.groupby("id", dropna=False, sort=False)["year"].agg(["min", "max"])
+    far = span.index[(span["max"] - span["min"] >= _CERTAIN_OVER_89_SPAN).to_numpy()]
+    return {str(i) for i in far}
+
+
 def check_no_age_revealing_year(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    old = _subjects_over_89(extract, release, project, ctx)
-    declared = release.parameters.get("year_columns", {})
+    known = _subjects_over_89(extract, release, project, ctx)
+    far_apart = _persons_with_years_far_apart(release, project)
+    old = known | far_apart
     per_column: dict[str, int] = {}
     for t, frame in release.tables.items():
-        ages = {tag.name for tag in [project.table(t).by_role(Role.AGE)] if tag}
-        listed = set(declared.get(t, [])) if isinstance(declared, Mapping) else set()
-        cols = [
-            c
-            for c in frame.columns
-            if c != release.id_column and c not in ages and (c in listed or _YEARISH_NAME.search(c))
-        ]
+        cols = _year_columns(release, project, t)
         if not cols or not old:
             continue
         rows = in_set(frame[release.id_column], old)
@@ -679,7 +722,12 @@ def check_no_age_revealing_year(
             if n:
                 per_column[f"{t}.{c}"] = n
     count = sum(per_column.values())
-    return Finding(count == 0, count, {"persons_over_89": len(old), "cells_by_column": per_column})
+    detail = {
+        "persons_over_89": len(known),
+        "persons_with_years_91_or_more_apart": len(far_apart - known),
+        "cells_by_column": per_column,
+    }
+    return Finding(count == 0, count, detail)
 
 
 def _repeats(values: pd.Series) -> int:

@@ -11,7 +11,7 @@ import pytest
 from deid_desktop.core.model import Release
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import verify_release
-from tests.core.test_safe_harbor_support import make_case
+from tests.core.test_safe_harbor_support import make_case, people, replace_frame
 
 EXTRACT, PROJECT = make_case()
 CLEAN = build_safe_harbor(EXTRACT, PROJECT)
@@ -76,3 +76,70 @@ def test_an_identifier_of_anyone_inside_a_clinical_cell_fails(value: str, kind: 
 def test_clinical_values_are_not_read_as_identifier_shapes(value: str) -> None:
     outcome = verify_release(EXTRACT, _with_comment(value), PROJECT).outcome("no_direct_values")
     assert outcome.passed, value
+
+
+def _no_role_case() -> tuple:
+    """A birth date tagged as a plain date (no birth-date role) and a missing age: no
+    age says the person is 94, but 1930 beside 2024 does."""
+    from tests.core.support import DT
+    from tests.core.test_safe_harbor_support import PEOPLE_TAGS, tag, with_tag
+
+    frame = people(6)
+    frame.loc[1, "age"] = None  # the 94-year-old, born 1930
+    extract, project = make_case(
+        people_frame=frame, people_tags=with_tag(PEOPLE_TAGS, tag("dob", DT))
+    )
+    return extract, project, build_safe_harbor(extract, project)
+
+
+def test_safe_harbor_removes_years_91_apart_even_when_no_role_says_birth_date() -> None:
+    extract, project, release = _no_role_case()
+    assert release.parameters["persons_with_years_91_or_more_apart"] == 1
+    assert release.tables["people"]["dob_year"].isna().sum() == 1
+    old = release.tables["people"].loc[release.tables["people"]["dob_year"].isna(), "subject_id"]
+    for name in ("stays", "visits"):
+        frame = release.tables[name]
+        rows = frame["subject_id"].isin(set(old))
+        year_cols = [c for c in frame.columns if c.endswith("_year")]
+        assert rows.any() and frame.loc[rows, year_cols].isna().all().all()
+    assert verify_release(extract, release, project).passed
+
+
+def test_the_gate_fails_years_91_apart_whatever_the_tags() -> None:
+    extract, project, release = _no_role_case()
+    people_out = release.tables["people"].copy()
+    people_out["dob_year"] = people_out["dob_year"].fillna("1930")  # as before the fix
+    stays_out = release.tables["stays"].copy()
+    stays_out["admit_year"] = stays_out["admit_year"].fillna("2024")
+    leaky = replace(release, tables={**release.tables, "people": people_out, "stays": stays_out})
+    outcome = verify_release(extract, leaky, project).outcome("no_age_revealing_year")
+    assert not outcome.passed
+    assert outcome.detail["persons_with_years_91_or_more_apart"] == 1
+    assert outcome.detail["cells_by_column"] == {"people.dob_year": 1, "stays.admit_year": 1}
+
+
+def test_a_visit_91_years_after_birth_removes_the_years_of_a_person_aged_86_at_index() -> None:
+    """Born 1933, discharged 2019 (86), seen again in 2024 (91): the years say over 89."""
+    frame = people(6)
+    frame.loc[0, "dob"] = "1933-01-01"
+    frame.loc[0, "age"] = "86"
+    extract, project = make_case(people_frame=frame)
+    stays = extract.table("stays").frame.copy()
+    stays.loc[0, "admit_date"] = "2019-01-05"
+    stays.loc[0, "discharge_date"] = "2019-01-09"
+    extract = replace_frame(extract, "stays", stays)
+    release = build_safe_harbor(extract, project)
+    assert release.parameters["persons_over_89"] == 1  # the 94-year-old of the support data
+    assert release.parameters["persons_with_years_91_or_more_apart"] == 1
+    assert verify_release(extract, release, project).passed
+
+
+def test_years_90_apart_are_not_read_as_an_age_over_89() -> None:
+    """1934 and 2024 may be an 89-year-old: the pathway keeps them, the gate agrees."""
+    frame = people(6)
+    frame.loc[1, "age"] = "89"
+    frame.loc[1, "dob"] = "1934-12-30"
+    extract, project = make_case(people_frame=frame)
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("no_age_revealing_year")
+    assert outcome.passed, outcome.detail

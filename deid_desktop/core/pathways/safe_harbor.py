@@ -9,6 +9,7 @@ frames, to the byte.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from deid_desktop.core.errors import ProjectError
@@ -21,6 +22,7 @@ from deid_desktop.core.model import (
 )
 from deid_desktop.core.pathways.common import (
     AGE_POOLED,
+    MAX_AGE,
     STRING,
     SUBJECT_ID,
     DateCache,
@@ -52,6 +54,40 @@ OVER_89_POLICY = (
 )
 
 
+#: Two years of one person this far apart state an age over 89 whatever the months and
+#: days (91 years: at least 90 completed years); verify's gate uses the same span.
+CERTAIN_OVER_89_SPAN = MAX_AGE + 2
+
+
+def years_far_apart(
+    extract: Extract,
+    project: Project,
+    treatments: dict[str, dict[str, Treatment]],
+    dates: DateCache,
+    positions: dict[str, np.ndarray],
+) -> np.ndarray:
+    """Per person row: whether the years to be released (every date column of every
+    table) lie 91 years apart or more - a pair that restates an age over 89 even when
+    the age at the index date is lower (a later visit) or no column has the birth-date
+    role. Vectorised: one numpy minimum and maximum per column."""
+    n = len(extract.person.frame)
+    lowest = np.full(n, 1_000_000, dtype=np.int64)
+    highest = np.full(n, -1_000_000, dtype=np.int64)
+    for table in extract.tables:
+        spec = spec_for(project, table)
+        for col, treatment in treatments[table.name].items():
+            if treatment != Treatment.DATE:
+                continue
+            years = dates.get(table.name, spec.column(col)).dt.year.astype("Float64")
+            values = years.to_numpy(dtype=np.float64, na_value=np.nan)
+            present = ~np.isnan(values)
+            where = positions[table.name][present]
+            found = values[present].astype(np.int64)
+            np.minimum.at(lowest, where, found)
+            np.maximum.at(highest, where, found)
+    return (highest - lowest) >= CERTAIN_OVER_89_SPAN
+
+
 def build_safe_harbor(
     extract: Extract,
     project: Project,
@@ -75,6 +111,8 @@ def build_safe_harbor(
     zip_table = load_table_for(options.zip3_table)
 
     treatments, redacted = plan_columns(extract, project)
+    far_apart = years_far_apart(extract, project, treatments, dates, positions) & ~ages.over_89
+    no_years = ages.over_89 | far_apart
 
     dropped_direct: list[str] = []
     dropped_text: list[str] = []
@@ -89,6 +127,7 @@ def build_safe_harbor(
         rep.step(0.3 + 0.5 * i / len(extract.tables), f"Transforming {table.name}")
         pos = positions[table.name]
         over_rows = ages.over_89[pos]
+        blank_rows = no_years[pos]
         is_person = table.name == person.name
         order = row_order(subjects.numbers[pos])
         # The subject IDs are taken straight in release order; the other columns below
@@ -119,8 +158,8 @@ def build_safe_harbor(
             elif treatment == Treatment.DATE:
                 tag = spec_for(project, table).column(col)
                 years = year_text(dates.get(table.name, tag)).reset_index(drop=True)
-                blanked_years += int((years.notna().to_numpy(dtype=bool) & over_rows).sum())
-                years[over_rows] = pd.NA
+                blanked_years += int((years.notna().to_numpy(dtype=bool) & blank_rows).sum())
+                years[blank_rows] = pd.NA
                 out[name] = years
                 date_columns.append(where)
                 year_columns.setdefault(table.name, []).append(name)
@@ -178,6 +217,12 @@ def build_safe_harbor(
                 "years can restate the age"
             )
         transformations.append(pooled + ".")
+    if far_apart.any():
+        transformations.append(
+            f"Removed every year of {plural(int(far_apart.sum()), 'other person')} whose "
+            "years lie 91 or more apart (a pair of years that restates an age over 89, "
+            "e.g. a visit after the age at the index date), in every table."
+        )
     if zip_cells:
         transformations.append(
             f"Cut ZIP to 3 digits; {zip_to_000:,} set to 000 ({zip_table.vintage} table: "
@@ -225,6 +270,7 @@ def build_safe_harbor(
         "age_reference_used": ages.reference,
         "over_89_policy": OVER_89_POLICY,
         "persons_over_89": over_count,
+        "persons_with_years_91_or_more_apart": int(far_apart.sum()),
         "free_text": {k: str(v) for k, v in sorted(options.free_text.items())},
         "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
         "date_formats": dict(sorted(dates.formats.items())),
