@@ -91,7 +91,9 @@ def read_as_zip(column: str, p: ValueProfile, *, is_person: bool) -> bool:
     if names_a_postal_code(column):
         return True
     draft = decide_column(match_name(parse_column_name(column)), p, is_person=is_person)
-    return draft.role is Role.ZIP
+    # A name that says direct identifier (``residence``, ``address``) with ZIP-shaped
+    # values: the ZIP part of an address, released under a quasi or clinical tag.
+    return draft.role is Role.ZIP or draft.cls is ColumnClass.DIRECT
 
 
 def identifier_look(p: ValueProfile, *, column: str, is_person: bool, zips: bool) -> Look | None:

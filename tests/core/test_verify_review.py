@@ -143,3 +143,20 @@ def test_years_90_apart_are_not_read_as_an_age_over_89() -> None:
     release = build_safe_harbor(extract, project)
     outcome = verify_release(extract, release, project).outcome("no_age_revealing_year")
     assert outcome.passed, outcome.detail
+
+
+def test_zip_codes_in_a_column_named_for_an_address_and_tagged_quasi_fail() -> None:
+    """``residence`` (a name the tagger reads as an address) re-tagged quasi, no role:
+    its 5-digit ZIPs were released untouched and no check read them as ZIPs."""
+    from tests.core.test_safe_harbor_support import PEOPLE_TAGS, Q, allowed_prefix, tag
+
+    frame = people(30).rename(columns={"zip": "residence"})
+    frame["residence"] = pd.array(
+        [f"{allowed_prefix(i % 5)}{i % 90 + 10:02d}" for i in range(30)], dtype="string"
+    )
+    tags = tuple(tag("residence", Q) if t.name == "zip" else t for t in PEOPLE_TAGS)
+    extract, project = make_case(people_frame=frame, people_tags=tags)
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("no_identifier_values")
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.residence"]["kind"] == "5-digit ZIP codes"
