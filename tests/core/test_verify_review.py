@@ -131,6 +131,7 @@ def test_a_visit_91_years_after_birth_removes_the_years_of_a_person_aged_86_at_i
     release = build_safe_harbor(extract, project)
     assert release.parameters["persons_over_89"] == 1  # the 94-year-old of the support data
     assert release.parameters["persons_with_years_91_or_more_apart"] == 1
+    assert any("1 other person whose years lie 91" in t for t in release.transformations)
     assert verify_release(extract, release, project).passed
 
 

@@ -122,6 +122,7 @@ def build_safe_harbor(
     zip_to_000 = 0
     zip_cells = 0
     blanked_years = 0
+    blanked_far = 0
     tables: dict[str, pd.DataFrame] = {}
     for i, table in enumerate(extract.tables):
         rep.step(0.3 + 0.5 * i / len(extract.tables), f"Transforming {table.name}")
@@ -158,7 +159,9 @@ def build_safe_harbor(
             elif treatment == Treatment.DATE:
                 tag = spec_for(project, table).column(col)
                 years = year_text(dates.get(table.name, tag)).reset_index(drop=True)
-                blanked_years += int((years.notna().to_numpy(dtype=bool) & blank_rows).sum())
+                present = years.notna().to_numpy(dtype=bool)
+                blanked_years += int((present & over_rows).sum())
+                blanked_far += int((present & blank_rows & ~over_rows).sum())
                 years[blank_rows] = pd.NA
                 out[name] = years
                 date_columns.append(where)
@@ -219,9 +222,10 @@ def build_safe_harbor(
         transformations.append(pooled + ".")
     if far_apart.any():
         transformations.append(
-            f"Removed every year of {plural(int(far_apart.sum()), 'other person')} whose "
-            "years lie 91 or more apart (a pair of years that restates an age over 89, "
-            "e.g. a visit after the age at the index date), in every table."
+            f"Removed every year ({plural(blanked_far, 'cell')}) of "
+            f"{plural(int(far_apart.sum()), 'other person')} whose years lie 91 or more "
+            "apart (a pair of years that restates an age over 89, e.g. a visit long after "
+            "the index date), in every table."
         )
     if zip_cells:
         transformations.append(
