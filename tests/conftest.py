@@ -1,4 +1,9 @@
-"""Shared test set-up. Qt runs offscreen; shared/ data is found beside the checkout."""
+"""Shared test set-up. Qt runs offscreen; the public data the suite reads is in tests/data.
+
+tests/data holds byte-for-byte copies of public data sets (Synthea extracts, the adult
+data set with ARX's hierarchies, Census ZCTA tables, PhysioNet deid name lists), each
+folder with its PROVENANCE.md and licence, so a fresh clone runs every test.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +15,10 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
+PUBLIC_DATA = ROOT / "tests" / "data"
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    if not SHARED_DATA.exists():
-        pytest.skip("../shared/data is not beside this checkout")
-    return SHARED_DATA
+def public_data() -> Path:
+    """The folder of public test data inside the repository (never skipped)."""
+    return PUBLIC_DATA

@@ -2,7 +2,7 @@
 linkable release, Safe Harbor and the limited data set, with intervals checked by hand.
 
 The four files are copied verbatim (Synthea's UTC times such as ``2022-07-20T07:13:55Z``
-included) so the test never writes into shared/.
+included) so the test never writes into tests/data.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ SALT = bytes(range(7, 39))
 
 
 @pytest.fixture(scope="module")
-def synthea(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple:
-    src = shared_data / "synthea" / "unmc_crane_2023"
+def synthea(public_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    src = public_data / "synthea" / "unmc_crane_2023"
     return synthea_project(src, tmp_path_factory.mktemp("synthea"), Pathway.LINKABLE)
 
 

@@ -260,8 +260,8 @@ def test_person_key_missing_from_the_person_table(tmp_path: Path) -> None:
 # -------------------------------------------------------------------------------- Synthea
 
 
-def test_synthea_tables_link_by_their_own_key_names(shared_data: Path, tmp_path: Path) -> None:
-    src = shared_data / "synthea" / "unmc_crane_2023"
+def test_synthea_tables_link_by_their_own_key_names(public_data: Path, tmp_path: Path) -> None:
+    src = public_data / "synthea" / "unmc_crane_2023"
     names = ("patients", "encounters", "conditions", "medications")
     tables = [read_table(src / f"{n}.csv", name=n) for n in names]  # read only
     project = new_project(tables, person="patients", key="Id", project_path=tmp_path / "s")

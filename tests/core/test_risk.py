@@ -43,7 +43,7 @@ GOLDEN = [
 
 @pytest.mark.parametrize(("name", "sep", "strip", "rows", "classes", "k", "lone", "below"), GOLDEN)
 def test_adult_golden(
-    shared_data: Path,
+    public_data: Path,
     name: str,
     sep: str,
     strip: bool,
@@ -53,7 +53,7 @@ def test_adult_golden(
     lone: int,
     below: int,
 ) -> None:
-    frame = _read(shared_data / "adult" / name, sep, strip)
+    frame = _read(public_data / "adult" / name, sep, strip)
     report = risk_report(frame, ADULT_QIS, k_target=5)
     assert (report.rows, report.classes, report.k, report.lone, report.below_k) == (
         rows,
@@ -67,8 +67,8 @@ def test_adult_golden(
     assert len(report.lone_records) == lone
 
 
-def test_adult_raw_question_mark_is_a_value(shared_data: Path) -> None:
-    frame = _read(shared_data / "adult" / "adult_uci_raw.csv", ",", True)
+def test_adult_raw_question_mark_is_a_value(public_data: Path) -> None:
+    frame = _read(public_data / "adult" / "adult_uci_raw.csv", ",", True)
     assert (frame["workclass"] == "?").sum() > 0
     report = risk_report(frame, ADULT_QIS)
     assert report.missing_counts["workclass"] == 0  # "?" is kept as a value, not missing

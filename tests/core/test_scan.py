@@ -299,10 +299,10 @@ def test_non_ascii_notes_keep_offsets() -> None:
     assert len(got) == 9
 
 
-def test_recall_on_annotated_synthetic_notes(shared_data: Path) -> None:
+def test_recall_on_annotated_synthetic_notes(public_data: Path) -> None:
     from tests.core.test_scan_synth import make_notes
 
-    notes, truth, dictionary = make_notes(shared_data, n=400, seed=11)
+    notes, truth, dictionary = make_notes(public_data, n=400, seed=11)
     frames = {"n": pd.DataFrame({"text": pd.Series(notes, dtype="string")})}
     report = scan_frames(frames, {"n": ["text"]}, dictionary)
     spans = {(h.row, h.start, h.end) for h in report.hits}

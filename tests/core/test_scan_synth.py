@@ -27,8 +27,8 @@ RELATIONS = ["daughter", "son", "wife", "husband", "mother", "father", "sister",
 MONTHS = ["January", "February", "March", "April", "June", "July", "October", "November"]
 
 
-def _names(shared_data: Path, file: str) -> list[str]:
-    path = shared_data / "physionet-deid" / "lists" / file
+def _names(public_data: Path, file: str) -> list[str]:
+    path = public_data / "physionet-deid" / "lists" / file
     return [w.strip().title() for w in path.read_text(encoding="latin-1").splitlines() if w.strip()]
 
 
@@ -64,7 +64,7 @@ class _Note:
 
 
 def make_notes(
-    shared_data: Path,
+    public_data: Path,
     *,
     n: int,
     seed: int = 1,
@@ -76,10 +76,10 @@ def make_notes(
     ``identified_share`` of the notes carry identifiers (3 to 6 each); the rest are
     clinical filler only."""
     rng = random.Random(seed)
-    firsts = _names(shared_data, "female_names_unambig.txt") + _names(
-        shared_data, "male_names_unambig.txt"
+    firsts = _names(public_data, "female_names_unambig.txt") + _names(
+        public_data, "male_names_unambig.txt"
     )
-    lasts = _names(shared_data, "last_names_unambig.txt")
+    lasts = _names(public_data, "last_names_unambig.txt")
     people = []
     for _ in range(int(dictionary_size / 3.7)):
         people.append(

@@ -114,8 +114,8 @@ def _assert_no_values_in_evidence(frame: pd.DataFrame, tags: tuple[ColumnTag, ..
 
 
 @pytest.fixture(scope="module", params=["ds4biomed_apr2020", "unmc_crane_2023"])
-def synthea_patients(request: pytest.FixtureRequest, shared_data: Path) -> pd.DataFrame:
-    return _read(shared_data / "synthea" / request.param / "patients.csv")
+def synthea_patients(request: pytest.FixtureRequest, public_data: Path) -> pd.DataFrame:
+    return _read(public_data / "synthea" / request.param / "patients.csv")
 
 
 def test_synthea_patients_golden(synthea_patients: pd.DataFrame) -> None:
@@ -143,8 +143,8 @@ def test_synthea_patients_evidence_is_plain_and_value_free(
 
 
 @pytest.mark.parametrize("table", ["encounters", "conditions", "medications"])
-def test_synthea_event_tables_golden(shared_data: Path, table: str) -> None:
-    frame = _read(shared_data / "synthea" / "unmc_crane_2023" / f"{table}.csv")
+def test_synthea_event_tables_golden(public_data: Path, table: str) -> None:
+    frame = _read(public_data / "synthea" / "unmc_crane_2023" / f"{table}.csv")
     tags = _by_name(suggest_tags(frame, table=table, is_person=False))
     expected = {col: exp for (t, col), exp in SYNTHEA_EVENTS.items() if t == table}
     assert set(expected) == set(frame.columns)
@@ -155,8 +155,8 @@ def test_synthea_event_tables_golden(shared_data: Path, table: str) -> None:
     _assert_no_values_in_evidence(frame, tuple(tags.values()))
 
 
-def test_provider_organisation_payer_codes_are_direct_but_flagged(shared_data: Path) -> None:
-    frame = _read(shared_data / "synthea" / "unmc_crane_2023" / "encounters.csv")
+def test_provider_organisation_payer_codes_are_direct_but_flagged(public_data: Path) -> None:
+    frame = _read(public_data / "synthea" / "unmc_crane_2023" / "encounters.csv")
     tags = _by_name(suggest_tags(frame, table="encounters", is_person=False))
     for column in ("ORGANIZATION", "PROVIDER", "PAYER"):
         assert tags[column].unsure
@@ -166,9 +166,9 @@ def test_provider_organisation_payer_codes_are_direct_but_flagged(shared_data: P
 
 
 def test_every_synthea_table_has_one_person_key_and_no_clinical_identifier(
-    shared_data: Path,
+    public_data: Path,
 ) -> None:
-    for path in sorted((shared_data / "synthea").glob("*/*.csv")):
+    for path in sorted((public_data / "synthea").glob("*/*.csv")):
         frame = _read(path)
         is_person = path.stem == "patients"
         tags = suggest_tags(frame, table=path.stem, is_person=is_person)

@@ -246,8 +246,8 @@ def test_five_digit_numbers_are_zips_unless_the_name_says_otherwise(
 
 
 @pytest.fixture(scope="module")
-def synthea(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple:
-    src = shared_data / "synthea" / "unmc_crane_2023"
+def synthea(public_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    src = public_data / "synthea" / "unmc_crane_2023"
     return synthea_project(src, tmp_path_factory.mktemp("synthea_values"), Pathway.SAFE_HARBOR)
 
 
@@ -285,8 +285,8 @@ def test_synthea_ssn_and_names_retagged_fail(synthea: tuple) -> None:
 
 
 @pytest.mark.parametrize("name", ["adult.csv", "adult_uci_raw.csv"])
-def test_adult_passes(shared_data: Path, name: str) -> None:
-    table = read_table(shared_data / "adult" / name)
+def test_adult_passes(public_data: Path, name: str) -> None:
+    table = read_table(public_data / "adult" / name)
     frame = table.frame.copy()
     frame.insert(0, "person_id", pd.array([f"P{i}" for i in range(len(frame))], dtype="string"))
     tags = _keyed(suggest_tags(frame, table="adult", is_person=True), "person_id")

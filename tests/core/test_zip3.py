@@ -30,20 +30,20 @@ def _prefixes(path: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def restricted_2020(shared_data: Path) -> set[str]:
-    return _prefixes(shared_data / CENSUS / "restricted_zip3_2020.csv")
+def restricted_2020(public_data: Path) -> set[str]:
+    return _prefixes(public_data / CENSUS / "restricted_zip3_2020.csv")
 
 
 @pytest.fixture(scope="module")
-def without_zcta(shared_data: Path) -> set[str]:
-    return _prefixes(shared_data / CENSUS / "zip3_without_zcta_2020.csv")
+def without_zcta(public_data: Path) -> set[str]:
+    return _prefixes(public_data / CENSUS / "zip3_without_zcta_2020.csv")
 
 
-def test_shipped_table_is_the_derivation_of_the_2020_dhc_file(shared_data: Path) -> None:
+def test_shipped_table_is_the_derivation_of_the_2020_dhc_file(public_data: Path) -> None:
     shipped = resource("zip3", "zip3_population_2020.csv")
-    assert shipped.read_bytes() == (shared_data / CENSUS / "zip3_population_2020.csv").read_bytes()
+    assert shipped.read_bytes() == (public_data / CENSUS / "zip3_population_2020.csv").read_bytes()
     meta = json.loads(resource("zip3", "zip3_population_2020.json").read_text())
-    source = shared_data / CENSUS / "DECENNIALDHC2020.P1-Data.csv"
+    source = public_data / CENSUS / "DECENNIALDHC2020.P1-Data.csv"
     assert meta["source_sha256"] == sha256_of(source)
     assert meta["output_sha256"] == sha256_of(shipped)
     provenance = resource("zip3", "PROVENANCE.md").read_text()
@@ -51,9 +51,9 @@ def test_shipped_table_is_the_derivation_of_the_2020_dhc_file(shared_data: Path)
 
 
 def test_reading_the_2020_file_passes_the_recorded_checks(
-    shared_data: Path, restricted_2020: set[str]
+    public_data: Path, restricted_2020: set[str]
 ) -> None:
-    path = shared_data / CENSUS / "DECENNIALDHC2020.P1-Data.csv"
+    path = public_data / CENSUS / "DECENNIALDHC2020.P1-Data.csv"
     zcta, vintage = read_zcta_populations(path)
     assert len(zcta) == 33_774
     assert int(zcta["population"].sum()) == 334_726_586
@@ -65,12 +65,12 @@ def test_reading_the_2020_file_passes_the_recorded_checks(
     assert table.source.startswith("DECENNIALDHC2020.P1-Data.csv sha256:")
 
 
-def test_2010_sf1_layout_with_bom_quotes_and_trailing_column(shared_data: Path) -> None:
-    table = load_census_file(shared_data / CENSUS / "DECENNIALSF12010.P1-Data.csv")
+def test_2010_sf1_layout_with_bom_quotes_and_trailing_column(public_data: Path) -> None:
+    table = load_census_file(public_data / CENSUS / "DECENNIALSF12010.P1-Data.csv")
     assert table.vintage == "2010 Census SF1 P1"
     assert table.total_population == 312_462_997
     assert sum(table.zcta_counts.values()) == 33_120
-    assert set(table.restricted) == _prefixes(shared_data / CENSUS / "restricted_zip3_2010.csv")
+    assert set(table.restricted) == _prefixes(public_data / CENSUS / "restricted_zip3_2010.csv")
 
 
 def test_plain_zcta_population_file(tmp_path: Path, restricted_2020: set[str]) -> None:

@@ -16,10 +16,10 @@ ADULT_QIS = "age,sex,race,marital-status,education,native-country,workclass,occu
 deid = run_deid
 
 
-def test_risk_adult_json_golden(shared_data: Path) -> None:
+def test_risk_adult_json_golden(public_data: Path) -> None:
     run = deid(
         "risk",
-        shared_data / "adult" / "adult.csv",
+        public_data / "adult" / "adult.csv",
         "--qi",
         ADULT_QIS,
         "--sep",
@@ -49,10 +49,10 @@ def test_risk_adult_json_golden(shared_data: Path) -> None:
     assert "Never-married" not in run.stdout and "United-States" not in run.stdout
 
 
-def test_risk_raw_uci_golden(shared_data: Path) -> None:
+def test_risk_raw_uci_golden(public_data: Path) -> None:
     run = deid(
         "risk",
-        shared_data / "adult" / "adult_uci_raw.csv",
+        public_data / "adult" / "adult_uci_raw.csv",
         "--qi",
         ADULT_QIS,
         "--sep",
@@ -65,7 +65,7 @@ def test_risk_raw_uci_golden(shared_data: Path) -> None:
     assert (out["rows"], out["lone"], out["below_k"]) == (32561, 15480, 23905)
 
 
-def test_risk_text_output_and_lone_lines(shared_data: Path, tmp_path: Path) -> None:
+def test_risk_text_output_and_lone_lines(public_data: Path, tmp_path: Path) -> None:
     csv = tmp_path / "people.csv"
     csv.write_text("age,sex\n30,F\n30,F\n41,M\n,M\n,M\n", encoding="utf-8")
     run = deid("risk", csv, "--qi", "age,sex", "--k", "2", "--sep", ",")

@@ -2,7 +2,7 @@
 (patients.csv: Id; encounters, conditions, medications, immunizations: PATIENT), then
 `deid pathway` / `deid salt create` / `deid check` as a user runs them.
 
-The shared files are copied into tmp_path first; nothing is written into shared/.
+The public files in tests/data are copied into tmp_path first; nothing is written there.
 
 One step a user takes on Synthea, and why: Synthea has no index date and no age
 column, so ages (for "90+") are taken at a fixed reference date:
@@ -31,7 +31,7 @@ deid = main_captured  # in this process, so the in-memory keyring applies
 
 
 def _copy(src: Path, dst: Path, names: tuple[str, ...]) -> Path:
-    """Byte-for-byte copies of the shared files (nothing is written into shared/)."""
+    """Byte-for-byte copies of the public files (nothing is written into tests/data)."""
     dst.mkdir(parents=True)
     for name in names:
         shutil.copyfile(src / f"{name}.csv", dst / f"{name}.csv")
@@ -39,8 +39,8 @@ def _copy(src: Path, dst: Path, names: tuple[str, ...]) -> Path:
 
 
 @pytest.fixture
-def unmc(shared_data: Path, tmp_path: Path) -> Path:
-    return _copy(shared_data / "synthea" / "unmc_crane_2023", tmp_path / "unmc", UNMC)
+def unmc(public_data: Path, tmp_path: Path) -> Path:
+    return _copy(public_data / "synthea" / "unmc_crane_2023", tmp_path / "unmc", UNMC)
 
 
 def _init(
@@ -176,12 +176,12 @@ def test_synthea_linkable_check_passes(
 
 
 def test_ds4biomed_safe_harbor_check_passes(
-    shared_data: Path,
+    public_data: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    src = shared_data / "synthea" / "ds4biomed_apr2020"
+    src = public_data / "synthea" / "ds4biomed_apr2020"
     folder = _copy(src, tmp_path / "ds4biomed", DS4BIOMED)
     project = _init(capsys, monkeypatch, folder, DS4BIOMED)
     assert _keys(project) == {"patients": "Id", "conditions": "PATIENT", "immunizations": "PATIENT"}
