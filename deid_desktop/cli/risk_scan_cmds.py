@@ -32,14 +32,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "risk",
         help="k, lone records and re-identification risk on chosen quasi-identifiers",
         description="Residual risk of a table on its quasi-identifiers: k (smallest group), "
-        "equivalence classes, lone records, records below the k target, l-diversity and "
-        "prosecutor/journalist/marketer risk. A missing value counts as a value.",
+        "equivalence classes, lone records, records below the k target, l-diversity "
+        "(distinct, entropy, recursive (c,l)), t-closeness and prosecutor/journalist/marketer "
+        "risk. A missing value counts as a value in the classes; a missing sensitive value "
+        "adds no diversity.",
     )
     risk.add_argument("source", help="a project (.deid.json) or a CSV/XLSX file")
     risk.add_argument("--qi", help="quasi-identifier columns, comma-separated")
     risk.add_argument("--k", type=int, default=None, help="k target (default 5)")
     risk.add_argument(
         "--sensitive", action="append", default=[], help="sensitive column (repeatable)"
+    )
+    risk.add_argument(
+        "--c",
+        type=float,
+        default=None,
+        help="the c of recursive (c,l)-diversity (default 4)",
     )
     _file_options(risk)
     risk.add_argument(
@@ -147,6 +155,7 @@ def _columns(text: str | None) -> list[str]:
 
 def run_risk(args: argparse.Namespace) -> int:
     from deid_desktop.core.risk import risk_report
+    from deid_desktop.core.risk.diversity import DEFAULT_C
 
     source = Path(args.source)
     qis = _columns(args.qi)
@@ -161,7 +170,10 @@ def run_risk(args: argparse.Namespace) -> int:
             )
         frame = _read_file(source, args.sep, args.strip)
     k = 5 if k is None else k
-    report = risk_report(frame, qis, k_target=k, sensitive=sensitive)
+    c = DEFAULT_C if args.c is None else args.c
+    if c <= 0:
+        raise UsageError("--c must be a positive number.", hint="A usual value is 4 (--c 4).")
+    report = risk_report(frame, qis, k_target=k, sensitive=sensitive, c=c)
     if args.json:
         out = report.to_dict(include_values=False, include_lone_rows=False)
         if args.list_lone and _is_project(source):  # rows of the release, in subject-ID order
@@ -213,8 +225,12 @@ def _risk_text(r: RiskReport) -> str:
     for d in r.diversity:
         lines.append(
             f"l-diversity of '{d.column}': l = {d.l} ({d.classes_with_l1:,} classes, "
-            f"{d.records_with_l1:,} records, with a single value)"
+            f"{d.records_with_l1:,} records, with a single value); entropy l = "
+            f"{d.l_entropy}; recursive (c={d.c:g}, l) l = {d.l_recursive}; t-closeness "
+            f"t = {d.t_closeness} ({d.t_distance} distance)"
         )
+    if r.diversity:
+        lines.append("(a missing sensitive value adds no diversity)")
     lines.append(
         f"prosecutor risk: max {r.prosecutor_max:.3f}, mean {r.prosecutor_mean:.3f}; "
         f"marketer risk {r.marketer:.3f}"

@@ -40,6 +40,12 @@ def test_risk_adult_json_golden(public_data: Path) -> None:
         21977,
     )
     assert out["l"] == 1
+    # t-closeness of salary-class: a lone '>50K' record against the table's 75.11 % '<=50K'
+    assert out["t_closeness"] == pytest.approx(0.7511, abs=5e-5)
+    assert out["l_entropy"] == 1.0
+    assert out["l_recursive"] == {"c": 4.0, "l": 1}
+    assert out["l_diversity"]["salary-class"]["t_distance"] == "equal"
+    assert "missing sensitive value adds no diversity" in out["missing_sensitive"]
     assert out["prosecutor_risk_max"] == 1.0
     assert out["prosecutor_risk_mean"] == pytest.approx(18109 / 30162)
     assert out["class_size_distribution"][0] == {"size": 1, "classes": 14021, "records": 14021}

@@ -8,7 +8,7 @@ and ``to_dict()`` (the default) carry counts and row numbers only, never values.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -19,6 +19,7 @@ import pandas as pd
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.risk.classes import class_sizes, combine, factorize_column
+from deid_desktop.core.risk.diversity import DEFAULT_C, MISSING_CONVENTION, Diversity, diversity
 
 #: The formula behind every risk figure, named in the report and the export record.
 FORMULAS: MappingProxyType[str, str] = MappingProxyType(
@@ -39,8 +40,24 @@ FORMULAS: MappingProxyType[str, str] = MappingProxyType(
             "is targeted = classes / rows"
         ),
         "l_diversity": (
-            "l = smallest number of distinct values of the sensitive column within a class"
+            "distinct l = smallest number of distinct filled values of the sensitive column "
+            "within a class (Machanavajjhala et al. 2006)"
         ),
+        "l_entropy": (
+            "entropy l = smallest exp(H) over the classes, H = -sum p ln p of the class's "
+            "filled sensitive values (Machanavajjhala et al. 2006, def. 4.1)"
+        ),
+        "l_recursive": (
+            "recursive (c,l): the largest l with r1 < c * (r_l + ... + r_m) in every class, "
+            "r_i the sensitive-value counts, most frequent first (Machanavajjhala et al. 2006, "
+            "def. 4.2)"
+        ),
+        "t_closeness": (
+            "t = largest Earth Mover's Distance between a class's sensitive-value distribution "
+            "and the table's: equal distance (half the total variation) for categories, "
+            "ordered distance for numbers (Li, Li and Venkatasubramanian 2007)"
+        ),
+        "missing_sensitive": MISSING_CONVENTION,
     }
 )
 
@@ -60,16 +77,6 @@ class Rescue:
 
     quasi_identifier: str
     rescued: int
-
-
-@dataclass(frozen=True)
-class Diversity:
-    """l-diversity of one sensitive column."""
-
-    column: str
-    l: int | None  # noqa: E741 - the literature's name
-    classes_with_l1: int  # classes where every record has the same sensitive value
-    records_with_l1: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,14 +151,26 @@ class RiskReport:
         }
         if self.diversity:
             out["l"] = self.l
+            out["l_entropy"] = _least(d.l_entropy for d in self.diversity)
+            out["l_recursive"] = {
+                "c": self.diversity[0].c,
+                "l": _least(d.l_recursive for d in self.diversity),
+            }
+            out["t_closeness"] = _most(d.t_closeness for d in self.diversity)
             out["l_diversity"] = {
                 d.column: {
                     "l": d.l,
                     "classes_with_l1": d.classes_with_l1,
                     "records_with_l1": d.records_with_l1,
+                    "l_entropy": d.l_entropy,
+                    "l_recursive": d.l_recursive,
+                    "c": d.c,
+                    "t_closeness": d.t_closeness,
+                    "t_distance": d.t_distance,
                 }
                 for d in self.diversity
             }
+            out["missing_sensitive"] = MISSING_CONVENTION
         return out
 
     def to_dict(
@@ -183,6 +202,16 @@ class RiskReport:
         return out
 
 
+def _least(values: Iterable[float | int | None]) -> float | int | None:
+    present = [v for v in values if v is not None]
+    return min(present) if present else None
+
+
+def _most(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
+
+
 def _plain(value: object) -> str | None:
     return (
         None
@@ -206,6 +235,7 @@ def risk_report(
     *,
     k_target: int = 5,
     sensitive: Sequence[str] = (),
+    c: float = DEFAULT_C,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> RiskReport:
@@ -259,10 +289,10 @@ def risk_report(
             rescues.append(Rescue(q, int((r_per_record[lone_mask] > 1).sum())))
         rescues.sort(key=lambda r: (-r.rescued, qis.index(r.quasi_identifier)))
 
-    diversity = []
+    diversities = []
     for j, s in enumerate(sens):
         rep.step((2 * len(qis) + j) / total_steps, "Measuring l-diversity")
-        diversity.append(_diversity(s, frame[s], ids, n_classes, sizes))
+        diversities.append(diversity(s, frame[s], ids, n_classes, sizes, c=c))
 
     prosecutor_max = 1.0 / k if k else 0.0
     prosecutor_mean = n_classes / rows if rows else 0.0
@@ -279,7 +309,7 @@ def risk_report(
         class_size_distribution=distribution,
         lone_records=lone_records,
         rescue=tuple(rescues),
-        diversity=tuple(diversity),
+        diversity=tuple(diversities),
         prosecutor_max=prosecutor_max,
         prosecutor_mean=prosecutor_mean,
         journalist_max=prosecutor_max,
@@ -288,22 +318,3 @@ def risk_report(
         missing_counts=missing_counts,
         notes=tuple(notes),
     )
-
-
-def _diversity(
-    column: str, series: pd.Series, ids: np.ndarray, n_classes: int, sizes: np.ndarray
-) -> Diversity:
-    if n_classes == 0:
-        return Diversity(column, None, 0, 0)
-    s_codes, n_s = factorize_column(series)
-    n_s = max(n_s, 1)
-    pairs = ids * n_s + s_codes  # one number per (class, sensitive value)
-    cardinality = n_classes * n_s
-    if cardinality <= max(1 << 24, 4 * pairs.size):
-        present = np.flatnonzero(np.bincount(pairs, minlength=cardinality))
-    else:  # sort instead (np.unique's hashing is slow on millions of keys)
-        ordered = np.sort(pairs)
-        present = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
-    distinct = np.bincount(present // n_s, minlength=n_classes)
-    l1 = distinct == 1
-    return Diversity(column, int(distinct.min()), int(l1.sum()), int(sizes[l1].sum()))
