@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pandas, risk and scan load when a command runs, not for `de
 
     from deid_desktop.core.model import Extract, Project
     from deid_desktop.core.risk import RiskReport
+    from deid_desktop.core.risk.population import PopulationUniqueness
     from deid_desktop.core.scan import ScanDictionary, ScanReport
 
 PROJECT_SUFFIX = ".deid.json"
@@ -48,6 +49,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         type=float,
         default=None,
         help="the c of recursive (c,l)-diversity (default 4)",
+    )
+    population = risk.add_mutually_exclusive_group()
+    population.add_argument(
+        "--population",
+        type=int,
+        default=None,
+        help="the number of people the table was drawn from, for the population-uniqueness "
+        "models (Pitman, Zayatz, SNB, Dankar); a project with ZIP3 released defaults to the "
+        "2020 Census population of the released ZIP3 areas",
+    )
+    population.add_argument(
+        "--sampling-fraction",
+        type=float,
+        default=None,
+        help="the table's share of the population (0 < F <= 1), instead of --population",
     )
     _file_options(risk)
     risk.add_argument(
@@ -161,8 +177,9 @@ def run_risk(args: argparse.Namespace) -> int:
     qis = _columns(args.qi)
     sensitive = [s for item in args.sensitive for s in _columns(item)]
     k = args.k
+    census: int | None = None
     if _is_project(source):
-        frame, qis, k, sensitive = _release_person(source, qis, k, sensitive)
+        frame, qis, k, sensitive, census = _release_person(source, qis, k, sensitive)
     else:
         if not qis:
             raise UsageError(
@@ -174,8 +191,11 @@ def run_risk(args: argparse.Namespace) -> int:
     if c <= 0:
         raise UsageError("--c must be a positive number.", hint="A usual value is 4 (--c 4).")
     report = risk_report(frame, qis, k_target=k, sensitive=sensitive, c=c)
+    uniqueness = _population_uniqueness(report, args.population, args.sampling_fraction, census)
     if args.json:
         out = report.to_dict(include_values=False, include_lone_rows=False)
+        if uniqueness is not None:
+            out.update(uniqueness.to_dict())
         if args.list_lone and _is_project(source):  # rows of the release, in subject-ID order
             out["lone_release_rows"] = [int(r) for r in report.lone_rows]
         elif args.list_lone:  # the file's line numbers (header = line 1)
@@ -183,14 +203,46 @@ def run_risk(args: argparse.Namespace) -> int:
         print_json(out)
     else:
         print(_risk_text(report))
+        if uniqueness is not None:
+            print(_population_text(uniqueness))
     return 0
+
+
+def _population_uniqueness(
+    report: RiskReport, population: int | None, fraction: float | None, census: int | None
+) -> PopulationUniqueness | None:
+    """Population uniqueness when a population is known (given, or the released ZIP3s')."""
+    from deid_desktop.core.risk.population import population_uniqueness
+
+    if fraction is not None:
+        if not 0 < fraction <= 1:
+            raise UsageError(
+                "--sampling-fraction must be above 0 and at most 1.",
+                hint="For example --sampling-fraction 0.01 for a 1 % sample.",
+            )
+        population = max(round(report.rows / fraction), report.rows)
+    population = population if population is not None else census
+    if population is None or report.rows == 0:
+        return None
+    histogram = {c.size: c.classes for c in report.class_size_distribution}
+    return population_uniqueness(histogram, population=population)
+
+
+def _population_text(u: PopulationUniqueness) -> str:
+    chosen = "no sample unique" if u.dankar_model == "none" else f"{u.dankar_model} chosen"
+    return (
+        f"population uniqueness (population {u.population:,}, sampling fraction "
+        f"{u.sampling_fraction:.3g}): Pitman {u.pitman:.6f}, Zayatz {u.zayatz:.6f}, "
+        f"SNB {u.snb:.6f} (0 = no estimate); Dankar's rule {u.dankar:.6f} ({chosen})"
+    )
 
 
 def _release_person(
     source: Path, qis: list[str], k: int | None, sensitive: list[str]
-) -> tuple[pd.DataFrame, list[str], int | None, list[str]]:
-    """The released person table of the project, built in memory (nothing written), and
-    the project's quasi-identifiers, k target and sensitive columns unless overridden."""
+) -> tuple[pd.DataFrame, list[str], int | None, list[str], int | None]:
+    """The released person table of the project, built in memory (nothing written), the
+    project's quasi-identifiers, k target and sensitive columns unless overridden, and the
+    Census population of the released ZIP3 areas when ZIP3 is one of them."""
     from deid_desktop.core import engine
     from deid_desktop.core.model import Pathway
     from deid_desktop.core.pathways import build_release
@@ -205,7 +257,16 @@ def _release_person(
     frame = release.tables[project.person_table.name]
     qis = qis or list(engine.quasi_identifiers_for(project, release))
     sensitive = sensitive or list(engine.sensitive_columns_for(project, release))
-    return frame, qis, (project.risk.k_target if k is None else k), sensitive
+    census = None
+    if engine.ZIP3_COLUMN in qis and engine.ZIP3_COLUMN in frame.columns:
+        from deid_desktop.core.risk.population import released_zip3_population
+        from deid_desktop.core.zip3 import load_table_for
+
+        table = load_table_for(project.safe_harbor.zip3_table)
+        census = released_zip3_population(
+            frame[engine.ZIP3_COLUMN].dropna().unique(), table.populations, table.restricted
+        )
+    return frame, qis, (project.risk.k_target if k is None else k), sensitive, census
 
 
 def _risk_text(r: RiskReport) -> str:

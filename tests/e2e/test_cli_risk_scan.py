@@ -190,3 +190,48 @@ def test_scan_on_project_reads_the_free_text_columns(demo_project: Path) -> None
     assert {"NAME", "PHONE", "DATE"} <= set(col["hits_by_kind"])
     assert any(h["rule"] == "cue:daughter" for h in out["hit_list"])
     assert "Sarah" not in run.stdout
+
+
+def test_risk_population_models_reproduce_arx_on_adult(public_data: Path) -> None:
+    # ARX's US preset (317,238,626 people); sampling fraction = 30,162 / that
+    run = deid(
+        "risk", public_data / "adult" / "adult.csv", "--qi", ADULT_QIS, "--sep", ";",
+        "--population", "317238626", "--json",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert (out["pitman"], out["zayatz"], out["snb"]) == (0.029664, 0.216165, 0.0)
+    assert out["dankar"] == 0.029664 and out["dankar_model"] == "pitman"
+    assert out["sampling_fraction"] == pytest.approx(30162 / 317238626)
+
+
+def test_risk_population_defaults_to_the_released_zip3_areas(demo_project: Path) -> None:
+    """The demo releases ZIP3: its population is the 2020 Census count of those areas,
+    recomputed here from the shipped table by a plain join."""
+    import pandas as pd
+
+    run = deid("risk", demo_project, "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert "zip3" in out["quasi_identifiers"]
+    table = pd.read_csv(
+        Path(__file__).resolve().parents[2] / "resources" / "zip3" / "zip3_population_2020.csv",
+        dtype={"zip3": str},
+    )
+    demo = pd.read_csv(demo_project.parent / "demographics.csv", dtype=str)
+    prefixes = set(demo["zip"].dropna().str.zfill(5).str[:3])
+    pop = dict(zip(table["zip3"], table["population"], strict=True))
+    restricted = {z for z, p in pop.items() if p <= 20_000}
+    released = {z for z in prefixes if z in pop and z not in restricted}
+    pooled = restricted if prefixes - released else set()
+    assert out["population"] == sum(pop[z] for z in released | pooled)
+    assert out["sampling_fraction"] == pytest.approx(out["rows"] / out["population"])
+    assert out["dankar_model"] in {"pitman", "zayatz"}
+
+
+def test_risk_sampling_fraction_out_of_range_is_a_usage_error(public_data: Path) -> None:
+    run = deid(
+        "risk", public_data / "adult" / "adult.csv", "--qi", "sex", "--sep", ";",
+        "--sampling-fraction", "1.5",
+    )  # fmt: skip
+    assert run.returncode == 2 and "--sampling-fraction" in run.stderr
