@@ -4,8 +4,10 @@ Columns as the app holds them (pyarrow-backed strings): age (0-89 and "90+"), se
 ethnicity (each with some missing values) and zip3. Each size runs in a fresh
 subprocess, so the peak RSS (``resource.getrusage``) belongs to that run alone. Prints
 seconds for the full report (k, classes, lone records with their combinations, rescue
-analysis over every QI, l-diversity of one sensitive column), rows/s and peak RSS; also
-``suppress_below_k``.
+analysis over every QI, distinct/entropy/recursive l-diversity and t-closeness of a
+categorical and a numeric sensitive column), rows/s and peak RSS; the population
+uniqueness models (Pitman, Zayatz, SNB, Dankar) on the report's class-size histogram with
+a population of 330 million; and ``suppress_below_k``.
 
     .venv/bin/python bench/bench_risk.py [ROWS ...]
 """
@@ -23,6 +25,7 @@ import json, resource, sys, time
 import numpy as np
 import pandas as pd
 from deid_desktop.core.risk import risk_report, suppress_below_k
+from deid_desktop.core.risk.population import population_uniqueness
 
 n = int(sys.argv[1])
 rng = np.random.default_rng(20260423)
@@ -42,19 +45,26 @@ frame = pd.DataFrame({
     "zip3": pd.array(rng.integers(0, 900, n).astype(str).astype(object),
                      dtype=pd.StringDtype("pyarrow")),
     "dx": col(["I50.9", "I50.2", "I50.3", "I11.0", "I13.0"], [0.4, 0.2, 0.2, 0.1, 0.1]),
+    "sbp": pd.array(rng.integers(90, 200, n).astype(str).astype(object),
+                    dtype=pd.StringDtype("pyarrow")),
 })
 qis = ["age", "sex", "race", "ethnicity", "zip3"]
-risk_report(frame.head(1000), qis, sensitive=["dx"])  # warm-up (imports, first calls)
+risk_report(frame.head(1000), qis, sensitive=["dx", "sbp"])  # warm-up (imports, first calls)
 t = time.perf_counter(); c = time.process_time()
-report = risk_report(frame, qis, k_target=5, sensitive=["dx"])
+report = risk_report(frame, qis, k_target=5, sensitive=["dx", "sbp"])
 wall, cpu = time.perf_counter() - t, time.process_time() - c
+c = time.process_time()
+pop = population_uniqueness({d.size: d.classes for d in report.class_size_distribution},
+                            population=330_000_000)
+pop_cpu = time.process_time() - c
 t = time.perf_counter()
 kept, removed, share = suppress_below_k(frame, qis, 5)
 sup = time.perf_counter() - t
 print(json.dumps({
     "rows": n, "seconds": wall, "cpu_seconds": cpu, "classes": report.classes, "k": report.k,
     "lone": report.lone, "below_k": report.below_k, "suppress_seconds": sup,
-    "suppressed": removed, "share": share,
+    "suppressed": removed, "share": share, "population_cpu": pop_cpu,
+    "t": max(d.t_closeness for d in report.diversity), "dankar": pop.dankar_model,
     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
 }))
 """
@@ -68,7 +78,8 @@ def main() -> None:
             f"{r['rows']:>9,} rows: risk report {r['seconds']:.3f} s wall "
             f"({r['rows'] / r['seconds']:,.0f} rows/s; {r['cpu_seconds']:.3f} s CPU); "
             f"classes {r['classes']:,}, k {r['k']}, lone {r['lone']:,}, below 5 "
-            f"{r['below_k']:,}; suppress_below_k {r['suppress_seconds']:.3f} s "
+            f"{r['below_k']:,}, t {r['t']}; population models {r['population_cpu']:.3f} s CPU "
+            f"(Dankar: {r['dankar']}); suppress_below_k {r['suppress_seconds']:.3f} s "
             f"({r['suppressed']:,} rows, {r['share']:.1%}); peak RSS {r['peak_rss_mb']:.0f} MB"
         )
 

@@ -41,6 +41,8 @@ import pandas as pd
 
 from deid_desktop.core.risk.classes import factorize_column
 
+_BINCOUNT_LIMIT = 1 << 24
+
 #: The c of recursive (c, l)-diversity when the user gives none (ARX's default is 4 too).
 DEFAULT_C = 4.0
 
@@ -71,7 +73,13 @@ def _pair_counts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(class, value, count) of every pair present, sorted by class then value."""
     pairs = ids * n_values + values
-    uniq, counts = np.unique(pairs, return_counts=True)
+    cardinality = n_classes * n_values
+    if cardinality <= max(_BINCOUNT_LIMIT, 4 * pairs.size):  # no sort: one counting pass
+        all_counts = np.bincount(pairs, minlength=cardinality)
+        uniq = np.flatnonzero(all_counts)
+        counts = all_counts[uniq]
+    else:
+        uniq, counts = np.unique(pairs, return_counts=True)
     return uniq // n_values, uniq % n_values, counts.astype(np.int64)
 
 
