@@ -1,0 +1,44 @@
+"""Small cells in event tables, counted over persons and recomputed by a group-by."""
+
+from __future__ import annotations
+
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deid_desktop.core.risk.cells import small_cells
+
+S = "string[pyarrow]"
+
+
+def test_a_code_held_by_one_person_on_many_visits_is_one_small_cell() -> None:
+    visits = pd.DataFrame(
+        {"subject": ["s1", "s1", "s1", "s2", "s3", "s4"],
+         "dx": ["Q87.4", "Q87.4", "I10", "I10", "I10", None]}
+    ).astype(S)  # fmt: skip
+    (cells,) = small_cells(visits, table="visits", person="subject", columns=["dx"], k=3)
+    assert (cells.distinct, cells.small, cells.persons) == (2, 1, 1)
+    assert cells.values == (("Q87.4", 1),)
+    assert "Q87.4" not in str(cells.to_dict())
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["s1", "s2", "s3", "s4", "s5"]),
+            st.one_of(st.none(), st.sampled_from(list("abcdef"))),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    k=st.integers(2, 5),
+)
+def test_counts_equal_a_group_by_over_persons(rows: list[tuple[str, str | None]], k: int) -> None:
+    frame = pd.DataFrame(rows, columns=["subject", "dx"]).astype(S)
+    (cells,) = small_cells(frame, table="t", person="subject", columns=["dx"], k=k)
+    holders = frame.dropna().groupby("dx")["subject"].nunique()
+    small = holders[holders < k]
+    assert cells.distinct == len(holders) and cells.small == len(small)
+    assert cells.persons == frame[frame["dx"].isin(small.index)]["subject"].nunique()
+    assert dict(cells.values) == {str(v): int(n) for v, n in small.items()}
