@@ -21,7 +21,7 @@ from deid_desktop.core.demo import demo_project, make_demo_frames
 from deid_desktop.core.model import ColumnClass, Extract, Project
 from deid_desktop.core.pathways import build_release
 from deid_desktop.core.verify import VerifyContext
-from deid_desktop.core.verify_values import check_no_identifier_columns
+from deid_desktop.core.verify.values import check_no_identifier_columns
 
 SIZES = (100_000, 1_000_000)
 RETAGGED = ("mrn", "phone", "first_name", "last_name", "zip")

@@ -6,8 +6,9 @@ gives the same release whichever runs it:
 - ``open_project(project_path)`` -> (Project, problems with its inputs)
 - ``load(project, project_path)`` -> Extract (hash-checked, relations checked)
 - ``review(project, extract, salt=..., scan=None)`` -> ReviewResult: the release built
-  in memory, its verification (every check), the residual risk on the released person
-  table and the free-text scan of the extract. Nothing is written. ``scan``: None scans
+  in memory, the residual risk on the released person table (measured first, so the
+  gate's checks can read it), its verification (every check) and the free-text scan
+  of the extract. Nothing is written. ``scan``: None scans
   only the free-text columns set to "redact hits" (all suppressed: no scan at all, the
   record says so), True scans every free-text column (the review screen, `deid check`),
   False never scans (a column set to redact is then scanned by the pathway itself).
@@ -201,7 +202,7 @@ def review(
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ReviewResult:
-    """Scan the free text, build the release in memory, verify it, measure its risk.
+    """Scan the free text, build the release in memory, measure its risk, verify it.
 
     ``scan``: None (default) scans only the free-text columns set to "redact hits" - when
     every one is suppressed the scan would only inform the review screen, so it is
@@ -240,10 +241,8 @@ def review(
         release = build_release(
             extract, project, salt=salt, progress=_slice(rep, 0.3, 0.6), cancel=cancel
         )
-    rep.step(0.6, "Checking the release")
-    verification = verify_release(extract, release, project)
-
-    rep.step(0.9, "Measuring the residual risk")
+    # The risk is measured before the gate, so that a check may read it (a k target).
+    rep.step(0.6, "Measuring the residual risk")
     qis = quasi_identifiers_for(project, release)
     risk = None
     if qis:
@@ -252,9 +251,13 @@ def review(
             qis,
             k_target=project.risk.k_target,
             sensitive=sensitive_columns_for(project, release),
-            progress=_slice(rep, 0.9, 1.0),
+            progress=_slice(rep, 0.6, 0.7),
             cancel=cancel,
         )
+    rep.step(0.7, "Checking the release")
+    verification = verify_release(
+        extract, release, project, risk=risk, progress=_slice(rep, 0.7, 1.0), cancel=cancel
+    )
     rep.step(1.0, "Review ready")
     return ReviewResult(
         project=project,

@@ -13,15 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.errors import InputError
-from deid_desktop.core.pathways.common import (
-    _equals_an_id,
-    _format_ids,
-    all_positions,
-    earliest_per_person,
-    row_order,
-    take_rows,
-)
-from deid_desktop.core.verify import _all_digits, _not_among, _only_digits, _repeats
+from deid_desktop.core.facts.dates import earliest_per_person
+from deid_desktop.core.facts.persons import all_positions
+from deid_desktop.core.pathways.common import _equals_an_id, _format_ids, row_order, take_rows
+from deid_desktop.core.verify.direct import _all_digits, _only_digits
+from deid_desktop.core.verify.safe_harbor import _not_among, _repeats
 from tests.core.test_safe_harbor_support import make_case, people, replace_frame
 
 TEXT = pd.StringDtype("pyarrow")

@@ -11,10 +11,7 @@ import pytest
 
 from deid_desktop.core.errors import DeidError
 from deid_desktop.core.model import Project, RiskSettings
-from deid_desktop.core.pathways.common import (
-    apply_risk_settings,
-    removed_below_k_sentences,
-)
+from deid_desktop.core.pathways.common import apply_risk_settings, removed_below_k_sentences
 from tests.core.test_safe_harbor_support import make_case
 
 TEXT = pd.StringDtype("pyarrow")

@@ -29,9 +29,9 @@ from deid_desktop.core.verify import (
     Finding,
     Verification,
     VerifyContext,
-    _run,
     checks_for,
     names_a_postal_code,
+    run_check,
     verify_release,
 )
 from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, people, restricted_prefix
@@ -251,7 +251,7 @@ def test_a_check_that_cannot_run_fails_instead_of_passing() -> None:
         raise RuntimeError("boom")
 
     check = Check("broken", "Broken", "test", BLOCKING, "always raises", broken)
-    outcome = _run(check, EXTRACT, CLEAN, PROJECT, VerifyContext(EXTRACT, PROJECT))
+    outcome = run_check(check, EXTRACT, CLEAN, PROJECT, VerifyContext(EXTRACT, PROJECT))
     assert not outcome.passed and outcome.detail == {"could_not_run": "RuntimeError"}
     assert not Verification((outcome,)).passed
 

@@ -29,7 +29,7 @@ from deid_desktop.core.project import _keyed
 from deid_desktop.core.tagging import suggest_tags
 from deid_desktop.core.tagging.values import SAMPLE_SIZE
 from deid_desktop.core.verify import Verification, checks_for, verify_release
-from deid_desktop.core.verify_values import (
+from deid_desktop.core.verify.values import (
     DIRECT_FROM_VALUES,
     NAMES,
     RECORD_CODES,

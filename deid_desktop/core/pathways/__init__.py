@@ -1,8 +1,8 @@
 """Pathways: functions from (extract, project) to a Release held in memory.
 
 ``build_release`` dispatches on ``project.pathway``. Each pathway lives in its own
-module, imported only when used; a pathway module may also export ``CHECKS`` (a tuple
-of ``core.verify.Check``), which the verification gate runs for that pathway.
+module, imported only when used. The gate's checks are not declared here: each check in
+``core.verify`` lists the pathways it applies to, and no pathway imports the gate.
 """
 
 from __future__ import annotations

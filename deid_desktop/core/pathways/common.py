@@ -1,5 +1,8 @@
-"""Building blocks the pathways share: what to do with each tagged column, person
-positions, date parsing, ages over 89, ZIP3, free text, subject IDs, row order.
+"""Building blocks the pathways share: what to do with each tagged column, row order,
+subject IDs, ages pooled, ZIP3, free text, the user's risk settings.
+
+The facts the gate reads too (person positions, parsed dates, who is over 89) live one
+layer down, in ``core.facts``.
 
 Everything here is vectorised (a million persons must take seconds) and carries no
 value from the data into a message: files, columns, line numbers and counts only.
@@ -8,10 +11,9 @@ value from the data into a message: files, columns, line numbers and counts only
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -20,7 +22,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.errors import InputError, ProjectError, UsageError
+from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE
+from deid_desktop.core.facts.persons import MIN_KEY_LENGTH, spec_for
+from deid_desktop.core.facts.text import STRING, arrow_text, in_set
 from deid_desktop.core.model import (
     ColumnClass,
     ColumnTag,
@@ -33,31 +37,11 @@ from deid_desktop.core.model import (
 )
 from deid_desktop.core.zip3 import Zip3Table, zip3_or_000
 
-STRING = pd.StringDtype("pyarrow")
 #: Column names the pathways give to what they create.
 SUBJECT_ID = "subject_id"
 ZIP3_COLUMN = "zip3"
-#: Ages above this are pooled (45 CFR 164.514(b)(2)(i)(C)).
-MAX_AGE = 89
-AGE_POOLED = "90+"
-#: Person keys shorter than this are not tested for containment in a subject ID (a key
-#: of one or two characters is inside almost any code by chance).
-MIN_KEY_LENGTH = 3
 #: Subject-ID prefixes tried in turn until no ID equals a person key.
 _ID_PREFIXES = "SRTUVWXZ"
-
-
-def in_set(values: pd.Series | pd.Index | np.ndarray, allowed: object) -> np.ndarray:
-    """Vectorised membership test on text (a pyarrow hash set); missing -> False.
-
-    pandas' ``isin`` on pyarrow strings walks the candidate values in Python, which
-    takes seconds at a million rows; this stays in C.
-    """
-    if isinstance(allowed, (set, frozenset)):
-        allowed = sorted(allowed)
-    value_set = arrow_text(allowed)  # type: ignore[arg-type]
-    found = pc.is_in(arrow_text(values), value_set=value_set, skip_nulls=True)
-    return found.to_numpy(zero_copy_only=False)
 
 
 # --------------------------------------------------------------------------- columns
@@ -125,17 +109,6 @@ def column_treatments(
     return out
 
 
-def spec_for(project: Project, table: LoadedTable) -> TableSpec:
-    try:
-        return project.table(table.name)
-    except KeyError as exc:
-        raise ProjectError(
-            "A loaded table is not described in the project",
-            file=table.path.name,
-            hint="Reload the project so that every table is tagged.",
-        ) from exc
-
-
 def year_column_name(name: str, taken: Iterable[str]) -> str:
     """``discharge_date`` -> ``discharge_year``; ``dob`` -> ``dob_year``; unique."""
     lowered = name.lower()
@@ -154,97 +127,6 @@ def year_column_name(name: str, taken: Iterable[str]) -> str:
 
 
 # --------------------------------------------------------------------------- persons
-
-
-def arrow_text(values: pd.Series | pd.Index | np.ndarray | pa.Array) -> pa.Array:
-    """Text values as one contiguous pyarrow large_string array (nulls kept)."""
-    arr = (
-        values
-        if isinstance(values, pa.Array | pa.ChunkedArray)
-        else pa.array(values, from_pandas=True)
-    )
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    return arr.cast(pa.large_string())
-
-
-def unique_keys(person_keys: pd.Series, *, column: str) -> pa.Array:
-    """The person keys as text, refused if one appears twice (each person one row)."""
-    keys = arrow_text(person_keys)
-    distinct = pc.count_distinct(keys, mode="all").as_py()
-    if distinct != len(keys):
-        raise InputError(
-            f"{len(keys) - distinct} person keys appear more than once in the person table",
-            column=column,
-            hint="Each person must have exactly one row in the person table.",
-        )
-    return keys
-
-
-def person_positions(
-    person_keys: pa.Array, event_keys: pd.Series, *, table: LoadedTable, column: str
-) -> np.ndarray:
-    """For each event row, the row position of its person (``person_keys`` from
-    :func:`unique_keys`). An event whose person is missing is an InputError."""
-    found = pc.index_in(arrow_text(event_keys), value_set=person_keys, skip_nulls=True)
-    _refuse_unmatched(found.is_null().to_numpy(zero_copy_only=False), table, column)
-    return found.to_numpy(zero_copy_only=False).astype(np.int64)
-
-
-def _refuse_unmatched(unmatched: np.ndarray, table: LoadedTable, column: str) -> None:
-    """InputError when an event row's person key is not in the person table (the
-    count and the first such line, never the key)."""
-    if unmatched.any():
-        raise InputError(
-            f"{int(unmatched.sum())} rows have a person key not found in the person table",
-            file=table.path.name,
-            column=column,
-            row=int(np.flatnonzero(unmatched)[0]) + 2,
-            hint="Every event row must belong to a person of the person table.",
-        )
-
-
-def all_positions(extract: Extract, project: Project) -> dict[str, np.ndarray]:
-    """Table name -> person row position of each of its rows (person table: 0..n-1)."""
-    person = extract.person
-    key = spec_for(project, person).key
-    person_keys = arrow_text(person.frame[key])
-    if person_keys.null_count == 0:
-        found = _positions_by_encoding(extract, project, person_keys)
-        if found is not None:
-            return found
-    keys = unique_keys(person.frame[key], column=key)
-    out = {person.name: np.arange(len(person.frame))}
-    for ev in extract.events:
-        ev_key = spec_for(project, ev).key
-        out[ev.name] = person_positions(keys, ev.frame[ev_key], table=ev, column=ev_key)
-    return out
-
-
-def _positions_by_encoding(
-    extract: Extract, project: Project, person_keys: pa.Array
-) -> dict[str, np.ndarray] | None:
-    """``all_positions`` in one hash pass: the person keys and every event key
-    dictionary-encoded together. Unique person keys come first, so they are codes
-    0..n-1 and an event row's code is its person's position; a code past n (or a
-    missing key) is a person not found. None when the person keys repeat (the caller
-    then raises the usual error)."""
-    n = len(person_keys)
-    events = [(ev, spec_for(project, ev).key) for ev in extract.events]
-    parts = [person_keys, *(arrow_text(ev.frame[k]) for ev, k in events)]
-    encoded = pa.chunked_array(parts, type=pa.large_string()).dictionary_encode()
-    codes = pa.chunked_array([c.indices for c in encoded.chunks], type=pa.int32()).combine_chunks()
-    if not np.array_equal(codes.slice(0, n).to_numpy(zero_copy_only=False), np.arange(n)):
-        return None
-    out = {extract.person.name: np.arange(n)}
-    start = n
-    for (ev, ev_key), part in zip(events, parts[1:], strict=True):
-        found = codes.slice(start, len(part))
-        start += len(part)
-        positions = found.fill_null(n).to_numpy(zero_copy_only=False).astype(np.int64)
-        _refuse_unmatched(positions >= n, ev, ev_key)
-        out[ev.name] = positions
-    return out
 
 
 def row_order(numbers: np.ndarray) -> np.ndarray:
@@ -365,65 +247,12 @@ def random_subject_ids(person_keys: pd.Series, seed: int) -> SubjectIds:
 # --------------------------------------------------------------------------- dates
 
 
-class DateCache:
-    """Parses each date column once (core.io.dates), honouring a tag's stored format."""
-
-    def __init__(self, extract: Extract) -> None:
-        self._extract = extract
-        self._cache: dict[tuple[str, str], pd.Series] = {}
-        self.formats: dict[str, str] = {}  # "table.column" -> strptime format used
-
-    def get(self, table: str, tag: ColumnTag) -> pd.Series:
-        cached = self._cache.get((table, tag.name))
-        if cached is not None:
-            return cached
-        from deid_desktop.core.io.dates import read_dates
-
-        loaded = self._extract.table(table)
-        values = loaded.frame[tag.name]
-        fmt, parsed = read_dates(
-            values, tag.date_format or None, file=loaded.path.name, column=tag.name
-        )
-        self._cache[(table, tag.name)] = parsed
-        self.formats[f"{table}.{tag.name}"] = fmt
-        return parsed
-
-
 def year_text(dates: pd.Series) -> pd.Series:
     """The year of each date as text ("2024"); missing stays missing."""
     return dates.dt.year.astype("Int64").astype(STRING)
 
 
 # --------------------------------------------------------------------------- ages
-
-
-def age_numbers(values: pd.Series, *, file: str, column: str) -> pd.Series:
-    """Ages as whole numbers (floored); a value that is not a number is an InputError."""
-    text = pc.utf8_trim_whitespace(arrow_text(values))
-    present = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False)
-    valid = pc.fill_null(pc.match_substring_regex(text, r"^\d+(\.\d*)?$"), False)
-    bad = present.to_numpy(zero_copy_only=False) & ~valid.to_numpy(zero_copy_only=False)
-    if bad.any():
-        raise InputError(
-            f"{int(bad.sum())} ages are not numbers of years",
-            file=file,
-            column=column,
-            row=int(np.flatnonzero(bad)[0]) + 2,
-            hint="Correct the age column, or tag it differently.",
-        )
-    numbers = pc.floor(pc.cast(pc.if_else(valid, text, None), pa.float64()))
-    return pd.Series(
-        pd.array(pc.cast(numbers, pa.int64()), dtype="Int64"), index=values.index, name=values.name
-    )
-
-
-def age_between(birth: pd.Series, reference: pd.Series) -> pd.Series:
-    """Completed years from ``birth`` to ``reference`` (both datetime); <NA> if either is."""
-    years = reference.dt.year - birth.dt.year
-    before_birthday = (reference.dt.month < birth.dt.month) | (
-        (reference.dt.month == birth.dt.month) & (reference.dt.day < birth.dt.day)
-    )
-    return (years - before_birthday.astype("Int64")).astype("Int64")
 
 
 def pool_ages(numbers: pd.Series, force: np.ndarray | None = None) -> pd.Series:
@@ -433,170 +262,6 @@ def pool_ages(numbers: pd.Series, force: np.ndarray | None = None) -> pd.Series:
         over = over | (force & numbers.notna().to_numpy(dtype=bool))
     text = numbers.astype(STRING)
     return text.where(~over, AGE_POOLED)
-
-
-@dataclass(frozen=True)
-class AgeFacts:
-    """Who is over 89, and how it was decided. Arrays align with the person table."""
-
-    over_89: np.ndarray  # bool per person row
-    source: str  # plain words: where the age came from
-    reference: str  # "index date 'baseline.discharge_date'", "2026-01-01", or ""
-    age_columns: dict[str, str] = field(default_factory=dict)  # table -> AGE column
-    age_values: dict[str, pd.Series] = field(default_factory=dict)  # table -> whole years
-    birth_column: tuple[str, str] | None = None  # (table, column)
-    computed: pd.Series | None = None  # age from birth date, per person row
-    warnings: tuple[str, ...] = ()
-
-
-def earliest_per_person(dates: pd.Series, positions: np.ndarray, n: int) -> pd.Series:
-    """Per person row 0..n-1, the earliest of the dates of its rows (``positions``: each
-    row's person); NaT for a person with no dated row. A group-by minimum done with
-    numpy: one pass, or none when each person has exactly its own row."""
-    stamps = dates.to_numpy(dtype="datetime64[ns]")
-    if len(positions) == n and np.array_equal(positions, np.arange(n)):
-        return pd.Series(stamps.copy(), index=pd.RangeIndex(n))
-    nat = np.iinfo(np.int64).min  # NaT's integer
-    values = stamps.view(np.int64)
-    latest = np.iinfo(np.int64).max
-    earliest = np.full(n, latest, dtype=np.int64)
-    present = values != nat
-    np.minimum.at(earliest, positions[present], values[present])
-    earliest[earliest == latest] = nat
-    return pd.Series(earliest.view("datetime64[ns]"), index=pd.RangeIndex(n))
-
-
-def _find_role(extract: Extract, project: Project, role: Role) -> tuple[str, ColumnTag] | None:
-    for table in extract.tables:  # the person table first
-        tag = spec_for(project, table).by_role(role)
-        if tag is not None and tag.name in table.frame.columns:
-            return table.name, tag
-    return None
-
-
-def _reference_dates(
-    extract: Extract,
-    project: Project,
-    dates: DateCache,
-    positions: Mapping[str, np.ndarray],
-    setting: str,
-) -> tuple[pd.Series | None, str, int]:
-    """Per-person reference date, a label, and how many persons had none of their own."""
-    n = len(extract.person.frame)
-    if setting and setting != "index":
-        try:
-            when = dt.date.fromisoformat(setting)
-        except ValueError as exc:
-            raise UsageError(
-                "The age reference must be 'index' or a date written YYYY-MM-DD",
-                hint="Change the Safe Harbor age reference in the project.",
-            ) from exc
-        return pd.Series(pd.Timestamp(when), index=range(n)), when.isoformat(), 0
-    found = _find_role(extract, project, Role.INDEX_DATE)
-    if found is None:
-        return None, "", 0
-    table, tag = found
-    parsed = dates.get(table, tag)
-    per_person = earliest_per_person(parsed, positions[table], n)
-    missing = int(per_person.isna().sum())
-    if missing and per_person.notna().any():
-        per_person = per_person.fillna(per_person.max())  # the latest: the older age
-    return per_person, f"index date '{table}.{tag.name}'", missing
-
-
-def assess_ages(
-    extract: Extract,
-    project: Project,
-    dates: DateCache,
-    positions: Mapping[str, np.ndarray],
-    reference: str = "index",
-) -> AgeFacts:
-    """Decide who is over 89: any AGE-role value above 89, or the age computed from
-    the birth date at the reference date (per-person index date, or an ISO date)."""
-    n = len(extract.person.frame)
-    over = np.zeros(n, dtype=bool)
-    warnings: list[str] = []
-    age_columns: dict[str, str] = {}
-    age_values: dict[str, pd.Series] = {}
-    person_age: pd.Series | None = None
-    for table in extract.tables:
-        tag = spec_for(project, table).by_role(Role.AGE)
-        if tag is None or tag.name not in table.frame.columns:
-            continue
-        age_columns[table.name] = tag.name
-        numbers = age_numbers(table.frame[tag.name], file=table.path.name, column=tag.name)
-        age_values[table.name] = numbers
-        hit = (numbers > MAX_AGE).fillna(False).to_numpy(dtype=bool)
-        over[positions[table.name][hit]] = True
-        if table.name == extract.person.name:
-            person_age = numbers
-    birth = _find_role(extract, project, Role.BIRTH_DATE)
-    computed: pd.Series | None = None
-    ref_label = ""
-    sources = [f"age column '{t}.{c}'" for t, c in age_columns.items()]
-    if birth is not None:
-        b_table, b_tag = birth
-        ref, ref_label, missing_ref = _reference_dates(
-            extract, project, dates, positions, reference
-        )
-        if ref is None:
-            unknown = n
-            if person_age is not None:
-                born_known = dates.get(b_table, b_tag).notna().to_numpy(dtype=bool)
-                has_birth = np.zeros(n, dtype=bool)
-                has_birth[positions[b_table][born_known]] = True
-                unknown = int((has_birth & person_age.isna().to_numpy(dtype=bool)).sum())
-            if unknown:
-                raise ProjectError(
-                    "Ages cannot be computed: the birth date needs a reference date, and no "
-                    "column is tagged as the index date"
-                    + (f" ({unknown} persons have a birth date but no age)" if age_columns else ""),
-                    column=b_tag.name,
-                    hint="Set a fixed reference date for ages (e.g. the extract's data "
-                    "cut-off date), or tag a column as the index date (e.g. discharge "
-                    "date). Command line: 'deid pathway PROJECT "
-                    + project.pathway.value.replace("_", "-")
-                    + " --age-reference YYYY-MM-DD', or 'deid tag PROJECT "
-                    "TABLE.COLUMN=date:index_date'. Desktop app: in Step 3 (Pathway) set "
-                    "'Reference date for ages' to a fixed date, or tag the index date in "
-                    "Step 2 (Tag).",
-                )
-            warnings.append(
-                "Ages were not cross-checked against the birth date: no index date is "
-                "tagged and no reference date is set."
-            )
-        else:
-            parsed = dates.get(b_table, b_tag)
-            born = earliest_per_person(parsed, positions[b_table], n)
-            computed = age_between(born, ref.reset_index(drop=True))
-            over |= (computed > MAX_AGE).fillna(False).to_numpy(dtype=bool)
-            sources.append(f"birth date '{b_table}.{b_tag.name}' at the {ref_label}")
-            if missing_ref:
-                warnings.append(
-                    f"{missing_ref} persons have no index date; their age was taken at the "
-                    "latest index date in the extract."
-                )
-            if person_age is not None:
-                gap = (person_age.reset_index(drop=True) - computed).abs()
-                off = np.flatnonzero((gap > 1).fillna(False).to_numpy(dtype=bool))
-                if len(off):
-                    lines = ", ".join(str(i + 2) for i in off[:20])
-                    more = f" and {len(off) - 20} more" if len(off) > 20 else ""
-                    warnings.append(
-                        f"{len(off)} persons have an age that differs by more than a year "
-                        f"from the age computed from their birth date "
-                        f"({extract.person.path.name} lines {lines}{more})."
-                    )
-    return AgeFacts(
-        over_89=over,
-        source="; ".join(sources) if sources else "no age or birth date column",
-        reference=ref_label,
-        age_columns=age_columns,
-        age_values=age_values,
-        birth_column=(birth[0], birth[1].name) if birth else None,
-        computed=computed,
-        warnings=tuple(warnings),
-    )
 
 
 # --------------------------------------------------------------------------- ZIP, free text

@@ -23,7 +23,8 @@ Which direct columns stay (the geography the rule allows), from the tags:
 
 The person key becomes a random subject ID (as in Safe Harbor; the crosswalk is held
 back) and free text is removed or redacted as chosen. Export refuses without a data use
-agreement reference (check ``dua_present``), which goes into the export record.
+agreement reference (the gate's check ``dua_present``, in ``core.verify.limited``), which
+goes into the export record.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import re
 
 import pandas as pd
 
+from deid_desktop.core.facts.persons import all_positions, spec_for
+from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.model import (
     PATHWAY_LABELS,
     ColumnClass,
@@ -43,22 +46,17 @@ from deid_desktop.core.model import (
     Role,
 )
 from deid_desktop.core.pathways.common import (
-    STRING,
     SUBJECT_ID,
     Treatment,
-    all_positions,
     apply_risk_settings,
     order_rows,
     plan_columns,
     plural,
     random_subject_ids,
     removed_below_k_sentences,
-    spec_for,
     subject_crosswalk,
 )
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.verify import BLOCKING, Check, check_subject_ids
-from deid_desktop.core.verify_linkable import LIMITED, limited_checks
 
 #: Name words of a kept geographic column, and words that make it finer than a town.
 PLACE_WORDS = frozenset(
@@ -117,21 +115,6 @@ def lds_keeps(project: Project, table: str, column: str) -> bool:
         return False
     words = name_words(column)
     return bool(words & PLACE_WORDS) and not words & FINER_WORDS
-
-
-CHECKS: tuple[Check, ...] = (
-    *limited_checks(lds_keeps),
-    Check(
-        "lds_subject_ids",
-        "Subject IDs unique and unrelated to the person key",
-        "45 CFR 164.514(e)(2)",
-        BLOCKING,
-        "Subject IDs are unique, every event row has one of a released person, no ID "
-        "equals a person key and none contains its own person's key.",
-        check_subject_ids,
-        LIMITED,
-    ),
-)
 
 
 def zip5(values: pd.Series) -> tuple[pd.Series, int]:

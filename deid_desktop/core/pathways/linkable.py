@@ -31,6 +31,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError, UsageError
+from deid_desktop.core.facts.ages import age_numbers, assess_ages
+from deid_desktop.core.facts.dates import DateCache
+from deid_desktop.core.facts.persons import all_positions, spec_for
+from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.linkage import (
     date_offsets,
     iso_strings,
@@ -52,28 +56,19 @@ from deid_desktop.core.model import (
     TableSpec,
 )
 from deid_desktop.core.pathways.common import (
-    STRING,
     ZIP3_COLUMN,
-    DateCache,
     Treatment,
-    age_numbers,
-    all_positions,
     apply_risk_settings,
-    assess_ages,
     plan_columns,
     plural,
     pool_ages,
     redaction_sentences,
     removed_below_k_sentences,
-    spec_for,
     zip3_series,
 )
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.verify_linkable import LINKABLE_CHECKS
 from deid_desktop.core.zip3 import load_table_for
 
-#: The gate's checks for this pathway (core.verify.checks_for picks them up).
-CHECKS = LINKABLE_CHECKS
 LINK_KEY = "link_key"
 ZIP_RULES = ("zip3", "drop")
 _TIME_DIRECTIVES = re.compile(r"%[HIMSpfXcTRrk]")

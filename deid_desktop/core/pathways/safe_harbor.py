@@ -13,6 +13,10 @@ import numpy as np
 import pandas as pd
 
 from deid_desktop.core.errors import ProjectError
+from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE, age_numbers, assess_ages
+from deid_desktop.core.facts.dates import DateCache
+from deid_desktop.core.facts.persons import all_positions, spec_for
+from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.model import (
     PATHWAY_LABELS,
     Extract,
@@ -21,16 +25,9 @@ from deid_desktop.core.model import (
     Release,
 )
 from deid_desktop.core.pathways.common import (
-    AGE_POOLED,
-    MAX_AGE,
-    STRING,
     SUBJECT_ID,
-    DateCache,
     Treatment,
-    age_numbers,
-    all_positions,
     apply_risk_settings,
-    assess_ages,
     plan_columns,
     plural,
     pool_ages,
@@ -38,7 +35,6 @@ from deid_desktop.core.pathways.common import (
     redaction_sentences,
     released_name_of,
     row_order,
-    spec_for,
     subject_crosswalk,
     take_rows,
     year_text,

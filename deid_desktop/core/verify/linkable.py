@@ -1,4 +1,4 @@
-"""The gate's checks for the linkable release and the limited data set.
+"""The linkable release's gate (45 CFR 164.514(b)(1): Expert Determination required).
 
 Declared as data (id, name, rule, severity, explanation) with one function each; every
 check runs and reports pass/fail with a count, never a value. The heavy comparison of
@@ -7,15 +7,14 @@ read it.
 
 How released rows are matched to input rows (no hidden column is needed): the crosswalk
 gives each input person their link key; the release orders every table by link key,
-stable within a person (``linkable.release_order``), so ordering the input rows the same
-way lines them up with the released rows. Persons the release left out (rows suppressed
-to raise k) are left out of the comparison too.
+stable within a person (``pathways.linkable.release_order``), so ordering the input rows
+the same way lines them up with the released rows. Persons the release left out (rows
+suppressed to raise k) are left out of the comparison too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -23,42 +22,22 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import DeidError
-from deid_desktop.core.model import (
-    PATHWAY_LABELS,
-    ColumnClass,
-    Extract,
-    Pathway,
-    Project,
-    Release,
-    Role,
-)
-from deid_desktop.core.pathways.common import (
-    STRING,
-    Treatment,
-    assess_ages,
-    column_treatments,
-    spec_for,
-)
-from deid_desktop.core.verify import (
+from deid_desktop.core.facts.ages import assess_ages
+from deid_desktop.core.facts.persons import released_ids, spec_for
+from deid_desktop.core.facts.text import STRING
+from deid_desktop.core.io.dates import parse_dates
+from deid_desktop.core.model import Extract, Pathway, Project, Release, Role
+from deid_desktop.core.pathways.common import Treatment, column_treatments
+from deid_desktop.core.pathways.linkable import release_date_format
+from deid_desktop.core.verify.base import (
     BLOCKING,
+    LINKABLE,
     Check,
-    CheckFn,
     Finding,
     VerifyContext,
-    check_ages,
-    check_no_direct_columns,
-    check_no_direct_values,
-    check_no_zip5,
-    check_zip3_allowed,
-    released_ids,
+    check_label,
 )
-
-LINKABLE = frozenset({Pathway.LINKABLE})
-LIMITED = frozenset({Pathway.LIMITED_DATA_SET})
-
-#: ``kept(project, table, column)``: whether a pathway may release a direct column.
-KeptFn = Callable[[Project, str, str], bool]
-
+from deid_desktop.core.verify.safe_harbor import check_ages, check_no_zip5, check_zip3_allowed
 
 # --------------------------------------------------------------------------- shared facts
 
@@ -115,9 +94,6 @@ def date_facts(release: Release, ctx: VerifyContext) -> _DateFacts:
 def _compute_date_facts(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> _DateFacts:
-    from deid_desktop.core.io.dates import parse_dates
-    from deid_desktop.core.pathways.linkable import release_date_format
-
     person_code, sorted_keys = _person_codes(extract, release, project)
     code_parts: list[np.ndarray] = []
     delta_parts: list[np.ndarray] = []
@@ -178,16 +154,6 @@ def _compute_date_facts(
 
 
 # --------------------------------------------------------------------------- the checks
-
-
-def _check_label(expected: Pathway) -> CheckFn:
-    def run(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
-        text = release.label.lower()
-        wrong = release.label != PATHWAY_LABELS[expected] or release.pathway != expected
-        wrong |= "anonym" in text or "safe harbor" in text.replace("not safe harbor", "")
-        return Finding(not wrong, int(wrong), {"label": release.label})
-
-    return run
 
 
 def check_link_keys(
@@ -322,55 +288,14 @@ def check_birth_dates_over_89(
     return Finding(bad == 0, bad, {"persons_over_89": len(over_keys), "birth_dates_released": bad})
 
 
-def _dua_present(
-    extract: Extract, release: Release, project: Project, ctx: VerifyContext
-) -> Finding:
-    ok = bool(project.export.dua.strip())
-    return Finding(ok, int(not ok), {"dua_recorded": ok})
-
-
-def lds_view(project: Project, kept: KeptFn) -> Project:
-    """The project as the shared direct-identifier checks should see a limited data set:
-    the geography it may keep (town or city, state, ZIP) tagged quasi, not direct."""
-    tables = []
-    for spec in project.tables:
-        cols = tuple(
-            replace(tag, cls=ColumnClass.QUASI, category=None)
-            if tag.cls == ColumnClass.DIRECT and kept(project, spec.name, tag.name)
-            else tag
-            for tag in spec.columns
-        )
-        tables.append(replace(spec, columns=cols))
-    return replace(project, tables=tuple(tables))
-
-
-def lds_no_direct_columns(kept: KeptFn) -> CheckFn:
-    """No released column is a direct column the limited data set must remove."""
-
-    def run(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
-        return check_no_direct_columns(extract, release, lds_view(project, kept), ctx)
-
-    return run
-
-
-def lds_no_direct_values(kept: KeptFn) -> CheckFn:
-    """The shared value search (names as whole words, IDs as substrings) over every
-    direct column the limited data set removed."""
-
-    def run(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
-        return check_no_direct_values(extract, release, lds_view(project, kept), ctx)
-
-    return run
-
-
-LINKABLE_CHECKS: tuple[Check, ...] = (
+CHECKS: tuple[Check, ...] = (
     Check(
         "linkable_label",
         "Labelled as requiring Expert Determination",
         "45 CFR 164.514(b)(1)",
         BLOCKING,
         "A linkable release is not Safe Harbor and not anonymous; its label says so.",
-        _check_label(Pathway.LINKABLE),
+        check_label(Pathway.LINKABLE),
         LINKABLE,
     ),
     Check(
@@ -461,53 +386,3 @@ LINKABLE_CHECKS: tuple[Check, ...] = (
         LINKABLE,
     ),
 )
-
-
-def limited_checks(kept: KeptFn) -> tuple[Check, ...]:
-    """The limited data set's checks; ``kept(project, table, column)`` says which direct
-    columns (town or city, state, ZIP) it may keep."""
-    return (
-        Check(
-            "lds_label",
-            "Labelled as a limited data set",
-            "45 CFR 164.514(e)",
-            BLOCKING,
-            "A limited data set is not de-identified; its label says a data use agreement "
-            "is required.",
-            _check_label(Pathway.LIMITED_DATA_SET),
-            LIMITED,
-        ),
-        Check(
-            "dua_present",
-            "Data use agreement reference recorded",
-            "45 CFR 164.514(e)(4)",
-            BLOCKING,
-            "A limited data set may be disclosed only under a data use agreement; its "
-            "reference goes into the export record. Set it before export (--dua).",
-            _dua_present,
-            LIMITED,
-        ),
-        Check(
-            "lds_no_direct_columns",
-            "The listed direct identifiers removed",
-            "45 CFR 164.514(e)(2)",
-            BLOCKING,
-            "Names, postal address other than town or city, state and ZIP, phone, fax, "
-            "e-mail, SSN, record, plan, account, certificate, vehicle and device numbers, "
-            "URLs, IPs, biometrics and photos are removed (and every other column tagged "
-            "direct, to be safe).",
-            lds_no_direct_columns(kept),
-            LIMITED,
-        ),
-        Check(
-            "lds_no_direct_values",
-            "No removed identifier value in any released cell",
-            "45 CFR 164.514(e)(2)",
-            BLOCKING,
-            "No value of a removed direct column appears in any released cell (names as "
-            "whole words, IDs, phones and e-mails as substrings; the shared search of the "
-            "Safe Harbor gate, minus the town or city, state and ZIP the rule keeps).",
-            lds_no_direct_values(kept),
-            LIMITED,
-        ),
-    )

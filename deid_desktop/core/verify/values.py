@@ -1,4 +1,4 @@
-"""The gate's value check: no released column looks like an identifier, whatever its tag.
+"""The gate's value checks: no released column looks like an identifier, whatever its tag.
 
 The other checks trust the tags: a column tagged clinical is released as it is. When a
 user re-tags ``mrn``, ``phone``, ``last_name`` or ``zip`` as clinical, nothing else
@@ -41,6 +41,7 @@ from deid_desktop.core.model import (
     Release,
     Role,
 )
+from deid_desktop.core.pathways.limited import lds_keeps
 from deid_desktop.core.tagging.colnames import match_name, parse_column_name
 from deid_desktop.core.tagging.decide import (
     ID_DISTINCT,
@@ -56,13 +57,8 @@ from deid_desktop.core.tagging.decide import (
     values_are_dates,
 )
 from deid_desktop.core.tagging.values import SAMPLE_SIZE, ValueProfile, profile_values
-from deid_desktop.core.verify import (
-    BLOCKING,
-    Check,
-    Finding,
-    VerifyContext,
-    names_a_postal_code,
-)
+from deid_desktop.core.verify.base import BLOCKING, Check, Finding, VerifyContext
+from deid_desktop.core.verify.safe_harbor import names_a_postal_code
 
 #: The kinds of identifier a column can be found to hold, as named in the detail.
 NAMES = "person names"
@@ -148,9 +144,7 @@ def _zip_role(project: Project, table: str, column: str) -> bool:
 
 
 def _lds_keeps(project: Project, table: str, column: str) -> bool:
-    """The limited data set's own allowed geography (imported when that pathway runs)."""
-    from deid_desktop.core.pathways.limited import lds_keeps
-
+    """The limited data set's own allowed geography, and the column tagged ZIP."""
     return lds_keeps(project, table, column) or _zip_role(project, table, column)
 
 

@@ -1,0 +1,300 @@
+"""The direct-identifier checks shared by Safe Harbor and the linkable release (and, seen
+through ``limited.lds_view``, the limited data set): no direct column by name, and no
+direct value in any released cell.
+
+The value search builds one dictionary of the direct columns' values (lower-cased,
+deduplicated) and runs it over the distinct cells of every released column at once:
+names and places as whole words, IDs as substrings, numbers as a whole run of digits,
+plus identifiers recognised by their shape (SSN, phone, e-mail, URL, IP) whoever they
+belong to. The outcome names columns and counts, never a value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import ahocorasick
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from deid_desktop.core.facts.persons import spec_for
+from deid_desktop.core.facts.text import arrow_text
+from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, Release
+from deid_desktop.core.verify.base import Finding, VerifyContext, released_columns
+
+#: Direct values shorter than this are not searched for (they match by chance).
+MIN_VALUE_LENGTH = 3
+#: Values made only of digits need this many to be searched (shorter ones are study
+#: numbers, counts and measurements that coincide with clinical values and years).
+MIN_NUMBER_LENGTH = 6
+#: Direct values of these categories (names, places) are searched as whole words.
+WORD_CATEGORIES = frozenset({IdentifierCategory.A, IdentifierCategory.B})
+#: Other values shorter than this are searched as whole words too (a 3-letter code is
+#: inside many ordinary words); longer ones as substrings.
+MIN_SUBSTRING_LENGTH = 6
+#: A cell that is exactly a name and is shared by at least this many rows of its
+#: column is a category label (e.g. race "White"), not a leaked name.
+CATEGORY_ROWS = 20
+
+#: Identifiers recognised by their shape wherever they sit in a cell (a relative's phone
+#: in a note tagged clinical is in no direct column): SSN, US phone written with
+#: separators, e-mail, URL, IPv4 address.
+_IDENTIFIER_SHAPES: dict[str, str] = {
+    "ssn": r"(?:^|\D)\d{3}-\d{2}-\d{4}(?:\D|$)",
+    "phone": r"(?:^|\D)(?:\+?1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}(?:\D|$)",
+    "email": r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    "url": r"(?i)(?:https?://|www\.)[^\s]",
+    "ip": r"(?:^|[^\d.])(?:\d{1,3}\.){3}\d{1,3}(?:[^\d.]|$)",
+}
+
+
+def check_no_direct_columns(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    found: list[str] = []
+    for table in extract.tables:
+        spec = spec_for(project, table)
+        frame = release.tables.get(table.name)
+        if frame is None:
+            continue
+        names = {c.name for c in spec.by_class(ColumnClass.DIRECT)} | {spec.key}
+        names.discard(release.id_column)
+        found += [f"{table.name}.{c}" for c in frame.columns if c in names]
+    return Finding(not found, len(found), {"columns": sorted(found)})
+
+
+@dataclass(frozen=True)
+class _Dictionary:
+    """The direct values to look for, lower-cased and deduplicated (pyarrow arrays)."""
+
+    ids: pa.Array  # searched as substrings
+    names: pa.Array  # searched as whole words (names, places, short codes)
+    numbers: pa.Array  # digit-only values, matched as a whole run of digits
+    skipped_short: int
+    skipped_numbers: int
+
+    @property
+    def size(self) -> int:
+        return len(self.ids) + len(self.names) + len(self.numbers)
+
+
+def _digit_counts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For a large_string array without nulls: its bytes, which of them are ASCII
+    digits, and per value its digit count and its size in bytes (memory: one flag per
+    byte)."""
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.empty(0, "u1")
+    chunk = data[offsets[0] : offsets[-1]]
+    flags = np.zeros(len(chunk) + 1, dtype=bool)  # one more: every start indexes, even a last ""
+    digit = flags[:-1]
+    np.less(chunk - np.uint8(48), 10, out=digit)  # bytes below '0' wrap round to >= 10
+    starts = offsets[:-1] - offsets[0]
+    size = np.diff(offsets)
+    # Summed as bytes (a wider sum would first copy every flag to the wider type): exact
+    # up to 255 bytes per value; the rare longer values are counted by Arrow.
+    counts = np.add.reduceat(flags.view(np.uint8), starts, dtype=np.uint8).astype(np.int64)
+    counts[size == 0] = 0  # reduceat gives the next byte's flag for an empty value
+    long = np.flatnonzero(size > 255)
+    if len(long):
+        only = pc.replace_substring_regex(arr.take(pa.array(long)), r"\D", "")
+        counts[long] = pc.binary_length(only).to_numpy(zero_copy_only=False)
+    return chunk, digit, counts, size
+
+
+def _only_digits(arr: pa.Array) -> pa.Array:
+    """Each value with every character other than 0-9 removed (RE2's ``\\D`` -> "";
+    a UTF-8 byte of another character is never an ASCII digit), with numpy."""
+    if arr.null_count or len(arr) == 0:
+        return pc.replace_substring_regex(arr, r"\D", "")
+    chunk, digit, counts, _size = _digit_counts(arr)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    return pa.LargeStringArray.from_buffers(
+        len(arr), pa.py_buffer(offsets), pa.py_buffer(chunk[digit])
+    )
+
+
+def _all_digits(arr: pa.Array) -> np.ndarray:
+    """Per value: one or more characters, all 0-9 (RE2's ``^\\d+$``), with numpy."""
+    if arr.null_count or len(arr) == 0:
+        return pc.match_substring_regex(arr, r"^\d+$").to_numpy(zero_copy_only=False)
+    _chunk, _digit, counts, size = _digit_counts(arr)
+    return (size > 0) & (counts == size)
+
+
+def _lowered(values: pd.Series) -> pa.Array:
+    return pc.utf8_lower(pc.utf8_trim_whitespace(arrow_text(values))).drop_null()
+
+
+def _direct_dictionary(extract: Extract, project: Project) -> _Dictionary:
+    ids: list[pa.Array] = []
+    names: list[pa.Array] = []
+    for table in extract.tables:
+        spec = spec_for(project, table)
+        for tag in spec.columns:
+            is_key = tag.name == spec.key
+            if tag.name not in table.frame.columns or not (is_key or tag.cls == ColumnClass.DIRECT):
+                continue
+            text = _lowered(table.frame[tag.name])
+            if tag.category in WORD_CATEGORIES:
+                names.append(text)
+                continue
+            ids.append(text)
+            if not is_key:  # "(858) 555-0101" is also searched as 8585550101
+                digits = _only_digits(text)
+                wanted = pc.and_(
+                    pc.greater_equal(pc.utf8_length(digits), 7), pc.not_equal(digits, text)
+                )
+                ids.append(pc.filter(digits, wanted))
+    empty = pa.array([], type=pa.large_string())
+    counts = {"short": 0, "numbers": 0}
+
+    def split(parts: list[pa.Array]) -> tuple[pa.Array, pa.Array]:
+        if not parts:
+            return empty, empty
+        uniq = pc.unique(pa.concat_arrays(parts))
+        length = pc.utf8_length(uniq).to_numpy(zero_copy_only=False)
+        numeric = _all_digits(uniq)
+        short = length < MIN_VALUE_LENGTH
+        small = numeric & (length < MIN_NUMBER_LENGTH) & ~short
+        counts["short"] += int(short.sum())
+        counts["numbers"] += int(small.sum())
+        return pc.filter(uniq, ~numeric & ~short), pc.filter(uniq, numeric & ~short & ~small)
+
+    id_text, id_numbers = split(ids)
+    name_text, name_numbers = split(names)
+    # A short code is searched as a word: as a substring it is inside ordinary words.
+    short_id = pc.less(pc.utf8_length(id_text), MIN_SUBSTRING_LENGTH)
+    name_text = pc.unique(pa.concat_arrays([name_text, pc.filter(id_text, short_id)]))
+    id_text = pc.filter(id_text, pc.invert(short_id))
+    # A value that is both a name and an ID is searched as an ID (the stricter test).
+    name_text = pc.filter(name_text, pc.invert(pc.is_in(name_text, value_set=id_text)))
+    numbers = pc.unique(pa.concat_arrays([id_numbers, name_numbers]))
+    return _Dictionary(id_text, name_text, numbers, counts["short"], counts["numbers"])
+
+
+def _present_trigrams(haystack: str) -> pa.Array:
+    """Every distinct run of three characters in ``haystack`` (vectorised)."""
+    codes = np.frombuffer(haystack.encode("utf-32-le"), dtype=np.uint32)
+    if len(codes) < 3:
+        return pa.array([], type=pa.large_string())
+    wide = codes.astype(np.uint64)
+    packed = np.unique((wide[:-2] << np.uint64(42)) | (wide[1:-1] << np.uint64(21)) | wide[2:])
+    mask = np.uint64((1 << 21) - 1)
+    chars = np.stack(
+        [packed >> np.uint64(42), (packed >> np.uint64(21)) & mask, packed & mask], axis=1
+    ).astype(np.uint32)
+    return pa.array(np.ascontiguousarray(chars).view("<U3").ravel()).cast(pa.large_string())
+
+
+def _plausible(values: pa.Array, present: pa.Array) -> pa.Array:
+    """The values that may occur in the haystack: their first, second and last three
+    characters all occur in it (a cheap necessary condition, all in pyarrow)."""
+    if len(values) == 0:
+        return values
+    keep = pc.is_in(pc.utf8_slice_codeunits(values, 0, 3), value_set=present)
+    keep = pc.and_(keep, pc.is_in(pc.utf8_slice_codeunits(values, -3), value_set=present))
+    middle = pc.utf8_slice_codeunits(values, 3, 6)
+    keep = pc.and_(
+        keep,
+        pc.or_(pc.less(pc.utf8_length(middle), 3), pc.is_in(middle, value_set=present)),
+    )
+    return pc.filter(values, keep)
+
+
+def _text_hits(
+    dictionary: _Dictionary, haystack: str, starts: np.ndarray, lengths: np.ndarray,
+    count: np.ndarray,
+) -> tuple[set[int], set[int]]:  # fmt: skip
+    """Cells holding a direct text value (IDs as substrings, names as whole words), and
+    cells that are exactly a name shared by many rows (category labels)."""
+    hits: set[int] = set()
+    category: set[int] = set()
+    present = _present_trigrams(haystack)
+    automaton = ahocorasick.Automaton()
+    for values, is_name in ((dictionary.ids, False), (dictionary.names, True)):
+        for value in _plausible(values, present).to_pylist():
+            automaton.add_word(value, (len(value), is_name))
+    if not len(automaton):
+        return hits, category
+    automaton.make_automaton()
+    for end, (size, is_name) in automaton.iter(haystack):
+        begin = end - size + 1
+        cell = int(np.searchsorted(starts, begin, side="right") - 1)
+        if cell in hits:
+            continue
+        if is_name:
+            before = haystack[begin - 1] if begin > 0 else " "
+            after = haystack[end + 1] if end + 1 < len(haystack) else " "
+            if before.isalnum() or after.isalnum():
+                continue
+            if size == lengths[cell] and count[cell] >= CATEGORY_ROWS:
+                category.add(cell)
+                continue
+        hits.add(cell)
+    return hits, category
+
+
+def _number_hits(numbers: pa.Array, haystack: str, starts: np.ndarray) -> set[int]:
+    """Cells holding a digit-only direct value as a whole run of digits."""
+    if len(numbers) == 0:
+        return set()
+    shortest = int(pc.min(pc.utf8_length(numbers)).as_py())
+    runs = [(m.start(), m.group()) for m in re.finditer(rf"\d{{{shortest},}}", haystack)]
+    if not runs:
+        return set()
+    found = pc.is_in(pa.array([r for _, r in runs], type=pa.large_string()), value_set=numbers)
+    where = np.asarray([p for p, _ in runs], dtype=np.int64)[found.to_numpy(zero_copy_only=False)]
+    return {int(c) for c in np.searchsorted(starts, where, side="right") - 1}
+
+
+def check_no_direct_values(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    dictionary = _direct_dictionary(extract, project)
+    base = {
+        "values_searched": dictionary.size,
+        "skipped_shorter_than_3": dictionary.skipped_short,
+        "skipped_numbers_shorter_than_6": dictionary.skipped_numbers,
+        "not_searched": release.id_column + " (see the subject-ID check)",
+    }
+    columns = released_columns(release)
+    cells: list[str] = []
+    owners: list[np.ndarray] = []  # column index per unique cell
+    counts: list[np.ndarray] = []
+    for i, (t, c, values) in enumerate(columns):
+        uniq = ctx.uniques(t, c, values)
+        cells += uniq.index.str.lower().tolist()
+        owners.append(np.full(len(uniq), i))
+        counts.append(uniq.to_numpy(dtype=np.int64))
+    if not cells:
+        return Finding(True, 0, {**base, "columns": []})
+    owner = np.concatenate(owners)
+    count = np.concatenate(counts)
+    haystack = "\x00".join(cells)
+    lengths = np.fromiter((len(c) for c in cells), dtype=np.int64, count=len(cells))
+    starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+    hits, category = _text_hits(dictionary, haystack, starts, lengths, count)
+    hits |= _number_hits(dictionary.numbers, haystack, starts)
+    shaped: dict[str, int] = {}
+    cell_array = pa.array(cells, type=pa.large_string())
+    for kind, pattern in _IDENTIFIER_SHAPES.items():
+        matched = pc.match_substring_regex(cell_array, pattern)
+        found = np.flatnonzero(matched.to_numpy(zero_copy_only=False))
+        if len(found):
+            shaped[kind] = int(count[found].sum())
+            hits.update(int(i) for i in found)
+    category -= hits
+    hit_idx = np.fromiter(hits, dtype=np.int64, count=len(hits))
+    cat_idx = np.fromiter(category, dtype=np.int64, count=len(category))
+    rows = int(count[hit_idx].sum())
+    detail = {
+        **base,
+        "columns": sorted({f"{columns[o][0]}.{columns[o][1]}" for o in owner[hit_idx]}),
+        "category_cells_equal_to_a_name": int(count[cat_idx].sum()),
+        "cells_by_identifier_shape": shaped,
+    }
+    return Finding(rows == 0, rows, detail)

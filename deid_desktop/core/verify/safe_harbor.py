@@ -1,0 +1,474 @@
+"""The Safe Harbor gate (45 CFR 164.514(b)(2)) and the rows it shares with the other
+pathways: row counts, no full date, no 5-digit ZIP, allowed ZIP3, no age above 89, no
+year revealing such an age, subject IDs unrelated to the person key, the crosswalk kept
+apart. ``CHECKS`` lists them, each with the pathways it applies to.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE, assess_ages
+from deid_desktop.core.facts.persons import MIN_KEY_LENGTH, person_keys, released_ids
+from deid_desktop.core.facts.text import STRING, arrow_text, in_set
+from deid_desktop.core.model import Extract, Pathway, Project, Release, Role
+from deid_desktop.core.pathways.common import ZIP3_COLUMN
+from deid_desktop.core.verify.base import (
+    BLOCKING,
+    SAFE_HARBOR,
+    Check,
+    Finding,
+    VerifyContext,
+    distinct_cells,
+    released_columns,
+    rows_matching,
+)
+from deid_desktop.core.verify.direct import check_no_direct_columns, check_no_direct_values
+from deid_desktop.core.zip3 import ZIP3_UNKNOWN
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+# Digit boundaries are written (?:^|\D) / (?:\D|$), not \b, so that a date glued to
+# a letter still counts ("2024-03-03T10:15", "03Mar2024"); RE2 has no look-arounds.
+_SEP = r"[\s\-/.,]*"
+_FULL_DATE = (
+    r"(?i)(?:"
+    r"(?:^|\D)(?:1[89]|20)\d{2}[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])(?:\D|$)"
+    r"|(?:^|\D)(?:0?[1-9]|[12]\d|3[01])[-/](?:0?[1-9]|[12]\d|3[01])[-/](?:\d{4}|\d{2})(?:\D|$)"
+    r"|(?:^|\D)(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?:1[89]|20)\d{2}(?:\D|$)"
+    r"|(?:^|\D)(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:\D|$)"
+    rf"|(?:^|\D)\d{{1,2}}(?:st|nd|rd|th)?{_SEP}{_MONTH}{_SEP}\d{{4}}(?:\D|$)"
+    rf"|\b{_MONTH}{_SEP}\d{{1,2}}(?:st|nd|rd|th)?{_SEP}\d{{4}}(?:\D|$)"
+    rf"|(?:^|\D)(?:1[89]|20)\d{{2}}{_SEP}{_MONTH}{_SEP}(?:0?[1-9]|[12]\d|3[01])(?:\D|$)"
+    r")"
+)
+_ZIP5_ANYWHERE = r"\d{5}"
+_TOP_CODE = re.compile(r"^\s*(\d+)\s*\+\s*$")
+_YEARISH_NAME = re.compile(r"year|date|dob|birth|_yr$|^yr_", re.IGNORECASE)
+
+
+def check_row_counts(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    tables: dict[str, dict[str, int | None]] = {}
+    bad = 0
+    for table in extract.tables:
+        suppressed = int(release.suppressed_rows.get(table.name, 0))
+        frame = release.tables.get(table.name)
+        released = None if frame is None else len(frame)
+        tables[table.name] = {"input": len(table.frame), "suppressed": suppressed,
+                              "released": released}  # fmt: skip
+        if released != len(table.frame) - suppressed:
+            bad += 1
+    extra = sorted(set(release.tables) - {t.name for t in extract.tables})
+    bad += len(extra)
+    return Finding(bad == 0, bad, {"tables": tables, "unexpected_tables": extra})
+
+
+def check_no_full_dates(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    typed = [
+        f"{t}.{c}"
+        for t, frame in release.tables.items()
+        for c in frame.columns
+        if pd.api.types.is_datetime64_any_dtype(frame[c])
+    ]
+    per_column: dict[str, int] = {}
+    for t, c, values in released_columns(release):
+        n = rows_matching(ctx.uniques(t, c, values), _FULL_DATE)
+        if n:
+            per_column[f"{t}.{c}"] = n
+    count = len(typed) + sum(per_column.values())
+    return Finding(count == 0, count, {"date_typed_columns": typed, "cells_by_column": per_column})
+
+
+def _zip_columns(project: Project, release: Release) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for spec in project.tables:
+        frame = release.tables.get(spec.name)
+        if frame is None:
+            continue
+        tag = spec.by_role(Role.ZIP)
+        for name in {ZIP3_COLUMN, tag.name if tag else ZIP3_COLUMN}:
+            if name in frame.columns:
+                out.append((spec.name, name))
+    return sorted(out)
+
+
+#: Column-name words (and adjacent word pairs, joined) that say "postal code".
+ZIP_NAME_WORDS = frozenset(
+    {"zip", "zips", "zipcode", "zipcodes", "postal", "postcode", "postcodes", "postalcode"}
+)
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def names_a_postal_code(column: str) -> bool:
+    """Whether a column's name says it holds a ZIP / postal code, by its words in any
+    case or style: ``zip``, ``ZIP5``, ``zip_code``, ``PostalCode``, ``post_code``,
+    ``patient-zipcode``; not ``zipper`` or ``income``."""
+    words = [w.lower() for w in _NAME_WORD.findall(column)]
+    pairs = (a + b for a, b in pairwise(words))
+    return any(w in ZIP_NAME_WORDS for w in (*words, *pairs))
+
+
+def _zip5_columns(project: Project, release: Release) -> list[tuple[str, str]]:
+    """What can hold a ZIP: the ZIP3 and ZIP-role columns, and every released column
+    whose name says postal code, whatever its class."""
+    out = set(_zip_columns(project, release))
+    for t, c, _values in released_columns(release):
+        if names_a_postal_code(c):
+            out.add((t, c))
+    return sorted(out)
+
+
+def check_no_zip5(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    per_column: dict[str, int] = {}
+    checked = _zip5_columns(project, release)
+    for t, c in checked:
+        n = rows_matching(ctx.uniques(t, c, release.tables[t][c]), _ZIP5_ANYWHERE)
+        if n:
+            per_column[f"{t}.{c}"] = n
+    count = sum(per_column.values())
+    return Finding(
+        count == 0,
+        count,
+        {"cells_by_column": per_column, "columns_checked": [f"{t}.{c}" for t, c in checked]},
+    )
+
+
+def check_zip3_allowed(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    table = ctx.zip_table()
+    allowed = list(table.allowed_prefixes | {ZIP3_UNKNOWN})
+    per_column: dict[str, int] = {}
+    for t, c in _zip_columns(project, release):
+        values = release.tables[t][c].astype(STRING)
+        bad = ~in_set(values, allowed) & values.notna().to_numpy(dtype=bool)
+        if bad.any():
+            per_column[f"{t}.{c}"] = int(bad.sum())
+    count = sum(per_column.values())
+    return Finding(count == 0, count, {"cells_by_column": per_column, "zip3_table": table.vintage})
+
+
+def _age_over_89(values: pd.Series) -> int:
+    """Cells stating an age above 89 other than the pooled "90+" (bands included)."""
+    uniq = distinct_cells(values)
+    if uniq.empty:
+        return 0
+    text = pd.Series(uniq.index, dtype=STRING)
+    top = text.str.extract(_TOP_CODE, expand=False)
+    pooled = (pd.to_numeric(top, errors="coerce") <= MAX_AGE + 1).fillna(False)
+    biggest = (
+        text.str.extractall(r"(\d+(?:\.\d+)?)")[0].astype(float).groupby(level=0).max()
+    ).reindex(range(len(text)))
+    over = (biggest > MAX_AGE).fillna(False) & ~pooled
+    return int(uniq.to_numpy()[over.to_numpy(dtype=bool)].sum())
+
+
+def check_ages(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
+    per_column: dict[str, int] = {}
+    for spec in project.tables:
+        tag = spec.by_role(Role.AGE)
+        frame = release.tables.get(spec.name)
+        if tag is None or frame is None or tag.name not in frame.columns:
+            continue
+        n = _age_over_89(frame[tag.name])
+        if n:
+            per_column[f"{spec.name}.{tag.name}"] = n
+    count = sum(per_column.values())
+    return Finding(count == 0, count, {"cells_by_column": per_column})
+
+
+def _subjects_over_89(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> set[str]:
+    """Subject IDs of persons over 89: from the input (via the crosswalk) and from
+    every released "90+" in the person table's age column."""
+    out: set[str] = set()
+    person = extract.person.name
+    frame = release.tables.get(person)
+    tag = project.table(person).by_role(Role.AGE)
+    if frame is not None and tag is not None and tag.name in frame.columns:
+        pooled = frame[tag.name].astype(STRING) == AGE_POOLED
+        out |= set(frame.loc[pooled.fillna(False).to_numpy(dtype=bool), release.id_column])
+    if release.crosswalk is not None:
+        facts = assess_ages(
+            extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
+        )
+        keys = person_keys(extract, project)[facts.over_89]
+        key_col = next(c for c in release.crosswalk.columns if c != release.id_column)
+        cw = release.crosswalk
+        out |= set(cw.loc[in_set(cw[key_col].astype(STRING), keys), release.id_column])
+    return out
+
+
+def _year_columns(release: Release, project: Project, table: str) -> list[str]:
+    """The released columns of ``table`` that hold years: declared by the pathway, or
+    named like a year or date (the age column excepted)."""
+    frame = release.tables[table]
+    declared = release.parameters.get("year_columns", {})
+    listed = set(declared.get(table, [])) if isinstance(declared, Mapping) else set()
+    try:
+        tag = project.table(table).by_role(Role.AGE)
+    except KeyError:
+        tag = None
+    age = tag.name if tag is not None else None
+    return [
+        c
+        for c in frame.columns
+        if c != release.id_column and c != age and (c in listed or _YEARISH_NAME.search(c))
+    ]
+
+
+#: Two years of one person this far apart or more state an age over 89 whatever the
+#: months and days (91 years apart: at least 90 completed years).
+_CERTAIN_OVER_89_SPAN = MAX_AGE + 2
+
+
+def _persons_with_years_far_apart(release: Release, project: Project) -> set[str]:
+    """IDs of persons whose released years (any year column of any table) lie 91 years
+    apart or more: a pair of years that restates an age over 89, whatever the tags
+    say (e.g. a birth date tagged as a plain date, with no age)."""
+    ids: list[pd.Series] = []
+    years: list[pd.Series] = []
+    for t, frame in release.tables.items():
+        if release.id_column not in frame.columns:
+            continue
+        for c in _year_columns(release, project, t):
+            text = frame[c].astype(STRING).str.strip()
+            value = pd.to_numeric(text.where(text.str.fullmatch(r"\d{4}"), None), errors="coerce")
+            keep = value.notna().to_numpy(dtype=bool)
+            ids.append(frame[release.id_column].astype(STRING)[keep])
+            years.append(value[keep].astype("int64"))
+    if not ids:
+        return set()
+    both = pd.DataFrame(
+        {"id": pd.concat(ids, ignore_index=True), "year": pd.concat(years, ignore_index=True)}
+    )
+    span = both.groupby("id", dropna=False, sort=False)["year"].agg(["min", "max"])
+    far = span.index[(span["max"] - span["min"] >= _CERTAIN_OVER_89_SPAN).to_numpy()]
+    return {str(i) for i in far}
+
+
+def check_no_age_revealing_year(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    known = _subjects_over_89(extract, release, project, ctx)
+    far_apart = _persons_with_years_far_apart(release, project)
+    old = known | far_apart
+    per_column: dict[str, int] = {}
+    for t, frame in release.tables.items():
+        cols = _year_columns(release, project, t)
+        if not cols or not old:
+            continue
+        rows = in_set(frame[release.id_column], old)
+        for c in cols:
+            n = int((frame[c].notna().to_numpy(dtype=bool) & rows).sum())
+            if n:
+                per_column[f"{t}.{c}"] = n
+    count = sum(per_column.values())
+    detail = {
+        "persons_over_89": len(known),
+        "persons_with_years_91_or_more_apart": len(far_apart - known),
+        "cells_by_column": per_column,
+    }
+    return Finding(count == 0, count, detail)
+
+
+def _repeats(values: pd.Series) -> int:
+    """Rows whose value (missing included) appeared on an earlier row: pandas'
+    ``duplicated().sum()``, by one Arrow distinct count."""
+    arr = arrow_text(values)
+    if arr.null_count == 0 and len(arr) > 1:
+        rising = pc.greater(arr.slice(1), arr.slice(0, len(arr) - 1))
+        if pc.all(rising).as_py():  # strictly increasing (a release in ID order): none
+            return 0
+    return len(arr) - int(pc.count_distinct(arr, mode="all").as_py())
+
+
+def _not_among(columns: list[pd.Series], reference: pd.Series) -> int:
+    """Cells of ``columns`` (missing included) that are not a value of ``reference``:
+    all encoded together in one hash pass, the reference's distinct values first."""
+    if not sum(len(c) for c in columns):
+        return 0
+    known = pc.unique(arrow_text(reference).drop_null())
+    parts = [known, *(arrow_text(c) for c in columns)]
+    encoded = pa.chunked_array(parts, type=pa.large_string()).dictionary_encode()
+    codes = pa.chunked_array([c.indices for c in encoded.chunks]).combine_chunks()
+    found = codes.slice(len(known)).fill_null(len(known)).to_numpy(zero_copy_only=False)
+    return int((found >= len(known)).sum())
+
+
+def check_subject_ids(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    ids = released_ids(extract, release)
+    if ids is None:
+        return Finding(False, 1, {"missing_id_column": True})
+    duplicates = _repeats(ids)
+    missing = int(ids.isna().sum())
+    events = [
+        frame[release.id_column]
+        for name, frame in release.tables.items()
+        if name != extract.person.name and release.id_column in frame.columns
+    ]
+    unlinked = _not_among(events, ids)
+    keys = person_keys(extract, project)
+    equal = int(in_set(ids, keys.dropna()).sum())
+    containing = 0
+    if release.crosswalk is not None:
+        cw = release.crosswalk
+        key_col = next(c for c in cw.columns if c != release.id_column)
+        sub = cw[release.id_column].astype(STRING).fillna("").to_numpy(dtype=str)
+        key = cw[key_col].astype(STRING).fillna("").to_numpy(dtype=str)
+        eligible = np.strings.str_len(key) >= MIN_KEY_LENGTH
+        containing = int((eligible & (np.strings.find(sub, key) >= 0)).sum())
+        duplicates += _repeats(cw[release.id_column])
+    count = duplicates + missing + unlinked + equal + containing
+    detail = {
+        "duplicate_ids": duplicates,
+        "missing_ids": missing,
+        "event_rows_without_a_person": unlinked,
+        "ids_equal_to_a_person_key": equal,
+        "ids_containing_their_own_key": containing,
+        "keys_shorter_than_3_not_tested_for_containment": True,
+    }
+    return Finding(count == 0, count, detail)
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    c, p = child.resolve(), parent.resolve()
+    return c == p or p in c.parents
+
+
+def check_crosswalk_apart(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    if release.crosswalk is None:
+        return Finding(True, 0, {"crosswalk": "none in this release"})
+    if ctx.crosswalk_dir is None or ctx.out_dir is None:
+        return Finding(True, 0, {"folders": "not chosen yet; checked again at export"})
+    inside = _inside(ctx.crosswalk_dir, ctx.out_dir)
+    return Finding(not inside, int(inside), {"crosswalk_inside_release_folder": inside})
+
+
+CHECKS: tuple[Check, ...] = (
+    Check(
+        "row_counts",
+        "Row counts match the input",
+        "RULES.md structural checks",
+        BLOCKING,
+        "Every table has as many rows as its input, minus the rows the user chose to "
+        "suppress (reported).",
+        check_row_counts,
+    ),
+    Check(
+        "no_direct_columns",
+        "No direct-identifier column survives",
+        "45 CFR 164.514(b)(2)(i)(A)-(R)",
+        BLOCKING,
+        "No column tagged direct, nor the person key, is in the release (by name).",
+        check_no_direct_columns,
+        frozenset({Pathway.SAFE_HARBOR, Pathway.LINKABLE}),
+    ),
+    Check(
+        "no_direct_values",
+        "No direct-identifier value appears in the release",
+        "45 CFR 164.514(b)(2)(i)(A)-(R)",
+        BLOCKING,
+        "No value of any direct column appears in any released cell of any table "
+        "(case-insensitive), and no cell holds an SSN, a phone number written with "
+        "separators, an e-mail address, a URL or an IP address, whoever it belongs to: names, "
+        "places and values under 6 characters as whole words; "
+        "IDs, phones and e-mails as substrings; numbers as a whole run of digits. Values "
+        "shorter than 3 characters and numbers shorter than 6 digits are not searched "
+        "(they match by chance); a cell that is exactly a name or place and is shared by "
+        "20 or more rows is counted as a category label.",
+        check_no_direct_values,
+        frozenset({Pathway.SAFE_HARBOR, Pathway.LINKABLE}),
+    ),
+    Check(
+        "no_full_dates",
+        "No date column and no full date",
+        "45 CFR 164.514(b)(2)(i)(C)",
+        BLOCKING,
+        "No released column is date-typed and no cell holds a full date in a common "
+        "format (YYYY-MM-DD, MM/DD/YYYY, DD.MM.YYYY, YYYYMMDD, day month-name year, "
+        "month-name day, year).",
+        check_no_full_dates,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "no_zip5",
+        "No 5-digit ZIP",
+        "45 CFR 164.514(b)(2)(i)(B)",
+        BLOCKING,
+        "The ZIP3 column, the column tagged ZIP (if released) and every released column "
+        "whose name says postal code (zip, zip_code, postal, postcode, ...) hold no 5 "
+        "digits in a row. Other columns are not read as ZIPs (5-digit incomes or lab "
+        "values are not ZIPs).",
+        check_no_zip5,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "zip3_allowed",
+        "No restricted or unknown ZIP3",
+        "45 CFR 164.514(b)(2)(i)(B)",
+        BLOCKING,
+        "Every ZIP3 is '000' or a prefix with more than 20,000 people in the Census table used.",
+        check_zip3_allowed,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "ages_pooled",
+        "No age above 89",
+        "45 CFR 164.514(b)(2)(i)(C)",
+        BLOCKING,
+        "Every age above 89 is shown as the single category '90+' (bands included).",
+        check_ages,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "no_age_revealing_year",
+        "No year that reveals the age of a person over 89",
+        "45 CFR 164.514(b)(2)(i)(C)",
+        BLOCKING,
+        "For every person over 89 (from the input and from the released '90+'), no year "
+        "is left in any year or date column of any table.",
+        check_no_age_revealing_year,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "subject_ids",
+        "Subject IDs unique and unrelated to the person key",
+        "45 CFR 164.514(c)",
+        BLOCKING,
+        "Subject IDs are unique, every event row has one of a released person, no ID "
+        "equals a person key and none contains its own person's key (keys of 3 or more "
+        "characters).",
+        check_subject_ids,
+        SAFE_HARBOR,
+    ),
+    Check(
+        "crosswalk_apart",
+        "Crosswalk kept apart from the release",
+        "45 CFR 164.514(c)",
+        BLOCKING,
+        "The crosswalk's folder is not the release folder and not inside it.",
+        check_crosswalk_apart,
+    ),
+)
