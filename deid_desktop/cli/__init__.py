@@ -22,6 +22,7 @@ log = logging.getLogger("deid")
 COMMAND_MODULES: tuple[str, ...] = (
     "project_cmds",
     "risk_scan_cmds",
+    "intruder_cmds",
     "release_cmds",
     "salt_cmds",
 )

@@ -70,7 +70,7 @@ CORE_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"pathways", "project"}),
     frozenset({"verify"}),
     frozenset({"export"}),
-    frozenset({"engine", "demo"}),
+    frozenset({"engine", "demo", "attack"}),
 )
 
 

@@ -235,3 +235,29 @@ def test_risk_sampling_fraction_out_of_range_is_a_usage_error(public_data: Path)
         "--sampling-fraction", "1.5",
     )  # fmt: skip
     assert run.returncode == 2 and "--sampling-fraction" in run.stderr
+
+
+def test_intruder_on_the_demo_equals_a_plain_join_of_the_written_release(
+    demo_project: Path, tmp_path: Path
+) -> None:
+    """The demo suppresses nobody, so the intruder's list (the source's demographics as
+    released) is the released person table itself: certain = persons alone on the
+    quasi-identifiers, expected matches = the number of classes."""
+    import pandas as pd
+
+    out, cw = tmp_path / "release", tmp_path / "crosswalk"
+    run = deid("run", demo_project, "--out", out, "--crosswalk-out", cw,
+               "--register", tmp_path / "reg.jsonl")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    attack = deid("intruder", demo_project, "--json")
+    assert attack.returncode == 0, attack.stderr
+    got = json.loads(attack.stdout)
+    qis = got["on"]
+    assert qis == ["age", "sex", "race", "ethnicity", "zip3"]
+    people = pd.read_csv(out / "demographics.csv", dtype=str, keep_default_na=False)
+    sizes = people.groupby(qis, dropna=False).size()
+    assert got["targets"] == len(people) == 2432
+    assert got["certain"] == int((sizes == 1).sum()) == 945
+    assert got["expected_matches"] == pytest.approx(len(sizes))
+    assert got["hidden_among"]["1"] == got["certain"] and got["hidden_among"]["0"] == 0
+    assert not any(v in attack.stdout for v in people["zip3"].unique() if v not in {"000"})
