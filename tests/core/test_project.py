@@ -472,7 +472,7 @@ def test_migration_output_is_still_validated() -> None:
 
 
 def test_unknown_old_version_is_refused(monkeypatch) -> None:
-    monkeypatch.setattr(proj, "MIGRATIONS", {})
+    monkeypatch.setattr(proj.migrations, "MIGRATIONS", {})
     with pytest.raises(ProjectError, match="format version 0"):
         project_from_dict(version_0_body())
 
