@@ -54,6 +54,8 @@ __all__ = [
     "encode",
     "fields_of",
     "short",
+    "unwrap_optional",
+    "whole_number",
 ]
 
 
@@ -131,8 +133,8 @@ RULES: dict[type, dict[str, Rule]] = {
         project_id=Rule(check=_hex(_HEX32, 32), settable=False),
         name=Rule(help="the project's name, written in the export record"),
         tables=Rule(unique="repeats another table's name", settable=False),
-        pathway=Rule(help="safe_harbor, linkable or limited_data_set"),
-        seed=Rule(lo=0, hi=2**63 - 1, help="draws the subject IDs; same seed, same release"),
+        pathway=Rule(help="how the release is made"),
+        seed=Rule(lo=0, hi=2**63 - 1, help="draws the subject IDs: same seed, same release"),
         schema_version=Rule(internal=True),
     ),
     TableSpec: dict(
@@ -148,28 +150,30 @@ RULES: dict[type, dict[str, Rule]] = {
         age_reference=Rule(
             nonempty=True,
             check=_age_reference,
-            help='"index" (each person\'s index date) or a date YYYY-MM-DD',
+            help='age at: "index" (each person\'s index date) or a date YYYY-MM-DD',
         ),
-        zip3_table=Rule(help="a Census ZCTA population file; empty = the bundled table"),
+        zip3_table=Rule(help="Census ZCTA population file; none = the bundled table"),
         free_text=Rule(help="per free-text column: suppress or redact"),
     ),
     LinkableOptions: dict(
         offset_days=Rule(lo=1, hi=MAX_OFFSET_DAYS, help="dates move by up to this many days"),
-        offset_mode=Rule(help="keyed (same shift in later extracts) or random"),
+        offset_mode=Rule(help="keyed: the same shift in later extracts"),
         key_length=Rule(
             lo=8,
             hi=MAX_KEY_LENGTH,
             edit_lo=MIN_KEY_LENGTH,
             help="link key length in hex characters",
         ),
-        zip_rule=Rule(choices=("zip3", "drop"), help="zip3 (first three digits) or drop"),
+        zip_rule=Rule(choices=("zip3", "drop"), help="ZIPs in a linkable release"),
     ),
     RiskSettings: dict(
         quasi_identifiers=Rule(help="released columns measured together; empty = quasi-tagged"),
-        k_target=Rule(lo=1, hi=1_000_000, aliases=("k",), help="the smallest group size aimed"),
+        k_target=Rule(
+            lo=1, hi=1_000_000, aliases=("k",), help="the smallest group of alike records aimed at"
+        ),
         sensitive=Rule(help="columns measured for l-diversity"),
         age_bands=Rule(item=Rule(lo=0), increasing=True, help="band starts in years, e.g. 0,18,65"),
-        drop_zip3=Rule(help="drop ZIP3 from the quasi-identifiers' release"),
+        drop_zip3=Rule(help="drop ZIP3 from the release"),
         suppress_below_k=Rule(help="remove records in groups smaller than k"),
     ),
     ExportMeta: dict(
@@ -177,7 +181,7 @@ RULES: dict[type, dict[str, Rule]] = {
         recipient=Rule(help="who receives it (export record)"),
         retention=Rule(help="how long it may be kept (export record)"),
         dua=Rule(help="data use agreement reference (limited data set)"),
-        formats=Rule(item=Rule(choices=("csv", "xlsx")), nonempty=True, help="csv, xlsx"),
+        formats=Rule(item=Rule(choices=("csv", "xlsx")), nonempty=True, help="the files written"),
     ),
 }
 
@@ -223,7 +227,7 @@ def _at(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _nullable(hint: Any) -> tuple[Any, bool]:
+def unwrap_optional(hint: Any) -> tuple[Any, bool]:
     """``(inner, True)`` for ``X | None``, else ``(hint, False)``."""
     if get_origin(hint) in (Union, types.UnionType):
         args = [a for a in get_args(hint) if a is not type(None)]
@@ -257,7 +261,7 @@ def encode(value: Any) -> Any:
 
 def decode(data: Any, hint: Any, path: str, rule: Rule = Rule()) -> Any:
     """Read ``data`` as a value of type ``hint``, strictly; ``Invalid`` names the path."""
-    inner, nullable = _nullable(hint)
+    inner, nullable = unwrap_optional(hint)
     if data is None and nullable:
         return None
     orn = " or null" if nullable else ""
@@ -277,7 +281,7 @@ def decode(data: Any, hint: Any, path: str, rule: Rule = Rule()) -> Any:
             raise Invalid(path, f"must be true or false{orn}")
         return data
     if inner is int:
-        return _whole(data, path, rule.lo, rule.hi, orn)
+        return whole_number(data, path, rule.lo, rule.hi, orn)
     if inner is str:
         return _text(data, path, rule, orn)
     origin = get_origin(inner)
@@ -288,7 +292,7 @@ def decode(data: Any, hint: Any, path: str, rule: Rule = Rule()) -> Any:
     raise TypeError(f"the project schema cannot read {inner!r} at {path}")  # programming error
 
 
-def _whole(data: Any, path: str, lo: int | None, hi: int | None, orn: str = "") -> int:
+def whole_number(data: Any, path: str, lo: int | None, hi: int | None, orn: str = "") -> int:
     if lo is None and hi is None:
         rng = ""
     elif hi is None:
