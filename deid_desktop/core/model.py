@@ -229,7 +229,7 @@ class ExportMeta:
     formats: tuple[str, ...] = ("csv",)
 
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)

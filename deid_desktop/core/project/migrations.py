@@ -81,11 +81,21 @@ def _migrate_column_0(col: Any) -> Any:
     return c
 
 
+def _migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 to 2: the options every pathway uses (age reference, ZIP3 table,
+    free-text actions) were filed under ``safe_harbor``; they are ``transform`` now."""
+    if "transform" in data:  # not a version-1 field: leave both for the schema to refuse
+        return {**data, "schema_version": 2}
+    out = {("transform" if k == "safe_harbor" else k): v for k, v in data.items()}
+    out["schema_version"] = 2
+    return out
+
+
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 #: ``MIGRATIONS[v]`` turns a version-``v`` project body into version ``v + 1``.
 #: Applied in order from the file's version up to ``SCHEMA_VERSION``.
-MIGRATIONS: dict[int, Migration] = {0: _migrate_0_to_1}
+MIGRATIONS: dict[int, Migration] = {0: _migrate_0_to_1, 1: _migrate_1_to_2}
 
 
 def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:

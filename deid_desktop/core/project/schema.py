@@ -135,6 +135,7 @@ RULES: dict[type, dict[str, Rule]] = {
         tables=Rule(unique="repeats another table's name", settable=False),
         pathway=Rule(help="how the release is made"),
         seed=Rule(lo=0, hi=2**63 - 1, help="draws the subject IDs: same seed, same release"),
+        safe_harbor=Rule(json="transform"),
         schema_version=Rule(internal=True),
     ),
     TableSpec: dict(
