@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "a key from `deid show`: whole numbers, true/false, a choice's name, lists "
         "comma-separated (risk.age_bands=0,18,65), an empty value for none or an empty "
         "list. Examples: seed=12345  risk.k_target=5  pathway=linkable  "
-        "safe_harbor.free_text.baseline.notes=redact. All changes are checked before "
+        "transform.free_text.demographics.notes=redact. All changes are checked before "
         "any is saved.",
     )
     set_.add_argument("project", type=Path, metavar="PROJECT", help="the project file")

@@ -1,7 +1,7 @@
 """Every release-changing decision of a project by a dotted key: `deid show` and `deid set`.
 
 The keys are the project file's own JSON paths (``seed``, ``risk.k_target``,
-``linkable.offset_days``, ``safe_harbor.free_text.TABLE.COLUMN``...), walked from the
+``linkable.offset_days``, ``transform.free_text.TABLE.COLUMN``...), walked from the
 schema, so a field added to the model is listed and settable with no edit here. Column
 tags and the tables are not settings: `deid tags` and `deid tag` own them.
 
