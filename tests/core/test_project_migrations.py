@@ -74,11 +74,11 @@ def test_a_hand_edited_version_1_file_is_still_refused(tmp_path: Path) -> None:
 def test_the_real_version_1_demo_opens_and_saves_as_the_shipped_demo(tmp_path: Path) -> None:
     """The demo file version 1 shipped, opened today, saves byte for byte as today's demo."""
     assert json.loads(V1_DEMO.read_text(encoding="utf-8"))["schema_version"] == 1
-    old = load_project(V1_DEMO)
-    assert old == load_project(SHIPPED_DEMO)
-    assert old.safe_harbor == SafeHarborOptions(age_reference="index")
+    p = load_project(V1_DEMO)
+    assert p == load_project(SHIPPED_DEMO)
+    assert p.safe_harbor == SafeHarborOptions(age_reference="index")
     out = tmp_path / "demo.deid.json"
-    save_project(old, out)
+    save_project(p, out)
     assert out.read_bytes() == SHIPPED_DEMO.read_bytes()
 
 

@@ -124,6 +124,11 @@ def _takes_back(s: Setting) -> bool:
     reads "none" as null and the first "=" as the end of the key)."""
     if s.key != s.key.strip() or "=" in s.key or s.key == "transform.zip3_table":
         return False
+    rule = s.field.rule  # files may hold values `deid set` no longer offers (key length 8)
+    if (rule.edit_lo is not None and s.value < rule.edit_lo) or (
+        rule.edit_hi is not None and s.value > rule.edit_hi
+    ):
+        return False
     parts = [as_text(v) for v in s.value] if isinstance(s.value, list) else [s.text]
     if isinstance(s.value, list) and "" in parts:
         return False
