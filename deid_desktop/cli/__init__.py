@@ -21,6 +21,7 @@ log = logging.getLogger("deid")
 #: Subcommand modules, in the order `deid --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "project_cmds",
+    "settings_cmds",
     "risk_scan_cmds",
     "intruder_cmds",
     "release_cmds",

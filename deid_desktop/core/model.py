@@ -194,6 +194,11 @@ class TableSpec:
 
 @dataclass(frozen=True)
 class SafeHarborOptions:
+    """Options every pathway uses: the age reference, the ZIP3 table, free-text actions.
+
+    Filed under ``transform`` in the project file (format 2 on; ``safe_harbor`` before).
+    """
+
     # "index" = each person's index-date column (role INDEX_DATE), else an ISO date.
     age_reference: str = "index"
     # None = the bundled ZIP3 table; else a path to a user-loaded Census ZCTA file.
@@ -229,7 +234,7 @@ class ExportMeta:
     formats: tuple[str, ...] = ("csv",)
 
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)

@@ -236,7 +236,7 @@ def _two_persons(d: dict[str, Any]) -> None:
 
 
 def _bad_free_text(d: dict[str, Any]) -> None:
-    d["safe_harbor"]["free_text"]["demographics.notes"] = "shred"
+    d["transform"]["free_text"]["demographics.notes"] = "shred"
 
 
 def _dupe_column(d: dict[str, Any]) -> None:
@@ -256,7 +256,7 @@ MALFORMED = [
     ("unknown pathway", _set("pathway", "anonymous"), "pathway", "safe_harbor, linkable"),
     ("unknown offset mode", _set("linkable.offset_mode", "sometimes"),
      "linkable.offset_mode", "keyed, random"),
-    ("unknown free-text action", _bad_free_text, "safe_harbor.free_text.demographics.notes",
+    ("unknown free-text action", _bad_free_text, "transform.free_text.demographics.notes",
      "suppress, redact"),
     ("unknown zip rule", _set("linkable.zip_rule", "zip5"), "linkable.zip_rule", "zip3, drop"),
     ("unknown export format", _set("export.formats", ["pdf"]), "export.formats[0]", "csv, xlsx"),
@@ -274,10 +274,10 @@ MALFORMED = [
     ("name as number", _set("name", 3), "name", "must be text"),
     ("k below one", _set("risk.k_target", 0), "risk.k_target", "from 1"),
     ("age bands unsorted", _set("risk.age_bands", [18, 0]), "risk.age_bands", "increasing"),
-    ("age reference not a date", _set("safe_harbor.age_reference", "discharge"),
-     "safe_harbor.age_reference", "YYYY-MM-DD"),
-    ("age reference impossible date", _set("safe_harbor.age_reference", "2024-02-30"),
-     "safe_harbor.age_reference", "YYYY-MM-DD"),
+    ("age reference not a date", _set("transform.age_reference", "discharge"),
+     "transform.age_reference", "YYYY-MM-DD"),
+    ("age reference impossible date", _set("transform.age_reference", "2024-02-30"),
+     "transform.age_reference", "YYYY-MM-DD"),
     ("bad sha256", _set("tables.1.sha256", "xyz"), "tables[visits].sha256", "hexadecimal"),
     ("bad project id", _set("project_id", "not-a-uuid"), "project_id", "hexadecimal"),
     # missing and unknown keys
@@ -472,7 +472,7 @@ def test_migration_output_is_still_validated() -> None:
 
 
 def test_unknown_old_version_is_refused(monkeypatch) -> None:
-    monkeypatch.setattr(proj, "MIGRATIONS", {})
+    monkeypatch.setattr(proj.migrations, "MIGRATIONS", {})
     with pytest.raises(ProjectError, match="format version 0"):
         project_from_dict(version_0_body())
 
@@ -526,7 +526,7 @@ def test_project_dict_is_independent_of_later_edits() -> None:
     p = make_project()
     body = project_to_dict(p)
     saved = copy.deepcopy(body)
-    body["safe_harbor"]["free_text"]["x.y"] = "suppress"
+    body["transform"]["free_text"]["x.y"] = "suppress"
     assert project_to_dict(p) == saved
 
 
