@@ -179,17 +179,12 @@ def _release_person(
 ) -> tuple[pd.DataFrame, list[str], int | None, list[str]]:
     """The released person table of the project, built in memory (nothing written), and
     the project's quasi-identifiers, k target and sensitive columns unless overridden."""
+    from deid_desktop import secrets
     from deid_desktop.core import engine
-    from deid_desktop.core.model import Pathway
     from deid_desktop.core.pathways import build_release
 
     project, extract = _load_project(source)
-    salt = None
-    if project.pathway == Pathway.LINKABLE:
-        from deid_desktop import secrets
-
-        salt = secrets.get_salt(project.project_id)
-    release = build_release(extract, project, salt=salt)
+    release = build_release(extract, project, salt=secrets.salt_for_project(project))
     frame = release.tables[project.person_table.name]
     qis = qis or list(engine.quasi_identifiers_for(project, release))
     sensitive = sensitive or list(engine.sensitive_columns_for(project, release))

@@ -18,9 +18,9 @@ from deid_desktop.core.model import (
     ExportMeta,
     Extract,
     LoadedTable,
-    Pathway,
     Project,
 )
+from deid_desktop.core.pathways.registry import PathwaySpec, all_specs
 from deid_desktop.core.progress import CancelToken, ProgressFn
 from deid_desktop.core.resources import resources_dir
 
@@ -175,14 +175,13 @@ def install_demo(target: Path) -> Path:
 
 
 # -- pathways, review, export ------------------------------------------------------------
-def available_pathways() -> list[Pathway]:
-    return [Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET]
+def available_pathways() -> tuple[PathwaySpec, ...]:
+    """Every pathway the registry knows, in order (``core.pathways.registry``)."""
+    return all_specs()
 
 
 def salt_for(project: Project) -> bytes | None:
-    """The linkable pathway's salt from the OS keyring (None for the other pathways)."""
-    if project.pathway != Pathway.LINKABLE:
-        return None
+    """The salt from the OS keyring if the project's pathway needs one, else None."""
     from deid_desktop import secrets as store
 
     return store.salt_for_project(project)

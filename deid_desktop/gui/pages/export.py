@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from deid_desktop.core.model import PATHWAY_LABELS, Pathway
+from deid_desktop.core.pathways.registry import preconditions, spec_for
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review import gate_reason
@@ -187,10 +187,11 @@ class ExportPage(Page):
         if not (self.csv.isChecked() or self.xlsx.isChecked()):
             return "Choose at least one format."
         project = self.session.project
-        limited = project is not None and project.pathway == Pathway.LIMITED_DATA_SET
-        if limited and not self.dua.text().strip():
-            return "A limited data set needs the data use agreement reference."
-        return None
+        if project is None:
+            return None
+        meta = replace(project.export, dua=self.dua.text().strip())
+        problems = preconditions(replace(project, export=meta))
+        return problems[0].message if problems else None
 
     # -- display -----------------------------------------------------------------------
     def _reset(self) -> None:
@@ -226,7 +227,7 @@ class ExportPage(Page):
         finally:
             self._updating = False
         review = self.session.review
-        lines = [f"<b>Pathway:</b> {PATHWAY_LABELS[project.pathway]}"]
+        lines = [f"<b>Pathway:</b> {spec_for(project.pathway).label}"]
         if review is not None:
             rel = review.release
             for name, frame in rel.tables.items():

@@ -1,0 +1,210 @@
+"""The pathway registry: one frozen ``PathwaySpec`` per pathway, the only place the GUI,
+the CLI, export, the record and the salt store learn what a pathway is.
+
+Each pathway module under ``core/pathways/`` exports ``SPEC``; the registry finds the
+modules itself (``pkgutil``), imported the first time a spec is asked for, so a new
+pathway is its ``Pathway`` member, one module with its ``SPEC`` and builder, and its
+gate rows. Tests and plug-ins may ``register`` a spec of their own.
+
+This module is light (no pandas): the CLI builds its parser from it lazily
+(``PathwayNames``) and ``deid --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Protocol
+
+from deid_desktop.core.errors import Problem, UsageError
+from deid_desktop.core.model import Pathway, Project, register_pathway_label
+
+if TYPE_CHECKING:
+    from deid_desktop.core.model import Extract, Release
+    from deid_desktop.core.progress import CancelToken, ProgressFn
+
+
+class Builder(Protocol):
+    """A pathway's builder: the release in memory, nothing written. ``salt`` is passed
+    only when the spec says ``needs_salt``."""
+
+    def __call__(
+        self,
+        extract: Extract,
+        project: Project,
+        *,
+        progress: ProgressFn | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Release: ...
+
+
+@dataclass(frozen=True)
+class ReleaseWording:
+    """What export writes about dates and identifiers (data dictionary and README)."""
+
+    dates: str  # a date column
+    identifier: str  # the released ID column that replaces the person key
+    zip: str  # the ZIP-role column (or the zip3 derived from it)
+    birth_date: str | None = None  # None: as ``dates``
+    age: str | None = None  # None: an age column is described by its class
+
+    def date_treatment(self, *, birth_date: bool) -> str:
+        if birth_date and self.birth_date is not None:
+            return self.birth_date
+        return self.dates
+
+
+#: The ZIP wording of a pathway that cuts ZIPs to allow-listed ZIP3s.
+ZIP3_WORDING = (
+    "first three digits; prefixes whose area holds 20,000 people or fewer (and "
+    "unknown, malformed or missing ZIPs) become 000"
+)
+
+
+def no_preconditions(project: Project) -> list[Problem]:
+    return []
+
+
+@dataclass(frozen=True)
+class PathwaySpec:
+    """Everything the product knows about one pathway, in one place."""
+
+    id: Pathway
+    label: str  # the honest label every release and record carries; never "anonymous"
+    title: str  # GUI radio button and option box
+    help: str  # GUI text under the title, CLI help
+    cli_name: str  # ``deid pathway PROJECT <cli_name>``
+    needs_salt: bool  # the keyed hash: the salt comes from the OS keyring
+    builder: Callable[..., Release]
+    wording: ReleaseWording
+    options_type: type | None = None  # the options dataclass this pathway reads
+    options_field: str | None = None  # the Project attribute holding them (the record)
+    preconditions: Callable[[Project], list[Problem]] = no_preconditions
+
+    def build(
+        self,
+        extract: Extract,
+        project: Project,
+        *,
+        salt: bytes | None = None,
+        progress: ProgressFn | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Release:
+        """Build this pathway's release; only a pathway that needs the salt sees it."""
+        if self.needs_salt:
+            return self.builder(extract, project, salt=salt, progress=progress, cancel=cancel)
+        return self.builder(extract, project, progress=progress, cancel=cancel)
+
+    def options_of(self, project: Project) -> object | None:
+        """This pathway's options in ``project`` (for the export record), if it has any."""
+        return None if self.options_field is None else getattr(project, self.options_field)
+
+    @property
+    def module(self) -> ModuleType:
+        """The module that defines the builder (its ``CHECKS`` are gate rows)."""
+        return importlib.import_module(self.builder.__module__)
+
+
+_SPECS: dict[str, PathwaySpec] = {}
+_LOADED = False
+
+
+def _load_builtin() -> None:
+    """Import every module of this package once and register the ``SPEC`` it exports."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    package = importlib.import_module(__package__ or "deid_desktop.core.pathways")
+    found: list[PathwaySpec] = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        spec = getattr(module, "SPEC", None)
+        if isinstance(spec, PathwaySpec):
+            found.append(spec)
+    order = list(Pathway)
+    for spec in sorted(found, key=lambda s: order.index(s.id) if s.id in order else len(order)):
+        if spec.id not in _SPECS:
+            register(spec)
+
+
+def register(spec: PathwaySpec) -> PathwaySpec:
+    """Add ``spec`` after the built-in pathways; its id and CLI name must both be new."""
+    _load_builtin()
+    for other in _SPECS.values():
+        if other.id == spec.id or other.cli_name == spec.cli_name:
+            raise ValueError(f"pathway {spec.id!s} / {spec.cli_name} is registered twice")
+    _SPECS[str(spec.id)] = spec
+    register_pathway_label(spec.id, spec.label)
+    return spec
+
+
+def unregister(pathway: Pathway | str) -> None:
+    """Remove a registered pathway (tests)."""
+    _SPECS.pop(str(pathway), None)
+    register_pathway_label(pathway, None)
+
+
+def all_specs() -> tuple[PathwaySpec, ...]:
+    """Every pathway, in the order the GUI lists them and the CLI offers them."""
+    _load_builtin()
+    return tuple(_SPECS.values())
+
+
+def spec_for(pathway: Pathway | str) -> PathwaySpec:
+    """The spec of ``pathway``; a clear ``UsageError`` (never ``KeyError``) if unknown."""
+    _load_builtin()
+    try:
+        return _SPECS[str(pathway)]
+    except KeyError:
+        names = ", ".join(s.cli_name for s in _SPECS.values())
+        raise UsageError(
+            "The project names a pathway this version does not know",
+            hint=f"Choose one of: {names}.",
+        ) from None
+
+
+def spec_by_cli_name(name: str) -> PathwaySpec:
+    for spec in all_specs():
+        if spec.cli_name == name:
+            return spec
+    raise UsageError(
+        f"There is no pathway called {name!r}",
+        hint="Choose one of: " + ", ".join(s.cli_name for s in all_specs()) + ".",
+    )
+
+
+def needs_salt(project: Project) -> bool:
+    """Whether building ``project``'s release needs the salt from the keyring."""
+    return spec_for(project.pathway).needs_salt
+
+
+def preconditions(project: Project) -> list[Problem]:
+    """What the project's pathway still lacks before an export (e.g. the DUA)."""
+    return spec_for(project.pathway).preconditions(project)
+
+
+class PathwayNames(Sequence[str]):
+    """The CLI names, read from the registry only when argparse asks (choices, help).
+
+    Building the parser does not import the pathways (and pandas): ``deid --help`` stays
+    fast; ``deid pathway --help`` and parsing a pathway name load them.
+    """
+
+    def _names(self) -> list[str]:
+        return [s.cli_name for s in all_specs()]
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        return self._names()[i]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
