@@ -708,33 +708,6 @@ def load_project(path: Path, *, trust_edits: bool = False) -> Project:
 # --------------------------------------------------------------------------------------
 
 
-def _as_person_key(tag: ColumnTag, evidence: str = "chosen as the person key") -> ColumnTag:
-    category = tag.category if tag.cls is ColumnClass.DIRECT and tag.category else None
-    return replace(
-        tag,
-        cls=ColumnClass.DIRECT,
-        role=Role.PERSON_KEY,
-        category=category or IdentifierCategory.R,
-        evidence=(*tag.evidence, evidence),
-        unsure=False,
-    )
-
-
-def _keyed(
-    tags: Sequence[ColumnTag], key: str, evidence: str = "chosen as the person key"
-) -> tuple[ColumnTag, ...]:
-    """Tags with ``key`` as the one person-key column."""
-    out = []
-    for t in tags:
-        if t.name == key:
-            out.append(_as_person_key(t, evidence))
-        elif t.role is Role.PERSON_KEY:
-            out.append(replace(t, role=None))
-        else:
-            out.append(t)
-    return tuple(out)
-
-
 def _check_chosen_keys(
     keys: Mapping[str, str], names: Sequence[str], *, person: str, key: str
 ) -> None:
@@ -784,6 +757,7 @@ def new_project(
     from deid_desktop.core.event_keys import person_key_set, resolve_event_key
     from deid_desktop.core.io import check_relations
     from deid_desktop.core.tagging import suggest_tags
+    from deid_desktop.core.tagging.retag import keyed_tags
 
     chosen = dict(keys or {})
     names = [t.name for t in tables]
@@ -841,7 +815,7 @@ def new_project(
                 sha256=t.sha256,
                 key=table_key,
                 is_person=is_person,
-                columns=_keyed(tags[t.name], table_key, evidence[t.name]),
+                columns=keyed_tags(tags[t.name], table_key, evidence[t.name]),
                 sheet=t.report.sheet,
                 rows=len(t.frame),
             )

@@ -7,7 +7,6 @@ so a million rows open instantly. Column widths come from a sample of rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -37,6 +36,7 @@ from deid_desktop.core.model import (
     Project,
     Role,
 )
+from deid_desktop.core.tagging.retag import edited_tag
 
 Index = QModelIndex | QPersistentModelIndex
 MASK = "•••••"
@@ -310,20 +310,18 @@ class TagModel(QAbstractTableModel):
         table, tag = self._rows[index.row()]
         col = index.column()
         if col == TagColumn.CLASS:
-            cls = ColumnClass(value)
-            new = replace(
-                tag,
-                cls=cls,
-                category=tag.category if cls == ColumnClass.DIRECT else None,
-                unsure=False,
-            )
+            if ColumnClass(value) == tag.cls:
+                return False
+            new = edited_tag(tag, cls=ColumnClass(value))
         elif col == TagColumn.ROLE:
-            new = replace(tag, role=Role(value) if value else None)
+            if (Role(value) if value else None) == tag.role:
+                return False
+            new = edited_tag(tag, role=Role(value) if value else None)
         elif col == TagColumn.CATEGORY:
-            new = replace(tag, category=IdentifierCategory(value) if value else None)
+            if (IdentifierCategory(value) if value else None) == tag.category:
+                return False
+            new = edited_tag(tag, category=IdentifierCategory(value) if value else None)
         else:
-            return False
-        if new == tag:
             return False
         self._on_edit(table, new)
         return True

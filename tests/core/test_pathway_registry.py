@@ -22,7 +22,7 @@ def test_every_pathway_member_has_one_spec_in_enum_order() -> None:
     assert [s.id for s in specs] == list(Pathway)
     assert len({s.cli_name for s in specs}) == len(specs)
     assert all("anonymous" not in s.label.lower() for s in specs)
-    assert "not Safe Harbor" in registry.spec_for(Pathway.LINKABLE).label
+    assert "not Safe Harbor" in registry.pathway_spec(Pathway.LINKABLE).label
     assert {s.id: s.label for s in specs} == dict(PATHWAY_LABELS)  # the gate's view
 
 

@@ -22,7 +22,7 @@ from deid_desktop.core.model import (
     Role,
     TableSpec,
 )
-from deid_desktop.core.pathways.registry import ReleaseWording, spec_for
+from deid_desktop.core.pathways.registry import ReleaseWording, pathway_spec
 
 DICTIONARY_COLUMNS = ("table", "column", "class", "transformation", "description")
 
@@ -85,7 +85,7 @@ def data_dictionary(release: Release, project: Project) -> pd.DataFrame:
     """One row per released column: table, column, class, transformation, description.
 
     The pathway's wording comes from its spec (``UsageError`` for an unknown pathway)."""
-    wording = spec_for(release.pathway).wording
+    wording = pathway_spec(release.pathway).wording
     rows: list[dict[str, str]] = []
     for table, frame in release.tables.items():
         try:

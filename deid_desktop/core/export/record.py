@@ -26,7 +26,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from deid_desktop.core.model import Project, Release
-from deid_desktop.core.pathways.registry import spec_for
+from deid_desktop.core.pathways.registry import pathway_spec
 
 RECORD_VERSION = 1
 RECORD_JSON = "export_record.json"
@@ -110,7 +110,7 @@ def build_record(
     meta: Mapping[str, Any],
     neutralised: Mapping[str, int],
 ) -> dict[str, Any]:
-    spec = spec_for(release.pathway)
+    spec = pathway_spec(release.pathway)
     pathway_options: dict[str, Any] = {}
     if spec.options_field is not None:
         pathway_options = {spec.options_field: jsonable(spec.options_of(project))}

@@ -12,13 +12,13 @@ from __future__ import annotations
 from types import ModuleType
 
 from deid_desktop.core.model import Extract, Pathway, Project, Release
-from deid_desktop.core.pathways.registry import spec_for
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn
 
 
 def pathway_module(pathway: Pathway) -> ModuleType:
     """The module that implements ``pathway`` (``UsageError`` if it is unknown)."""
-    return spec_for(pathway).module
+    return pathway_spec(pathway).module
 
 
 def build_release(
@@ -34,6 +34,6 @@ def build_release(
     ``salt`` reaches only a pathway whose spec ``needs_salt`` (the linkable release's
     keyed hash); Safe Harbor and the limited data set never see it.
     """
-    return spec_for(project.pathway).build(
+    return pathway_spec(project.pathway).build(
         extract, project, salt=salt, progress=progress, cancel=cancel
     )

@@ -32,7 +32,6 @@ import re
 
 import pandas as pd
 
-from deid_desktop.core.errors import Problem
 from deid_desktop.core.model import (
     ColumnClass,
     Extract,
@@ -56,7 +55,7 @@ from deid_desktop.core.pathways.common import (
     spec_for,
     subject_crosswalk,
 )
-from deid_desktop.core.pathways.registry import PathwaySpec, ReleaseWording
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.verify import BLOCKING, Check, check_subject_ids
 from deid_desktop.core.verify_linkable import LIMITED, limited_checks
@@ -236,7 +235,7 @@ def build_limited(
     rep.step(1.0, "Limited data set built")
     return Release(
         pathway=Pathway.LIMITED_DATA_SET,
-        label=SPEC.label,
+        label=pathway_spec(Pathway.LIMITED_DATA_SET).label,
         tables=tables,
         crosswalk=crosswalk,
         id_column=SUBJECT_ID,
@@ -255,29 +254,3 @@ def build_limited(
             "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
         },
     )
-
-
-def dua_missing(project: Project) -> list[Problem]:
-    """A limited data set is released only under a data use agreement (164.514(e)(4))."""
-    if project.export.dua.strip():
-        return []
-    return [Problem("A limited data set needs the data use agreement reference.", severity="error")]
-
-
-SPEC = PathwaySpec(
-    id=Pathway.LIMITED_DATA_SET,
-    label="limited data set - data use agreement required (45 CFR 164.514(e))",
-    title="Limited data set",
-    help="Keeps dates, town, state, 5-digit ZIP and ages; removes the other direct "
-    "identifiers. Requires a data use agreement.",
-    cli_name="limited-data-set",
-    needs_salt=False,
-    builder=build_limited,
-    wording=ReleaseWording(
-        dates="kept (limited data set)",
-        identifier="random subject ID replacing the person key; the crosswalk is held back "
-        "by the sender",
-        zip="kept (limited data set)",
-    ),
-    preconditions=dua_missing,
-)

@@ -43,7 +43,6 @@ from deid_desktop.core.model import (
     ColumnClass,
     Extract,
     IdentifierCategory,
-    LinkableOptions,
     LoadedTable,
     Pathway,
     Project,
@@ -68,7 +67,7 @@ from deid_desktop.core.pathways.common import (
     spec_for,
     zip3_series,
 )
-from deid_desktop.core.pathways.registry import ZIP3_WORDING, PathwaySpec, ReleaseWording
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.verify_linkable import LINKABLE_CHECKS
 from deid_desktop.core.zip3 import load_table_for
@@ -299,7 +298,7 @@ def build_linkable(
     rep.step(1.0, "Linkable release built")
     return Release(
         pathway=Pathway.LINKABLE,
-        label=SPEC.label,
+        label=pathway_spec(Pathway.LINKABLE).label,
         tables=tables,
         crosswalk=crosswalk,
         id_column=LINK_KEY,
@@ -355,25 +354,3 @@ def _sentences(
     if text:
         out.append("Free-text columns removed: " + ", ".join(text) + ".")
     return out
-
-
-SPEC = PathwaySpec(
-    id=Pathway.LINKABLE,
-    label="linkable release - requires Expert Determination (45 CFR 164.514(b)(1)); "
-    "not Safe Harbor",
-    title="Linkable release (Expert Determination)",
-    help="Keyed pseudonyms (the salt stays in this computer's keyring) and per-person date "
-    "shifts, so later extracts link and intervals are kept. Requires an Expert "
-    "Determination; it is not Safe Harbor.",
-    cli_name="linkable",
-    needs_salt=True,
-    builder=build_linkable,
-    wording=ReleaseWording(
-        dates="shifted by the person's own offset (intervals within a person kept)",
-        identifier="link key: keyed hash of the person key; the key is held by the sender",
-        zip=ZIP3_WORDING,
-        age="ages over 89 shown as 90+",
-    ),
-    options_type=LinkableOptions,
-    options_field="linkable",
-)

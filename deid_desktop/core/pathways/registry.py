@@ -1,13 +1,12 @@
 """The pathway registry: one frozen ``PathwaySpec`` per pathway, the only place the GUI,
 the CLI, export, the record and the salt store learn what a pathway is.
 
-Each pathway module under ``core/pathways/`` exports ``SPEC``; the registry finds the
-modules itself (``pkgutil``), imported the first time a spec is asked for, so a new
-pathway is its ``Pathway`` member, one module with its ``SPEC`` and builder, and its
-gate rows. Tests and plug-ins may ``register`` a spec of their own.
-
-This module is light (no pandas): the CLI builds its parser from it lazily
-(``PathwayNames``) and ``deid --help`` stays fast.
+Each pathway's ``SPEC`` lives in a light module of ``core/pathways/specs/`` (no pandas:
+the CLI lists the pathways in ``deid pathway --help`` without loading the data stack);
+the registry finds those modules itself (``pkgutil``) the first time a spec is asked
+for. The spec names its builder ``"module:function"`` (imported when a release is
+built) or holds the function. So a new pathway is its ``Pathway`` member, its spec and
+builder, and its gate rows; tests and plug-ins may ``register`` a spec of their own.
 """
 
 from __future__ import annotations
@@ -78,7 +77,7 @@ class PathwaySpec:
     help: str  # GUI text under the title, CLI help
     cli_name: str  # ``deid pathway PROJECT <cli_name>``
     needs_salt: bool  # the keyed hash: the salt comes from the OS keyring
-    builder: Callable[..., Release]
+    builder: Callable[..., Release] | str  # the function, or "package.module:function"
     wording: ReleaseWording
     options_type: type | None = None  # the options dataclass this pathway reads
     options_field: str | None = None  # the Project attribute holding them (the record)
@@ -94,9 +93,18 @@ class PathwaySpec:
         cancel: CancelToken | None = None,
     ) -> Release:
         """Build this pathway's release; only a pathway that needs the salt sees it."""
+        builder = self.builder_function
         if self.needs_salt:
-            return self.builder(extract, project, salt=salt, progress=progress, cancel=cancel)
-        return self.builder(extract, project, progress=progress, cancel=cancel)
+            return builder(extract, project, salt=salt, progress=progress, cancel=cancel)
+        return builder(extract, project, progress=progress, cancel=cancel)
+
+    @property
+    def builder_function(self) -> Callable[..., Release]:
+        if callable(self.builder):
+            return self.builder
+        module, _, name = self.builder.partition(":")
+        builder: Callable[..., Release] = getattr(importlib.import_module(module), name)
+        return builder
 
     def options_of(self, project: Project) -> object | None:
         """This pathway's options in ``project`` (for the export record), if it has any."""
@@ -105,7 +113,9 @@ class PathwaySpec:
     @property
     def module(self) -> ModuleType:
         """The module that defines the builder (its ``CHECKS`` are gate rows)."""
-        return importlib.import_module(self.builder.__module__)
+        if callable(self.builder):
+            return importlib.import_module(self.builder.__module__)
+        return importlib.import_module(self.builder.partition(":")[0])
 
 
 _SPECS: dict[str, PathwaySpec] = {}
@@ -113,12 +123,12 @@ _LOADED = False
 
 
 def _load_builtin() -> None:
-    """Import every module of this package once and register the ``SPEC`` it exports."""
+    """Import every module of ``core.pathways.specs`` once and register its ``SPEC``."""
     global _LOADED
     if _LOADED:
         return
     _LOADED = True
-    package = importlib.import_module(__package__ or "deid_desktop.core.pathways")
+    package = importlib.import_module(f"{__package__}.specs")
     found: list[PathwaySpec] = []
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
@@ -154,7 +164,7 @@ def all_specs() -> tuple[PathwaySpec, ...]:
     return tuple(_SPECS.values())
 
 
-def spec_for(pathway: Pathway | str) -> PathwaySpec:
+def pathway_spec(pathway: Pathway | str) -> PathwaySpec:
     """The spec of ``pathway``; a clear ``UsageError`` (never ``KeyError``) if unknown."""
     _load_builtin()
     try:
@@ -179,20 +189,17 @@ def spec_by_cli_name(name: str) -> PathwaySpec:
 
 def needs_salt(project: Project) -> bool:
     """Whether building ``project``'s release needs the salt from the keyring."""
-    return spec_for(project.pathway).needs_salt
+    return pathway_spec(project.pathway).needs_salt
 
 
 def preconditions(project: Project) -> list[Problem]:
     """What the project's pathway still lacks before an export (e.g. the DUA)."""
-    return spec_for(project.pathway).preconditions(project)
+    return pathway_spec(project.pathway).preconditions(project)
 
 
 class PathwayNames(Sequence[str]):
-    """The CLI names, read from the registry only when argparse asks (choices, help).
-
-    Building the parser does not import the pathways (and pandas): ``deid --help`` stays
-    fast; ``deid pathway --help`` and parsing a pathway name load them.
-    """
+    """The CLI names, read from the registry only when argparse asks (choices, help):
+    building the parser for ``deid --help`` reads no spec at all."""
 
     def _names(self) -> list[str]:
         return [s.cli_name for s in all_specs()]

@@ -18,7 +18,6 @@ from deid_desktop.core.model import (
     Pathway,
     Project,
     Release,
-    SafeHarborOptions,
 )
 from deid_desktop.core.pathways.common import (
     AGE_POOLED,
@@ -44,7 +43,7 @@ from deid_desktop.core.pathways.common import (
     year_text,
     zip3_series,
 )
-from deid_desktop.core.pathways.registry import ZIP3_WORDING, PathwaySpec, ReleaseWording
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.zip3 import load_table_for
 
@@ -285,7 +284,7 @@ def build_safe_harbor(
     rep.step(1.0, "Safe Harbor release built")
     return Release(
         pathway=Pathway.SAFE_HARBOR,
-        label=SPEC.label,
+        label=pathway_spec(Pathway.SAFE_HARBOR).label,
         tables=tables,
         crosswalk=crosswalk,
         id_column=SUBJECT_ID,
@@ -294,27 +293,3 @@ def build_safe_harbor(
         warnings=tuple(warnings),
         parameters=parameters,
     )
-
-
-SPEC = PathwaySpec(
-    id=Pathway.SAFE_HARBOR,
-    label="de-identified under HIPAA Safe Harbor (45 CFR 164.514(b)(2))",
-    title="Safe Harbor",
-    help="Removes the 18 identifiers of 45 CFR 164.514(b)(2): direct identifiers "
-    "suppressed, the person key replaced by a random code, dates reduced to the year, ages "
-    "over 89 pooled as 90+, ZIP codes cut to three digits (small areas become 000), free "
-    "text suppressed.",
-    cli_name="safe-harbor",
-    needs_salt=False,
-    builder=build_safe_harbor,
-    wording=ReleaseWording(
-        dates="reduced to the year",
-        birth_date="reduced to the year; removed for persons aged 90 or over",
-        identifier="random subject ID replacing the person key (not derived from any "
-        "identifier); the crosswalk is held back by the sender",
-        zip=ZIP3_WORDING,
-        age="ages over 89 shown as 90+",
-    ),
-    options_type=SafeHarborOptions,
-    options_field="safe_harbor",
-)

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from deid_desktop.core.pathways.registry import preconditions, spec_for
+from deid_desktop.core.pathways.registry import pathway_spec, preconditions
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review import gate_reason
@@ -227,7 +227,7 @@ class ExportPage(Page):
         finally:
             self._updating = False
         review = self.session.review
-        lines = [f"<b>Pathway:</b> {spec_for(project.pathway).label}"]
+        lines = [f"<b>Pathway:</b> {pathway_spec(project.pathway).label}"]
         if review is not None:
             rel = review.release
             for name, frame in rel.tables.items():

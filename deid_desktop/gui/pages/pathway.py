@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.core.model import ColumnClass, FreeTextAction, Pathway, Project
-from deid_desktop.core.pathways.registry import spec_for
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.widgets import MessageBanner, heading, note, wrap
@@ -178,7 +178,7 @@ class PathwayPage(Page):
         try:
             if project.pathway in self.pathway_buttons:
                 self.pathway_buttons[project.pathway].setChecked(True)
-            self.options_box.setTitle(f"{spec_for(project.pathway).title} options")
+            self.options_box.setTitle(f"{pathway_spec(project.pathway).title} options")
             ref = project.safe_harbor.age_reference
             if ref == "index":
                 self.age_ref.setCurrentIndex(0)
@@ -231,7 +231,7 @@ class PathwayPage(Page):
     def _refresh_salt(self) -> None:
         project = self.session.project
         assert project is not None
-        show = spec_for(project.pathway).needs_salt
+        show = pathway_spec(project.pathway).needs_salt
         self.salt_status.setVisible(show)
         exists = True
         if show:

@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from deid_desktop.core.errors import UsageError
 from deid_desktop.core.model import CLASS_LABELS, ColumnClass, ColumnTag
+from deid_desktop.core.tagging.retag import keeps_person_key
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import (
     ClassFilterProxy,
@@ -197,7 +199,12 @@ class TagPage(Page):
         self.readinessChanged.emit()
 
     def _edit(self, table: str, tag: ColumnTag) -> None:
-        self.session.set_tag(table, tag, f"Tag {table}.{tag.name} as {tag.cls.label}")
+        """Apply the user's re-tag; core refuses one that breaks the person key."""
+        self.banner.clear()
+        try:
+            self.session.set_tag(table, tag, f"Tag {table}.{tag.name} as {tag.cls.label}")
+        except UsageError as exc:
+            self.banner.show_error(exc)
 
     def accept_all(self) -> None:
         project = self.session.project
@@ -209,7 +216,8 @@ class TagPage(Page):
             for c in t.columns
             if (t.name, c.name) in self._suggested and self._suggested[(t.name, c.name)] != c
         ]
-        # the person key stays the project's key whatever the suggestion says
+        # the person key stays the project's key whatever the suggestion says (core rule)
+        changes = [(t, tag) for t, tag in changes if keeps_person_key(project.table(t), tag)]
         self.session.set_tags(changes, "Accept all suggestions")
         if not changes:
             self.banner.show_info("Every column already has its suggested tag.")
