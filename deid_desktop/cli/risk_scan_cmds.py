@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from deid_desktop.cli.output import print_json, warn_problems
 from deid_desktop.core.constants import DICT_KINDS
 from deid_desktop.core.errors import InputError, UsageError
+from deid_desktop.core.project import PROJECT_SUFFIX
 
 if TYPE_CHECKING:  # pandas, risk and scan load when a command runs, not for `deid --help`
     import pandas as pd
@@ -23,8 +24,6 @@ if TYPE_CHECKING:  # pandas, risk and scan load when a command runs, not for `de
     from deid_desktop.core.model import Extract, Project
     from deid_desktop.core.risk import RiskReport
     from deid_desktop.core.scan import ScanDictionary, ScanReport
-
-PROJECT_SUFFIX = ".deid.json"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

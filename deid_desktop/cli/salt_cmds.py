@@ -34,7 +34,7 @@ from deid_desktop.core.constants import (
 )
 from deid_desktop.core.errors import DeidError, InputError, KeyringUnavailable, UsageError
 from deid_desktop.core.model import ExportMeta, LinkableOptions, OffsetMode, Project
-from deid_desktop.core.pathways.registry import PathwayNames, spec_by_cli_name
+from deid_desktop.core.pathways.registry import all_specs, spec_by_cli_name
 from deid_desktop.core.project import load_project, save_project
 
 if TYPE_CHECKING:  # keyring and cryptography load when a command runs, not for `deid --help`
@@ -111,8 +111,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "`deid run`.",
     )
     pathway.add_argument("project", type=Path, help="the project file (.deid.json)")
+    specs = all_specs()  # light modules: the builders and pandas load when a release is built
     pathway.add_argument(
-        "pathway", choices=PathwayNames(), metavar="PATHWAY", help="one of: %(choices)s"
+        "pathway",
+        choices=[s.cli_name for s in specs],
+        metavar="PATHWAY",
+        help="one of: " + "; ".join(f"{s.cli_name} ({s.label})" for s in specs),
     )
     pathway.add_argument(
         "--offset-days",

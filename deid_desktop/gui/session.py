@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -17,8 +17,9 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from deid_desktop.core.model import ColumnTag, Extract, LoadedTable, Project, TableSpec
 from deid_desktop.core.tagging.retag import apply_tag
 
-#: Suffix of project files.
-PROJECT_SUFFIX = ".deid.json"
+if TYPE_CHECKING:
+    from deid_desktop.core.engine import ReviewResult
+    from deid_desktop.core.export import ExportRecord
 
 
 class _TagEdit(QUndoCommand):
@@ -77,8 +78,8 @@ class Session(QObject):
         self.extract: Extract | None = None
         self.loaded: list[LoadedTable] = []  # tables read for a new project
         self.suggestions: dict | None = None  # (table, column) -> suggested ColumnTag
-        self.review: Any = None  # core.engine.ReviewResult
-        self.export_record: Any = None
+        self.review: ReviewResult | None = None
+        self.export_record: ExportRecord | None = None
         self.dirty = False
         self._edited = False  # a non-undoable edit since the last save
         self.undo_stack = QUndoStack(self)
@@ -157,7 +158,7 @@ class Session(QObject):
         if edits:
             self.undo_stack.push(_TagEdit(self, edits, text))
 
-    def update(self, review_stale: bool = True, **changes: Any) -> None:
+    def update(self, review_stale: bool = True, **changes: object) -> None:
         """Replace top-level project fields (pathway, options, risk, export meta)."""
         assert self.project is not None
         new = replace(self.project, **changes)
@@ -190,11 +191,11 @@ class Session(QObject):
             self.reviewInvalidated.emit()
         self.extractLoaded.emit()
 
-    def set_review(self, review: Any) -> None:
+    def set_review(self, review: ReviewResult) -> None:
         self.review = review
         self.reviewReady.emit()
 
-    def set_export_record(self, record: Any) -> None:
+    def set_export_record(self, record: ExportRecord) -> None:
         self.export_record = record
         self.exportDone.emit(record)
 

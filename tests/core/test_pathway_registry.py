@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from dataclasses import replace
@@ -58,11 +59,14 @@ def test_export_of_an_unknown_pathway_is_a_clear_error_not_a_key_error() -> None
     assert "safe-harbor" in (info.value.hint or "")
 
 
-def test_building_the_cli_parser_loads_no_pathway() -> None:
+def test_the_cli_reads_the_specs_without_loading_a_builder() -> None:
     code = (
-        "import sys, deid_desktop.cli as c\n"
+        "import json, sys, deid_desktop.cli as c\n"
         "c.build_parser()\n"
-        "print(sorted(k for k in sys.modules if k == 'pandas' or '.pathways.' in k))\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['deid_desktop.core.pathways.registry']"
+    loaded = set(json.loads(out.stdout))
+    assert "deid_desktop.core.pathways.specs.linkable" in loaded  # the choices
+    builders = {f"deid_desktop.core.pathways.{m}" for m in ("safe_harbor", "linkable", "limited")}
+    assert not loaded & {"pandas", *builders}

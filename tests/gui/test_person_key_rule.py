@@ -10,6 +10,7 @@ import pytest
 from deid_desktop.core.demo import write_demo
 from deid_desktop.core.model import ColumnClass, Project, Role
 from deid_desktop.core.project import load_project
+from deid_desktop.core.steps import Step
 from deid_desktop.gui.main_window import MainWindow
 from deid_desktop.gui.models import TagColumn
 from tests.e2e._cli import main_captured
@@ -33,7 +34,7 @@ def tags(project: Project, table: str) -> list[tuple[str, str, str | None, str |
 def tag_page(qtbot, window: MainWindow) -> MainWindow:  # type: ignore[no-untyped-def]
     open_demo(qtbot, window)
     window.next_button.click()
-    assert window.current_step == 1
+    assert window.current_step == Step.TAG
     return window
 
 

@@ -34,6 +34,7 @@ def build_release(
     ``salt`` reaches only a pathway whose spec ``needs_salt`` (the linkable release's
     keyed hash); Safe Harbor and the limited data set never see it.
     """
-    return pathway_spec(project.pathway).build(
-        extract, project, salt=salt, progress=progress, cancel=cancel
-    )
+    spec = pathway_spec(project.pathway)
+    if spec.needs_salt:
+        return spec.builder_function(extract, project, salt=salt, progress=progress, cancel=cancel)
+    return spec.builder_function(extract, project, progress=progress, cancel=cancel)

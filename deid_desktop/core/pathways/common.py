@@ -31,6 +31,8 @@ from deid_desktop.core.model import (
     Role,
     TableSpec,
 )
+from deid_desktop.core.pathways.registry import pathway_spec
+from deid_desktop.core.steps import Step
 from deid_desktop.core.zip3 import Zip3Table, zip3_or_000
 
 STRING = pd.StringDtype("pyarrow")
@@ -555,11 +557,11 @@ def assess_ages(
                     hint="Set a fixed reference date for ages (e.g. the extract's data "
                     "cut-off date), or tag a column as the index date (e.g. discharge "
                     "date). Command line: 'deid pathway PROJECT "
-                    + project.pathway.value.replace("_", "-")
+                    + pathway_spec(project.pathway).cli_name
                     + " --age-reference YYYY-MM-DD', or 'deid tag PROJECT "
-                    "TABLE.COLUMN=date:index_date'. Desktop app: in Step 3 (Pathway) set "
+                    f"TABLE.COLUMN=date:index_date'. Desktop app: in {Step.PATHWAY.ref} set "
                     "'Reference date for ages' to a fixed date, or tag the index date in "
-                    "Step 2 (Tag).",
+                    f"{Step.TAG.ref}.",
                 )
             warnings.append(
                 "Ages were not cross-checked against the birth date: no index date is "

@@ -2,7 +2,7 @@
 the CLI, export, the record and the salt store learn what a pathway is.
 
 Each pathway's ``SPEC`` lives in a light module of ``core/pathways/specs/`` (no pandas:
-the CLI lists the pathways in ``deid pathway --help`` without loading the data stack);
+the CLI builds its parser from the specs and ``deid --help`` stays fast);
 the registry finds those modules itself (``pkgutil``) the first time a spec is asked
 for. The spec names its builder ``"module:function"`` (imported when a release is
 built) or holds the function. So a new pathway is its ``Pathway`` member, its spec and
@@ -13,31 +13,16 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from deid_desktop.core.errors import Problem, UsageError
 from deid_desktop.core.model import Pathway, Project, register_pathway_label
 
 if TYPE_CHECKING:
-    from deid_desktop.core.model import Extract, Release
-    from deid_desktop.core.progress import CancelToken, ProgressFn
-
-
-class Builder(Protocol):
-    """A pathway's builder: the release in memory, nothing written. ``salt`` is passed
-    only when the spec says ``needs_salt``."""
-
-    def __call__(
-        self,
-        extract: Extract,
-        project: Project,
-        *,
-        progress: ProgressFn | None = None,
-        cancel: CancelToken | None = None,
-    ) -> Release: ...
+    from deid_desktop.core.model import Release
 
 
 @dataclass(frozen=True)
@@ -77,26 +62,13 @@ class PathwaySpec:
     help: str  # GUI text under the title, CLI help
     cli_name: str  # ``deid pathway PROJECT <cli_name>``
     needs_salt: bool  # the keyed hash: the salt comes from the OS keyring
-    builder: Callable[..., Release] | str  # the function, or "package.module:function"
+    # (extract, project, *, [salt,] progress, cancel) -> Release, nothing written; the
+    # salt is passed only when ``needs_salt``. The function, or "package.module:function".
+    builder: Callable[..., Release] | str
     wording: ReleaseWording
     options_type: type | None = None  # the options dataclass this pathway reads
     options_field: str | None = None  # the Project attribute holding them (the record)
     preconditions: Callable[[Project], list[Problem]] = no_preconditions
-
-    def build(
-        self,
-        extract: Extract,
-        project: Project,
-        *,
-        salt: bytes | None = None,
-        progress: ProgressFn | None = None,
-        cancel: CancelToken | None = None,
-    ) -> Release:
-        """Build this pathway's release; only a pathway that needs the salt sees it."""
-        builder = self.builder_function
-        if self.needs_salt:
-            return builder(extract, project, salt=salt, progress=progress, cancel=cancel)
-        return builder(extract, project, progress=progress, cancel=cancel)
 
     @property
     def builder_function(self) -> Callable[..., Release]:
@@ -195,23 +167,3 @@ def needs_salt(project: Project) -> bool:
 def preconditions(project: Project) -> list[Problem]:
     """What the project's pathway still lacks before an export (e.g. the DUA)."""
     return pathway_spec(project.pathway).preconditions(project)
-
-
-class PathwayNames(Sequence[str]):
-    """The CLI names, read from the registry only when argparse asks (choices, help):
-    building the parser for ``deid --help`` reads no spec at all."""
-
-    def _names(self) -> list[str]:
-        return [s.cli_name for s in all_specs()]
-
-    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
-        return self._names()[i]
-
-    def __len__(self) -> int:
-        return len(self._names())
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names())
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._names()

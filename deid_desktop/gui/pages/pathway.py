@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from deid_desktop.core.model import ColumnClass, FreeTextAction, Pathway, Project
 from deid_desktop.core.pathways.registry import pathway_spec
+from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.widgets import MessageBanner, heading, note, wrap
@@ -55,7 +56,7 @@ def free_text_combo(
 
 
 class PathwayPage(Page):
-    title = "Pathway"
+    step = Step.PATHWAY
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
@@ -150,7 +151,7 @@ class PathwayPage(Page):
 
         content = QWidget()
         lay = QVBoxLayout(content)
-        lay.addWidget(heading("3  Choose the pathway"))
+        lay.addWidget(heading(self.step.heading("Choose the pathway")))
         lay.addWidget(self.pathway_box)
         lay.addWidget(self.options_box)
         lay.addWidget(self.banner)
@@ -166,7 +167,7 @@ class PathwayPage(Page):
 
     def enter_reason(self) -> str | None:
         if self.session.project is None or self.session.extract is None:
-            return "Load the extract first (step 1)."
+            return f"Load the extract first ({Step.LOAD.short})."
         return None
 
     # -- show the project --------------------------------------------------------------

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
-from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+)
 from PySide6.QtGui import QPainter, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,11 +45,21 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.core.model import ColumnClass, FreeTextAction, RiskSettings
+from deid_desktop.core.scan.notes import NoteIndex, index_notes
+from deid_desktop.core.steps import Step
+from deid_desktop.core.verify import BLOCKING
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.pathway import free_text_combo
-from deid_desktop.gui.widgets import MessageBanner, heading
+from deid_desktop.gui.widgets import MessageBanner, heading, plain_error
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from deid_desktop.core.engine import ReviewResult
+    from deid_desktop.core.risk import RiskReport
+    from deid_desktop.core.verify import CheckOutcome
 
 DEFAULT_BANDS = "0, 18, 30, 45, 65, 75, 90"
 SIZE_BUCKETS = ((1, 1, "1"), (2, 2, "2"), (3, 3, "3"), (4, 4, "4"), (5, 9, "5–9"),
@@ -56,126 +73,31 @@ DICTIONARY_WARNING = (
 
 
 # -- helpers over the engine's result (ReviewResult: release, verification, risk, scan) --
-def blocking_failures(review: Any) -> list[Any]:
+def blocking_failures(review: ReviewResult | None) -> list[CheckOutcome]:
     if review is None:
         return []
     return list(review.verification.blocking_failures)
 
 
-def gate_reason(review: Any) -> str | None:
+def gate_reason(review: ReviewResult | None) -> str | None:
     """Why export is blocked (None = allowed)."""
     if review is None:
-        return "Run the review first (step 4)."
+        return f"Run the review first ({Step.REVIEW.short})."
     failed = blocking_failures(review)
     if failed:
         names = ", ".join(o.check.name for o in failed[:3])
         more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
-        return f"{len(failed)} blocking check(s) failed: {names}{more}. Fix them in step 2 or 3."
+        return (
+            f"{len(failed)} blocking check(s) failed: {names}{more}. "
+            f"Fix them in {Step.TAG.short} or {Step.PATHWAY.number}."
+        )
     return None
-
-
-NoteKey = tuple[str, int, str]  # (table, 0-based row, column)
-
-
-class NoteHit(NamedTuple):
-    """One hit of the note on screen (made on demand, one note at a time)."""
-
-    start: int
-    end: int
-    kind: str
-    rule: str
-
-
-@dataclass(frozen=True, eq=False)
-class _Block:
-    """The hits of one column, sorted by row then position, with per-note offsets."""
-
-    table: str
-    column: str
-    rows: np.ndarray  # the notes (rows) with hits, ascending
-    offsets: np.ndarray  # len(rows) + 1 offsets into the arrays below
-    start: np.ndarray
-    end: np.ndarray
-    kind: np.ndarray
-    rule: np.ndarray
-
-
-@dataclass(frozen=True, eq=False)
-class NoteIndex:
-    """Hits grouped per note as arrays, built off the UI thread: a 1M-row scan has
-    ~10^5 notes and ~10^6 hits, and no Python object is made per hit or per note."""
-
-    blocks: tuple[_Block, ...] = ()
-    counts: tuple[tuple[str, str, int], ...] = ()  # (table.column, kind, hits)
-    total: int = 0
-
-    def __post_init__(self) -> None:
-        sizes = [len(b.rows) for b in self.blocks]
-        object.__setattr__(self, "_cum", np.concatenate(([0], np.cumsum(sizes))).astype(int))
-
-    def __len__(self) -> int:
-        return int(self._cum[-1])  # type: ignore[attr-defined]
-
-    def hit_count(self, i: int) -> int:
-        block, j = self._locate(i)
-        return int(block.offsets[j + 1] - block.offsets[j])
-
-    def _locate(self, i: int) -> tuple[_Block, int]:
-        b = int(np.searchsorted(self._cum, i, side="right")) - 1  # type: ignore[attr-defined]
-        return self.blocks[b], i - int(self._cum[b])  # type: ignore[attr-defined]
-
-    def note(self, i: int) -> tuple[NoteKey, list[NoteHit]]:
-        block, j = self._locate(i)
-        lo, hi = int(block.offsets[j]), int(block.offsets[j + 1])
-        hits = [
-            NoteHit(int(a), int(z), str(k), str(r))
-            for a, z, k, r in zip(
-                block.start[lo:hi], block.end[lo:hi], block.kind[lo:hi], block.rule[lo:hi],
-                strict=True,
-            )
-        ]  # fmt: skip
-        return (block.table, int(block.rows[j]), block.column), hits
-
-
-def _block(table: str, column: str, row: Any, start: Any, end: Any, kind: Any, rule: Any) -> _Block:
-    row, start, end = (np.asarray(a, dtype=np.int64) for a in (row, start, end))
-    order = np.lexsort((start, row))
-    row = row[order]
-    rows, first = np.unique(row, return_index=True)
-    offsets = np.append(first, row.size)
-    return _Block(
-        table, column, rows, offsets, start[order], np.asarray(end)[order],
-        np.asarray(kind, dtype=object)[order], np.asarray(rule, dtype=object)[order],
-    )  # fmt: skip
-
-
-def index_notes(scan: Any) -> NoteIndex:
-    spans = getattr(scan, "spans", None)
-    blocks: list[_Block] = []
-    if spans is not None:
-        for sp in spans:
-            if sp.row.size:
-                blocks.append(
-                    _block(sp.table, sp.column, sp.row, sp.start, sp.end, sp.kind, sp.rule)
-                )
-    else:  # an older report: a tuple of Hit objects
-        by_col: dict[tuple[str, str], list[Any]] = {}
-        for h in getattr(scan, "hits", ()) or ():
-            by_col.setdefault((h.table, h.column), []).append(h)
-        for (table, column), hs in by_col.items():
-            cols = list(zip(*((h.row, *_span(h), h.kind, h.rule) for h in hs), strict=True))
-            blocks.append(_block(table, column, *cols))
-    counts: list[tuple[str, str, int]] = []
-    for b in blocks:
-        kinds, n = np.unique(b.kind.astype(str), return_counts=True)
-        counts += [(f"{b.table}.{b.column}", str(k), int(c)) for k, c in zip(kinds, n, strict=True)]
-    return NoteIndex(tuple(blocks), tuple(counts), sum(int(b.start.size) for b in blocks))
 
 
 class NotesModel(QAbstractListModel):
     """Virtual list of the notes with hits: text is made only for the visible rows."""
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.index_ = NoteIndex()
 
@@ -184,10 +106,12 @@ class NotesModel(QAbstractListModel):
         self.index_ = index
         self.endResetModel()
 
-    def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.index_)
 
-    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> str | None:
         if not index.isValid() or role not in (
             Qt.ItemDataRole.DisplayRole,
             Qt.ItemDataRole.ToolTipRole,
@@ -203,7 +127,7 @@ class NotesModel(QAbstractListModel):
 
 
 class ReviewPage(Page):
-    title = "Review"
+    step = Step.REVIEW
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
@@ -219,7 +143,7 @@ class ReviewPage(Page):
         self.tabs.addTab(self._build_text(), "Free text")
 
         top = QHBoxLayout()
-        top.addWidget(heading("4  Review before export"))
+        top.addWidget(heading(self.step.heading("Review before export")))
         top.addStretch(1)
         top.addWidget(self.rerun_button)
         lay = QVBoxLayout(self)
@@ -235,7 +159,7 @@ class ReviewPage(Page):
     # -- readiness ---------------------------------------------------------------------
     def enter_reason(self) -> str | None:
         if self.session.project is None or self.session.extract is None:
-            return "Load the extract first (step 1)."
+            return f"Load the extract first ({Step.LOAD.short})."
         return None
 
     def blocker(self) -> str | None:
@@ -258,7 +182,7 @@ class ReviewPage(Page):
             progress(1.0, "Preparing the review")
             return result, index_notes(result.scan)
 
-        def done(value: Any) -> None:
+        def done(value: tuple[ReviewResult, NoteIndex]) -> None:
             result, notes = value
             if s.project is project and s.extract is extract:
                 self._notes_index = notes
@@ -313,24 +237,24 @@ class ReviewPage(Page):
         lay.addWidget(self.checks, 1)
         return w
 
-    def _show_checks(self, review: Any) -> None:
+    def _show_checks(self, review: ReviewResult) -> None:
         self.checks.clear()
         outcomes = sorted(
             review.verification.outcomes,
-            key=lambda o: (o.passed, getattr(o.check, "severity", "") != "blocking"),
+            key=lambda o: (o.passed, o.check.severity != BLOCKING),
         )
         style = self.style()
         for o in outcomes:
-            blocking = getattr(o.check, "severity", "blocking") == "blocking"
+            blocking = o.check.severity == BLOCKING
             if o.passed:
                 result, icon = "Pass", QStyle.StandardPixmap.SP_DialogApplyButton
             elif blocking:
                 result, icon = "FAIL", QStyle.StandardPixmap.SP_MessageBoxCritical
             else:
                 result, icon = "Warning", QStyle.StandardPixmap.SP_MessageBoxWarning
-            explanation = getattr(o.check, "explanation", "")
-            detail = detail_text(getattr(o, "detail", None))
-            rule = getattr(o.check, "rule", "")
+            explanation = o.check.explanation
+            detail = detail_text(o.detail)
+            rule = o.check.rule
             item = QTreeWidgetItem([result, o.check.name, f"{o.count:,}", explanation])
             item.setIcon(0, style.standardIcon(icon))
             item.setToolTip(1, rule)
@@ -470,7 +394,7 @@ class ReviewPage(Page):
         lay.addWidget(split, 1)
         return w
 
-    def _show_risk(self, review: Any) -> None:
+    def _show_risk(self, review: ReviewResult) -> None:
         risk = review.risk
         f = self.figure_labels
         if risk is None:
@@ -515,7 +439,7 @@ class ReviewPage(Page):
         self.suppress.setChecked(settings.suppress_below_k)
         self._update_suppress_preview()
 
-    def _lone_frame(self, review: Any) -> Any:
+    def _lone_frame(self, review: ReviewResult) -> pd.DataFrame:
         """The lone records with their subject ID (not a row position) and their QIs."""
         lone = review.risk.lone_records
         project = self.session.project
@@ -528,7 +452,7 @@ class ReviewPage(Page):
         out.insert(0, id_col, ids)
         return out.reset_index(drop=True)
 
-    def _candidate_qis(self, review: Any) -> list[str]:
+    def _candidate_qis(self, review: ReviewResult) -> list[str]:
         project = self.session.project
         release = review.release
         person = project.person_table.name if project else None
@@ -567,14 +491,14 @@ class ReviewPage(Page):
         try:
             p = backend.preview_suppression(frame, qis, self.k_target.value())
         except Exception as exc:
-            self.suppress_preview.setText(" ".join(x for x in _plain(exc) if x))
+            self.suppress_preview.setText(" ".join(x for x in plain_error(exc) if x))
             return
         self.suppress_preview.setText(
             f"Suppressing would remove {p.rows_removed:,} of {p.rows:,} rows "
             f"({p.share:.1%}) in {p.classes_removed:,} classes below k = {p.k_target}."
         )
 
-    def _show_chart(self, risk: Any) -> None:
+    def _show_chart(self, risk: RiskReport) -> None:
         chart = self.chart
         chart.removeAllSeries()
         for axis in chart.axes():
@@ -706,13 +630,13 @@ class ReviewPage(Page):
         lay.addWidget(split, 1)
         return w
 
-    def _show_scan(self, review: Any) -> None:
+    def _show_scan(self, review: ReviewResult) -> None:
         scan = review.scan
         project = self.session.project
         index = self._notes_index
         self.hit_counts.setRowCount(0)
         rows: list[tuple[str, str, str]] = []
-        columns = list(getattr(scan, "columns", ()) or ())
+        columns = list(scan.columns) if scan is not None else []
         if columns:
             for c in columns:
                 key = f"{c.table}.{c.column}"
@@ -728,7 +652,7 @@ class ReviewPage(Page):
             self.hit_counts.insertRow(r)
             for c, v in enumerate(values):
                 self.hit_counts.setItem(r, c, QTableWidgetItem(v))
-        disclaimer = getattr(scan, "disclaimer", None)
+        disclaimer = scan.disclaimer if scan is not None else None
         if disclaimer:
             self.text_warning.show_warning(disclaimer)
         self.notes_model.set_index(index)
@@ -782,7 +706,7 @@ class ReviewPage(Page):
         selections = []
         pal = self.palette()
         for j, h in enumerate(hits):
-            start, end = _span(h)
+            start, end = h.start, h.end
             cursor = QTextCursor(self.note_view.document())
             cursor.setPosition(start)
             cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
@@ -792,14 +716,14 @@ class ReviewPage(Page):
             fmt.setForeground(pal.color(QPalette.ColorRole.HighlightedText))
             fmt.setFontUnderline(current)
             fmt.setFontWeight(700 if current else 400)
-            fmt.setToolTip(f"{h.kind} ({getattr(h, 'rule', '')})")
+            fmt.setToolTip(f"{h.kind} ({h.rule})")
             sel = QTextEdit.ExtraSelection()
             sel.cursor = cursor  # type: ignore[attr-defined]
             sel.format = fmt  # type: ignore[attr-defined]
             selections.append(sel)
         self.note_view.setExtraSelections(selections)
         if hit_index >= 0:
-            start, _ = _span(hits[hit_index])
+            start = hits[hit_index].start
             cursor = self.note_view.textCursor()
             cursor.setPosition(start)
             self.note_view.setTextCursor(cursor)
@@ -839,15 +763,15 @@ class ReviewPage(Page):
         if reason:
             self.gate.show_error_text(f"Export is blocked. {reason}")
         else:
-            warnings = list(getattr(review.release, "warnings", ()))
+            warnings = list(review.release.warnings)
             self.gate.show_info(
-                "Every blocking check passed: you can export (step 5)."
+                f"Every blocking check passed: you can export ({Step.EXPORT.short})."
                 + ("\n" + "\n".join(warnings) if warnings else "")
             )
         self.readinessChanged.emit()
 
 
-def detail_text(detail: Any) -> str:
+def detail_text(detail: Mapping[str, object] | None) -> str:
     """A check's detail (counts and column names from core, never values) in one line."""
     if not detail:
         return ""
@@ -868,16 +792,3 @@ def detail_text(detail: Any) -> str:
         else:
             parts.append(f"{label}: {value}")
     return "; ".join(parts)
-
-
-def _span(hit: Any) -> tuple[int, int]:
-    span = getattr(hit, "span", None)
-    if span is not None:
-        return int(span[0]), int(span[1])
-    return int(hit.start), int(hit.end)
-
-
-def _plain(exc: BaseException) -> tuple[str, str]:
-    from deid_desktop.gui.widgets import plain_error
-
-    return plain_error(exc)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.model import CLASS_LABELS, ColumnClass, ColumnTag
+from deid_desktop.core.steps import Step
 from deid_desktop.core.tagging.retag import keeps_person_key
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import (
@@ -39,7 +40,7 @@ SAMPLES_PER_COLUMN = 3
 
 
 class TagPage(Page):
-    title = "Tag"
+    step = Step.TAG
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
@@ -129,7 +130,7 @@ class TagPage(Page):
         self.banner = MessageBanner()
 
         lay = QVBoxLayout(self)
-        lay.addWidget(heading("2  Tag every column"))
+        lay.addWidget(heading(self.step.heading("Tag every column")))
         lay.addWidget(
             note(
                 "Each column was given a suggested class; check each one. Direct identifiers "
@@ -149,9 +150,9 @@ class TagPage(Page):
     # -- readiness ---------------------------------------------------------------------
     def enter_reason(self) -> str | None:
         if self.session.project is None:
-            return "Load the extract first (step 1)."
+            return f"Load the extract first ({Step.LOAD.short})."
         if self.session.extract is None:
-            return "The extract is not loaded yet (step 1)."
+            return f"The extract is not loaded yet ({Step.LOAD.short})."
         return None
 
     def blocker(self) -> str | None:
