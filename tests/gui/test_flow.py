@@ -98,10 +98,10 @@ def test_whole_flow_on_the_demo_writes_the_release(
     )
     assert review.figure_labels["k"].text() == str(s.review.risk.k)
     assert review.lone_model.rowCount() == s.review.risk.lone
-    assert review.notes_model.rowCount() > 0  # the demo's notes mention people
-    review.step_hit(1)
-    assert review.note_view.extraSelections()
-    assert "cannot" in review.text_warning.message
+    assert review.text.notes_model.rowCount() > 0  # the demo's notes mention people
+    review.text.step_hit(1)
+    assert review.text.note_view.extraSelections()
+    assert "cannot" in review.text.text_warning.message
     assert window.next_button.isEnabled()
     window.next_button.click()
 
