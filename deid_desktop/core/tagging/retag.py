@@ -113,11 +113,19 @@ def apply_tag(spec: TableSpec, tag: ColumnTag) -> TableSpec:
 
 
 def keeps_person_key(spec: TableSpec, tag: ColumnTag) -> bool:
-    """Whether ``tag`` leaves the table's person key where it is: what a suggestion
-    ("Accept all suggestions") may do. Only the user picks another key."""
+    """Whether ``tag`` leaves the table's person key where it is."""
     if tag.name == spec.key:
         return tag.cls is ColumnClass.DIRECT and tag.role is Role.PERSON_KEY
     return tag.role is not Role.PERSON_KEY
+
+
+def suggested_tag(spec: TableSpec, tag: ColumnTag) -> ColumnTag | None:
+    """A suggestion as "Accept all suggestions" may apply it: a suggestion never moves
+    the person key (only the user picks another), so another column suggested as a key
+    gets no role, and a suggestion that would re-tag the key is left out (``None``)."""
+    if tag.name == spec.key:
+        return tag if keeps_person_key(spec, tag) else None
+    return replace(tag, role=None) if tag.role is Role.PERSON_KEY else tag
 
 
 def retag(

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.model import CLASS_LABELS, ColumnClass, ColumnTag
 from deid_desktop.core.steps import Step
-from deid_desktop.core.tagging.retag import keeps_person_key
+from deid_desktop.core.tagging.retag import suggested_tag
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import (
     ClassFilterProxy,
@@ -211,14 +211,15 @@ class TagPage(Page):
         project = self.session.project
         if project is None or not self._suggested:
             return
+        # the person key stays the project's key whatever the suggestion says (core rule)
         changes = [
-            (t.name, self._suggested[(t.name, c.name)])
+            (t.name, tag)
             for t in project.tables
             for c in t.columns
-            if (t.name, c.name) in self._suggested and self._suggested[(t.name, c.name)] != c
+            if (t.name, c.name) in self._suggested
+            and (tag := suggested_tag(t, self._suggested[(t.name, c.name)])) is not None
+            and tag != c
         ]
-        # the person key stays the project's key whatever the suggestion says (core rule)
-        changes = [(t, tag) for t, tag in changes if keeps_person_key(project.table(t), tag)]
         self.session.set_tags(changes, "Accept all suggestions")
         if not changes:
             self.banner.show_info("Every column already has its suggested tag.")
