@@ -43,7 +43,8 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 from deid_desktop.core.constants import ROTATE_WARNING
 from deid_desktop.core.errors import InputError, KeyringUnavailable, UsageError
 from deid_desktop.core.linkage import salt_fingerprint
-from deid_desktop.core.model import Pathway, Project
+from deid_desktop.core.model import Project
+from deid_desktop.core.pathways.registry import needs_salt
 
 SERVICE = "deid-desktop"
 SALT_BYTES = 32
@@ -335,8 +336,9 @@ def import_salt(
 
 
 def salt_for_project(project: Project) -> bytes | None:
-    """The salt the engine needs for ``project``: bytes for a linkable release, ``None``
-    for the other pathways (they never touch the keyring)."""
-    if project.pathway != Pathway.LINKABLE:
+    """The salt the engine needs for ``project``: bytes when its pathway's spec
+    ``needs_salt`` (the linkable release), ``None`` for the others (they never touch the
+    keyring). The one home of this decision: the GUI and every CLI command call it."""
+    if not needs_salt(project):
         return None
     return get_salt(project.project_id)

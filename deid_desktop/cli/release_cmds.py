@@ -100,13 +100,9 @@ def _progress() -> ProgressFn | None:
 
 
 def _salt(project: Project) -> bytes | None:
-    from deid_desktop.core.model import Pathway
-
-    if project.pathway != Pathway.LINKABLE:
-        return None
     from deid_desktop import secrets
 
-    return secrets.get_salt(project.project_id)
+    return secrets.salt_for_project(project)
 
 
 def _review(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from deid_desktop.cli.output import print_json, warn_problems
 from deid_desktop.core.constants import DICT_KINDS
 from deid_desktop.core.errors import InputError, UsageError
+from deid_desktop.core.project import PROJECT_SUFFIX
 
 if TYPE_CHECKING:  # pandas, risk and scan load when a command runs, not for `deid --help`
     import pandas as pd
@@ -24,8 +25,6 @@ if TYPE_CHECKING:  # pandas, risk and scan load when a command runs, not for `de
     from deid_desktop.core.risk import RiskReport
     from deid_desktop.core.risk.population import PopulationUniqueness
     from deid_desktop.core.scan import ScanDictionary, ScanReport
-
-PROJECT_SUFFIX = ".deid.json"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -243,28 +242,24 @@ def _release_person(
     """The released person table of the project, built in memory (nothing written), the
     project's quasi-identifiers, k target and sensitive columns unless overridden, and the
     Census population of the released ZIP3 areas when ZIP3 is one of them."""
+    from deid_desktop import secrets
     from deid_desktop.core import engine
-    from deid_desktop.core.model import Pathway
     from deid_desktop.core.pathways import build_release
+    from deid_desktop.core.pathways.common import ZIP3_COLUMN
 
     project, extract = _load_project(source)
-    salt = None
-    if project.pathway == Pathway.LINKABLE:
-        from deid_desktop import secrets
-
-        salt = secrets.get_salt(project.project_id)
-    release = build_release(extract, project, salt=salt)
+    release = build_release(extract, project, salt=secrets.salt_for_project(project))
     frame = release.tables[project.person_table.name]
     qis = qis or list(engine.quasi_identifiers_for(project, release))
     sensitive = sensitive or list(engine.sensitive_columns_for(project, release))
     census = None
-    if engine.ZIP3_COLUMN in qis and engine.ZIP3_COLUMN in frame.columns:
+    if ZIP3_COLUMN in qis and ZIP3_COLUMN in frame.columns:
         from deid_desktop.core.risk.population import released_zip3_population
         from deid_desktop.core.zip3 import load_table_for
 
         table = load_table_for(project.safe_harbor.zip3_table)
         census = released_zip3_population(
-            frame[engine.ZIP3_COLUMN].dropna().unique(), table.populations, table.restricted
+            frame[ZIP3_COLUMN].dropna().unique(), table.populations, table.restricted
         )
     return frame, qis, (project.risk.k_target if k is None else k), sensitive, census
 

@@ -47,8 +47,6 @@ if TYPE_CHECKING:
     from deid_desktop.core.scan import ScanReport
     from deid_desktop.core.verify import Verification
 
-ZIP3_COLUMN = "zip3"
-
 
 @dataclass(frozen=True, eq=False)
 class ReviewResult:
@@ -122,14 +120,9 @@ def quasi_identifiers_for(project: Project, release: Release) -> tuple[str, ...]
     chosen = project.risk.quasi_identifiers
     if chosen:
         return tuple(c for c in chosen if c in frame.columns)
-    names: list[str] = []
-    for tag in project.person_table.by_class(ColumnClass.QUASI):
-        name = tag.name
-        if name not in frame.columns and tag.role == Role.ZIP and ZIP3_COLUMN in frame.columns:
-            name = ZIP3_COLUMN
-        if name in frame.columns and name not in names:
-            names.append(name)
-    return tuple(names)
+    from deid_desktop.core.pathways.common import default_quasi_identifiers
+
+    return default_quasi_identifiers(project, frame)
 
 
 def sensitive_columns_for(project: Project, release: Release) -> tuple[str, ...]:

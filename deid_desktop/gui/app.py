@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from deid_desktop import __version__
+from deid_desktop.core.steps import Step
 
 log = logging.getLogger("deid.gui")
 
@@ -113,8 +114,8 @@ def run_selftest(window, app: QApplication) -> int:  # type: ignore[no-untyped-d
         def to_review() -> None:
             if window.runner.busy:
                 QTimer.singleShot(10, to_review)
-            elif not window.go_to(3):
-                fail("review unavailable: " + (window.step_reason_for(3) or ""))
+            elif not window.go_to(Step.REVIEW):
+                fail("review unavailable: " + (window.step_reason_for(Step.REVIEW) or ""))
 
         QTimer.singleShot(0, to_review)
 

@@ -7,13 +7,13 @@ so a million rows open instantly. Column widths come from a sample of rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Any
 
 import pandas as pd
 from PySide6.QtCore import (
+    QAbstractItemModel,
     QAbstractTableModel,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
@@ -37,6 +37,7 @@ from deid_desktop.core.model import (
     Project,
     Role,
 )
+from deid_desktop.core.tagging.retag import edited_tag
 
 Index = QModelIndex | QPersistentModelIndex
 MASK = "•••••"
@@ -76,7 +77,7 @@ def category_tooltip(cat: IdentifierCategory) -> str:
 class FrameModel(QAbstractTableModel):
     """Read-only view of a frame of strings; ``masked`` columns show dots, not values."""
 
-    def __init__(self, frame: pd.DataFrame | None = None, parent: Any = None) -> None:
+    def __init__(self, frame: pd.DataFrame | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._frame = frame if frame is not None else pd.DataFrame()
         self._masked: set[str] = set()
@@ -115,7 +116,7 @@ class FrameModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._columns)
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
@@ -135,7 +136,7 @@ class FrameModel(QAbstractTableModel):
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    ) -> object:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
@@ -182,7 +183,9 @@ class TagModel(QAbstractTableModel):
     goes through the session's undo stack; the model is refreshed from the project.
     """
 
-    def __init__(self, on_edit: Callable[[str, ColumnTag], None], parent: Any = None) -> None:
+    def __init__(
+        self, on_edit: Callable[[str, ColumnTag], None], parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._rows: list[tuple[str, ColumnTag]] = []
         self._on_edit = on_edit
@@ -227,7 +230,7 @@ class TagModel(QAbstractTableModel):
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    ) -> object:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return TagColumn.HEADERS[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
@@ -258,7 +261,7 @@ class TagModel(QAbstractTableModel):
         values = self._samples(table, tag.name)
         return ", ".join(v if v else MISSING for v in values)
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         table, tag = self._rows[index.row()]
@@ -304,26 +307,27 @@ class TagModel(QAbstractTableModel):
             return font
         return None
 
-    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+    def setData(self, index: Index, value: object, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.EditRole or not index.isValid():
             return False
         table, tag = self._rows[index.row()]
         col = index.column()
+        text = str(value) if value else ""  # the editor's value: an enum value or ""
         if col == TagColumn.CLASS:
-            cls = ColumnClass(value)
-            new = replace(
-                tag,
-                cls=cls,
-                category=tag.category if cls == ColumnClass.DIRECT else None,
-                unsure=False,
-            )
+            if not text or ColumnClass(text) == tag.cls:
+                return False
+            new = edited_tag(tag, cls=ColumnClass(text))
         elif col == TagColumn.ROLE:
-            new = replace(tag, role=Role(value) if value else None)
+            role = Role(text) if text else None
+            if role == tag.role:
+                return False
+            new = edited_tag(tag, role=role)
         elif col == TagColumn.CATEGORY:
-            new = replace(tag, category=IdentifierCategory(value) if value else None)
+            category = IdentifierCategory(text) if text else None
+            if category == tag.category:
+                return False
+            new = edited_tag(tag, category=category)
         else:
-            return False
-        if new == tag:
             return False
         self._on_edit(table, new)
         return True
@@ -332,7 +336,7 @@ class TagModel(QAbstractTableModel):
 class ClassFilterProxy(QSortFilterProxyModel):
     """Shows only the rows of one class (or all)."""
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._cls: str | None = None
 
@@ -369,7 +373,9 @@ def category_choices() -> list[tuple[str, str, str]]:
 class ComboDelegate(QStyledItemDelegate):
     """A drop-down editor; items are (value, label, tooltip). Commits on selection."""
 
-    def __init__(self, choices: Callable[[], list[tuple[str, str, str]]], parent: Any = None):
+    def __init__(
+        self, choices: Callable[[], list[tuple[str, str, str]]], parent: QObject | None = None
+    ):
         super().__init__(parent)
         self._choices = choices
 
@@ -393,6 +399,6 @@ class ComboDelegate(QStyledItemDelegate):
         i = editor.findData(index.data(Qt.ItemDataRole.EditRole) or "")
         editor.setCurrentIndex(max(i, 0))
 
-    def setModelData(self, editor: QWidget, model: Any, index: Index) -> None:
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: Index) -> None:
         assert isinstance(editor, QComboBox)
         model.setData(index, editor.currentData(), Qt.ItemDataRole.EditRole)

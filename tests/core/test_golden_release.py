@@ -25,9 +25,10 @@ from deid_desktop.core import engine
 from deid_desktop.core.export import RECORD_JSON, RECORD_TXT
 from deid_desktop.core.io import read_table
 from deid_desktop.core.model import Pathway, Project, SafeHarborOptions, TableSpec
-from deid_desktop.core.project import _keyed, save_project, store_path
+from deid_desktop.core.project import save_project, store_path
 from deid_desktop.core.resources import resources_dir
 from deid_desktop.core.tagging import suggest_tags
+from deid_desktop.core.tagging.retag import keyed_tags
 from tests.core.support import sha
 
 SALT = bytes(range(40, 72))
@@ -155,7 +156,7 @@ def _synthea(src: Path, folder: Path, tables: tuple[tuple[str, str], ...]) -> Pa
         shutil.copyfile(src / f"{name}.csv", folder / f"{name}.csv")
         table = read_table(folder / f"{name}.csv")
         person = name == "patients"
-        tags = _keyed(suggest_tags(table.frame, table=name, is_person=person), key)
+        tags = keyed_tags(suggest_tags(table.frame, table=name, is_person=person), key)
         path = store_path(table.path, project_path)
         specs.append(TableSpec(name, path, table.sha256, key, person, tags, rows=len(table.frame)))
     project = Project(

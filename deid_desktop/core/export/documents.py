@@ -17,27 +17,15 @@ from deid_desktop.core.model import (
     ColumnClass,
     ColumnTag,
     FreeTextAction,
-    Pathway,
     Project,
     Release,
     Role,
     TableSpec,
 )
+from deid_desktop.core.pathways.registry import ReleaseWording, pathway_spec
 
 DICTIONARY_COLUMNS = ("table", "column", "class", "transformation", "description")
 
-_DATE_TREATMENT = {
-    Pathway.SAFE_HARBOR: "reduced to the year",
-    Pathway.LINKABLE: "shifted by the person's own offset (intervals within a person kept)",
-    Pathway.LIMITED_DATA_SET: "kept (limited data set)",
-}
-_ID_TREATMENT = {
-    Pathway.SAFE_HARBOR: "random subject ID replacing the person key (not derived from any "
-    "identifier); the crosswalk is held back by the sender",
-    Pathway.LINKABLE: "link key: keyed hash of the person key; the key is held by the sender",
-    Pathway.LIMITED_DATA_SET: "random subject ID replacing the person key; the crosswalk is "
-    "held back by the sender",
-}
 ZIP3_NAMES = ("zip3",)
 
 
@@ -65,21 +53,13 @@ def _source_tag(spec: TableSpec | None, column: str) -> tuple[ColumnTag | None, 
     return None, False
 
 
-def _treatment(tag: ColumnTag, pathway: Pathway, project: Project, table: str) -> str:
+def _treatment(tag: ColumnTag, wording: ReleaseWording, project: Project, table: str) -> str:
     if tag.cls == ColumnClass.DATE or tag.role == Role.BIRTH_DATE:
-        base = _DATE_TREATMENT[pathway]
-        if pathway == Pathway.SAFE_HARBOR and tag.role == Role.BIRTH_DATE:
-            base += "; removed for persons aged 90 or over"
-        return base
+        return wording.date_treatment(birth_date=tag.role == Role.BIRTH_DATE)
     if tag.role == Role.ZIP:
-        if pathway == Pathway.LIMITED_DATA_SET:
-            return "kept (limited data set)"
-        return (
-            "first three digits; prefixes whose area holds 20,000 people or fewer (and "
-            "unknown, malformed or missing ZIPs) become 000"
-        )
-    if tag.role == Role.AGE and pathway != Pathway.LIMITED_DATA_SET:
-        return "ages over 89 shown as 90+"
+        return wording.zip
+    if tag.role == Role.AGE and wording.age is not None:
+        return wording.age
     if tag.cls == ColumnClass.FREE_TEXT:
         action = project.safe_harbor.free_text.get(f"{table}.{tag.name}")
         if action == FreeTextAction.REDACT:
@@ -102,7 +82,10 @@ def _description(tag: ColumnTag) -> str:
 
 
 def data_dictionary(release: Release, project: Project) -> pd.DataFrame:
-    """One row per released column: table, column, class, transformation, description."""
+    """One row per released column: table, column, class, transformation, description.
+
+    The pathway's wording comes from its spec (``UsageError`` for an unknown pathway)."""
+    wording = pathway_spec(release.pathway).wording
     rows: list[dict[str, str]] = []
     for table, frame in release.tables.items():
         try:
@@ -117,7 +100,7 @@ def data_dictionary(release: Release, project: Project) -> pd.DataFrame:
                         "table": table,
                         "column": column,
                         "class": "code",
-                        "transformation": _ID_TREATMENT[release.pathway],
+                        "transformation": wording.identifier,
                         "description": "Identifies a person within this release only",
                     }
                 )
@@ -134,7 +117,7 @@ def data_dictionary(release: Release, project: Project) -> pd.DataFrame:
                     }
                 )
                 continue
-            treatment = _treatment(tag, release.pathway, project, table)
+            treatment = _treatment(tag, wording, project, table)
             if derived:
                 treatment = f"derived from {tag.name}: {treatment}"
             rows.append(

@@ -21,7 +21,7 @@ The package, by concern:
 from __future__ import annotations
 
 from deid_desktop.core.model import SCHEMA_VERSION
-from deid_desktop.core.project.build import _keyed, new_project, new_seed
+from deid_desktop.core.project.build import new_project, new_seed
 from deid_desktop.core.project.files import (
     MAX_PROJECT_BYTES,
     content_sha256,
@@ -49,7 +49,6 @@ __all__ = [
     "PROJECT_SUFFIX",
     "SCHEMA_VERSION",
     "InputProblem",
-    "_keyed",
     "check_inputs",
     "content_sha256",
     "load_project",

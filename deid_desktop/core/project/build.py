@@ -5,47 +5,16 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from deid_desktop.core.errors import InputError, UsageError
 from deid_desktop.core.model import (
-    ColumnClass,
-    ColumnTag,
-    IdentifierCategory,
     LoadedTable,
     Project,
-    Role,
     TableSpec,
 )
 from deid_desktop.core.project.paths import store_path
-
-
-def _as_person_key(tag: ColumnTag, evidence: str = "chosen as the person key") -> ColumnTag:
-    category = tag.category if tag.cls is ColumnClass.DIRECT and tag.category else None
-    return replace(
-        tag,
-        cls=ColumnClass.DIRECT,
-        role=Role.PERSON_KEY,
-        category=category or IdentifierCategory.R,
-        evidence=(*tag.evidence, evidence),
-        unsure=False,
-    )
-
-
-def _keyed(
-    tags: Sequence[ColumnTag], key: str, evidence: str = "chosen as the person key"
-) -> tuple[ColumnTag, ...]:
-    """Tags with ``key`` as the one person-key column."""
-    out = []
-    for t in tags:
-        if t.name == key:
-            out.append(_as_person_key(t, evidence))
-        elif t.role is Role.PERSON_KEY:
-            out.append(replace(t, role=None))
-        else:
-            out.append(t)
-    return tuple(out)
+from deid_desktop.core.tagging.retag import keyed_tags
 
 
 def _check_chosen_keys(
@@ -154,7 +123,7 @@ def new_project(
                 sha256=t.sha256,
                 key=table_key,
                 is_person=is_person,
-                columns=_keyed(tags[t.name], table_key, evidence[t.name]),
+                columns=keyed_tags(tags[t.name], table_key, evidence[t.name]),
                 sheet=t.report.sheet,
                 rows=len(t.frame),
             )
