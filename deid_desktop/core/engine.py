@@ -24,7 +24,7 @@ OS keyring (``deid_desktop.secrets``); the engine never stores or logs it.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -109,20 +109,21 @@ def load(
 
 
 def quasi_identifiers_for(project: Project, release: Release) -> tuple[str, ...]:
-    """The quasi-identifiers risk is measured on, as columns of the released person table.
+    """The columns risk is measured on, as columns of the released person table: the
+    project's own choice if set (those still released), else every released column that
+    can identify in combination (``pathways.common.default_quasi_identifiers``)."""
+    from deid_desktop.core.pathways.common import counted_columns
 
-    The project's own choice if set (those still released), else every quasi-tagged
-    column of the person table as released, a ZIP column being measured as ``zip3``.
-    """
     frame = release.tables.get(project.person_table.name)
-    if frame is None:
-        return ()
-    chosen = project.risk.quasi_identifiers
-    if chosen:
-        return tuple(c for c in chosen if c in frame.columns)
-    from deid_desktop.core.pathways.common import default_quasi_identifiers
+    return () if frame is None else counted_columns(project, frame)
 
-    return default_quasi_identifiers(project, frame)
+
+def released_not_counted_for(project: Project, release: Release) -> tuple[str, ...]:
+    """Released identifying columns the user left out of the risk count."""
+    from deid_desktop.core.pathways.common import released_not_counted
+
+    frame = release.tables.get(project.person_table.name)
+    return () if frame is None else released_not_counted(project, frame)
 
 
 def sensitive_columns_for(project: Project, release: Release) -> tuple[str, ...]:
@@ -247,6 +248,7 @@ def review(
             progress=_slice(rep, 0.6, 0.7),
             cancel=cancel,
         )
+        risk = replace(risk, released_not_counted=released_not_counted_for(project, release))
     rep.step(0.7, "Checking the release")
     verification = verify_release(
         extract, release, project, risk=risk, progress=_slice(rep, 0.7, 1.0), cancel=cancel
@@ -366,6 +368,7 @@ __all__ = [
     "open_project",
     "quasi_identifiers_for",
     "redact_columns_for",
+    "released_not_counted_for",
     "released_rows",
     "review",
     "run",
