@@ -30,3 +30,6 @@ ROTATE_WARNING = (
 DICT_KINDS: Mapping[str, str] = MappingProxyType(
     {"name": "NAME", "mrn": "MRN", "phone": "PHONE", "email": "EMAIL", "ssn": "SSN", "id": "ID"}
 )
+
+#: The file name ending of a saved project.
+PROJECT_SUFFIX = ".deid.json"

@@ -53,9 +53,9 @@ PATHWAYS = (Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET)
 
 GOLDEN: dict[str, dict[str, str]] = {
     "demo/safe_harbor": {
-        "README.txt": ("0d55f46eefff20cb604f69574b7d7228dee94de6f23989ecd4e5e3aacd5bafbb"),
+        "README.txt": ("1734f05c33f71bc6c70de97425041efbaef3add19003338831c56ed892b7e808"),
         "baseline.csv": ("79cf828a92860e27fac169bc6e70714009bab63e7d5d0b4ae6c97cc84eb78565"),
-        "data_dictionary.csv": ("c3372a445b4cabcdba0bcf5d8bf098bbdf51a988440a784cf613c9401d193fd6"),
+        "data_dictionary.csv": ("aefd1a94b27ae4b78ad5ce8fe97e844b1784fe5ecb08d592d7a2649c40624710"),
         "demographics.csv": ("7eb5e82fc85fc9624477e478b4758f07a7f94a626d7aa22c8eaad31abb742bd9"),
         "visits.csv": ("421b9ff0ea5bf07fb463de1ed4b31ea446a471b8ec172cb50ffeec8e56ddd9fe"),
         "export_record.json#stable": (
@@ -63,9 +63,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "demo/linkable": {
-        "README.txt": ("2f98f6e7a97535a1d3689ac4ac44fde13d5b1cf53a99861ea154c529c7b38cf1"),
+        "README.txt": ("3c9d8ff783f6ba073355a31f2c370029134d35f9d70d2c5f29150dd92cead131"),
         "baseline.csv": ("744648b9fe5af6538802024b6ec5222ca56e1f0ab8ccb47586d43726f4098e73"),
-        "data_dictionary.csv": ("92d79074ff297566b025f7c3e6a123c331f48770d0593b5ac5c269d43c6369d2"),
+        "data_dictionary.csv": ("47aa06004f82ca43a066a2a21d2da7a88ff6c54ff765e321f7d544ae4cf2db91"),
         "demographics.csv": ("d9ad717d3a4c4637b203faf71273812a79397fdd81884a54ba90142ad76dd3c8"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
@@ -73,9 +73,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "demo/limited_data_set": {
-        "README.txt": ("f5151ef6610792b8a4745d06614dc811061a167347a571eefc72ee431b3ce4ba"),
+        "README.txt": ("a8f721651e952e963aa7cadc055aadab7fee8d271b48bfb19c7e2119b21e1204"),
         "baseline.csv": ("a0a2f4369ad18a13264a14d46ff3bbdc08c01c8650b06089d4d3325f2db0b350"),
-        "data_dictionary.csv": ("96ec541b60c5841ce403477a33bbca7ec0e8572a530a9cb07b5880c8f3c7ebaa"),
+        "data_dictionary.csv": ("97b930af4ea645c8a0582aa0f7c78332e485f99ebacd705b4e444b81b2ceceb0"),
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
@@ -83,9 +83,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/safe_harbor": {
-        "README.txt": ("fe13399541e4997022dbfa066ea067ce588b3749ada011fc7a22beb612359b5d"),
+        "README.txt": ("8dfb953c6e983d68d9e5c4f5f52486399d6498576ec0066d4bb84fe87a8c2ca3"),
         "conditions.csv": ("1171dba1ca38a088cf3c7ed19558e61237dc93b8f684fbb2849b4e675a01492c"),
-        "data_dictionary.csv": ("b08caf76087577ff78218555232c513771ac37ac3191ebb86b98a7f698a8c377"),
+        "data_dictionary.csv": ("c69842de1c036edcc0f60bb2178bb821ab8a967ebb89454fa634b1bdb667188f"),
         "encounters.csv": ("371e2135f24d7a5c8d8aca2ecad8703a092edbd7c9566404f9fcae5f36ffdf95"),
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
@@ -94,9 +94,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/linkable": {
-        "README.txt": ("0e1eafdd1e80184b043dfe4a0c1fbae0daeaa8af63ee42a0ce25196fad580520"),
+        "README.txt": ("e2887afd6b42a6588aecd2d55a9172598465b8ad7ac3a968535aef872ef5ce36"),
         "conditions.csv": ("4542e5f4490fd3a9faf6c62ad917d7a0454507b178bd7eeeeff639b841f55c59"),
-        "data_dictionary.csv": ("92eef8cce2b575c3cbd5aa9be678053ffd9b9459b02f3ec2a483477d07f12ebb"),
+        "data_dictionary.csv": ("51550183b096f6e1f20dd6d04c4f88385e1f096606fb245f95fb88c90e721b76"),
         "encounters.csv": ("67a8e368a9082dad8969d722d66f03a055a79a7ec8333717af936cd813f2969b"),
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
@@ -105,9 +105,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/limited_data_set": {
-        "README.txt": ("12dd9b3f2c06192234e793668fb0e2e8e371e91bef38af34d11e882fa7b2fbc2"),
+        "README.txt": ("85056113d6f9dd7edd29c4848bf30280c6c1219f508efb41fda9f4df18faf855"),
         "conditions.csv": ("17f16e1a10570b145995ceb39b2548e261ee1a2df9827b830ea2b5173c3fe7c0"),
-        "data_dictionary.csv": ("442dd976f639d60de4c67593e2935775df1314ba8140198152061dd0e5529f8a"),
+        "data_dictionary.csv": ("1b43be98ec1943993ca760a72f10202fa7316e6eee12e84e90962b57e15d0e3e"),
         "encounters.csv": ("ebface18d205fd7aab0c50b99fbb6f90bc7cfe587690ad65fe95fc551f8465a6"),
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
@@ -116,9 +116,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
-        "README.txt": ("c01b43261d114a579d68a4a2e6e51e8d6bf052a41b4e0cbc55a02ef328e31b2f"),
+        "README.txt": ("6aa56c562b57706570d2cef0839f718edaaffaac63ab8d6e2118bf36ad8466f0"),
         "conditions.csv": ("03ec2d2adeec177738fbd0d3bc0d7d104469483a845ab00f51ddac7d32253aee"),
-        "data_dictionary.csv": ("c2a0fd320c6557b2396d3125aa2f8084cd5ae865268c3aede733b52e179922be"),
+        "data_dictionary.csv": ("4cfff6e5d0910377f23263ecd4f5f1b46d0ad94960ab313cda1abedbefbae1f0"),
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
@@ -126,9 +126,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/linkable": {
-        "README.txt": ("fb1e15e1a0c7f76a309c8311216f8f342c11e38a87988675723883d2ce154de2"),
+        "README.txt": ("ea2f30007965b80108e765e445083d933192f932832f045f3b9170576b8fd406"),
         "conditions.csv": ("5df6bc42c37baac51a30722a28e1ea0000533e1173ed07d457c8a9a192a0c7cf"),
-        "data_dictionary.csv": ("f92fc6bc870e43d57621dd8644040c49c2c47290d2f0ea2e9c7e51e0dae2b09b"),
+        "data_dictionary.csv": ("33b209ffaa8e63940daba2791b76298a10df71360266d7d385008c3a6e97b9d9"),
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
@@ -136,9 +136,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
-        "README.txt": ("475355af78d418dc56df0b17c5689a1f313ecec50e2e5f36a8e1ffb9c5693fd7"),
+        "README.txt": ("2907c4aa6e3fce575651d8cbf4f9850f1bb9f7ae2439ee1fcee79671dfff77e6"),
         "conditions.csv": ("dc7c4170b9bce484f216265c1d5e43f62e6db5ae5785924d6fd0e8e8ab947b50"),
-        "data_dictionary.csv": ("6b45d2455f6c8fc38934d5fcab76e6618e4db32ad631e1f4c9891edc830ae9fa"),
+        "data_dictionary.csv": ("09427269dcd371bc0d983d55b0a03b66f50e8c9b1f8aafd60e6c7aa986d09be9"),
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (

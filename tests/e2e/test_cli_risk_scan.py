@@ -169,7 +169,7 @@ def test_risk_on_project_measures_the_released_person_table(demo_project: Path) 
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert out["rows"] == 2432
-    assert out["quasi_identifiers"] == ["age", "sex", "race", "ethnicity", "zip3"]
+    assert out["quasi_identifiers"] == ["dob_year", "age", "sex", "race", "ethnicity", "zip3"]
     assert out["k_target"] == 5
     assert (
         out["lone"] + sum(c["records"] for c in out["class_size_distribution"] if c["size"] > 1)
