@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from deid_desktop import __version__
 from deid_desktop.core.errors import Cancelled, DeidError
+from deid_desktop.core.transaction import recover_pending
 
 log = logging.getLogger("deid")
 
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    recover_pending(lambda note: print(f"deid: {note}", file=sys.stderr))  # crashed exports
     try:
         return int(args.func(args) or 0)
     except DeidError as exc:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import pytest
-
-from deid_desktop.core.errors import InputError
 from deid_desktop.core.register import (
     REGISTER_ENV,
+    DamagedLine,
     append_register,
     default_register_path,
     read_register,
@@ -35,17 +34,20 @@ def test_append_then_read_in_order(tmp_path: Path) -> None:
     assert reg.read_bytes().count(b"\n") == 2
 
 
-def test_torn_last_line_is_skipped_and_the_next_entry_starts_clean(tmp_path: Path) -> None:
+def test_torn_last_line_is_reported_and_the_next_entry_starts_clean(tmp_path: Path) -> None:
     reg = tmp_path / "register.jsonl"
     append_register(reg, {"n": 1})
     with open(reg, "ab") as fh:
         fh.write(b'{"n": 2, "trunc')  # an export interrupted while appending
-    assert read_register(reg) == [{"n": 1}]
+    got = read_register(reg)
+    assert got == [{"n": 1}] and [d.line for d in got.damaged] == [2]
     append_register(reg, {"n": 3})
     lines = reg.read_bytes().splitlines()
-    assert lines[-1] == b'{"n": 3}'
-    with pytest.raises(InputError, match="line 2"):
-        read_register(reg)  # the damage is now in the middle: said plainly, with its line
+    assert json.loads(lines[-1])["n"] == 3 and len(lines) == 3
+    got = read_register(reg)  # the damage is now in the middle: reported, reading goes on
+    assert got == [{"n": 1}, {"n": 3}]
+    assert got.damaged == (DamagedLine(2, "not a complete entry"),)
+    assert "1 damaged line (line 2" in got.damage_note()
 
 
 def test_entries_are_single_ascii_lines(tmp_path: Path) -> None:
