@@ -1,6 +1,7 @@
 """`deid`: the same engine as the desktop app, headless.
 
-Exit codes: 0 ok, 2 usage, 3 a release check failed (nothing written), 4 bad input.
+Exit codes: 0 ok, 2 usage, 3 a release check failed (nothing written), 4 bad input or an
+output that could not be written (nothing committed).
 Each subcommand lives in its own module under deid_desktop/cli/ and exposes
 ``register(subparsers)``; the module list below is the only place that names them.
 """
