@@ -94,7 +94,7 @@ def test_tiny_tmpfs_at_many_sizes_exits_4_and_commits_nothing(tmp_path: Path) ->
     used = int((tmp_path / "roomy" / "used").read_text())
     pages = used // PAGE
     assert pages > 20
-    sizes = sorted({max(1, pages * k // 8) * PAGE for k in range(1, 8)} | {used - PAGE})
+    sizes = sorted({max(1, pages * k // 8) * PAGE for k in (1, 3, 5, 7)} | {used - PAGE})
     folders = set()
     for size in sizes:
         keep = tmp_path / f"s{size}"
