@@ -2,7 +2,9 @@
 
 ``risk_report`` measures (k, equivalence classes, lone records, l-diversity,
 prosecutor/journalist/marketer risk); ``generalize`` holds the pure functions that
-change a frame to raise k (age bands, dropping a column, dates to year, suppression).
+change a frame to raise k (age bands, dropping a column, dates to year, suppression);
+``hierarchy`` / ``builtin_hierarchies`` the generalization hierarchies (ARX's CSV
+format), ``lattice`` the optimal search over them and ``loss`` its figures.
 """
 
 from __future__ import annotations
@@ -18,6 +20,14 @@ from deid_desktop.core.risk.generalize import (
     suppress_below_k,
     to_year,
 )
+from deid_desktop.core.risk.hierarchy import (
+    Hierarchy,
+    read_arx_csv,
+    read_hierarchy_dir,
+    write_arx_csv,
+)
+from deid_desktop.core.risk.lattice import Prepared, SearchResult, evaluate, search
+from deid_desktop.core.risk.loss import LOSS_EXPLAINED, LOSS_FORMULAS, METRICS, Figures
 from deid_desktop.core.risk.report import (
     FORMULAS,
     ClassSize,
@@ -29,18 +39,30 @@ from deid_desktop.core.risk.report import (
 
 __all__ = [
     "FORMULAS",
+    "LOSS_EXPLAINED",
+    "LOSS_FORMULAS",
+    "METRICS",
     "ClassSize",
     "Diversity",
+    "Figures",
     "GeneralizationStep",
+    "Hierarchy",
+    "Prepared",
     "Rescue",
     "RiskReport",
+    "SearchResult",
     "SuppressionPreview",
     "age_band_labels",
     "apply_age_bands",
     "band_ages",
     "drop_column",
+    "evaluate",
     "preview_suppression",
+    "read_arx_csv",
+    "read_hierarchy_dir",
     "risk_report",
+    "search",
     "suppress_below_k",
     "to_year",
+    "write_arx_csv",
 ]
