@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -278,33 +277,30 @@ def search(
 
 
 class _State:
-    """Counted nodes (a byte-bounded cache for roll-ups), candidates and the best."""
+    """Counted nodes (a byte-bounded cache for roll-ups, oldest dropped first),
+    candidates and the best so far."""
 
     def __init__(self, prepared: Prepared, k: int, metric: str) -> None:
         self.prepared = prepared
         self.k = k
         self.metric = metric
-        self.cache: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
-        self.cache_bytes = 0
         self.best: Figures | None = None
         self.best_key: tuple[float, int, int, tuple[int, ...]] | None = None
         self.candidates: list[Figures] = []
         self.evaluated = 0
-        self._keys: np.ndarray | None = None
-        self._sizes: np.ndarray = np.zeros(0, dtype=np.int64)
+        m = len(prepared.columns)
+        self._levels = np.zeros((64, m), dtype=np.int16)
+        self._sizes = np.zeros(64, dtype=np.int64)
+        self._alive = np.zeros(64, dtype=bool)
+        self._entries: list[tuple[np.ndarray, np.ndarray] | None] = []
+        self._oldest = 0
+        self._bytes = 0
 
     def visit(self, levels: tuple[int, ...], limit_rows: int) -> bool:
         """Count the node's classes; True when it reaches k within the limit."""
         codes, counts = self.prepared.classes(levels, self._source(levels))
         self.evaluated += 1
-        nbytes = codes.nbytes + counts.nbytes
-        if nbytes <= CACHE_BYTES // 4:
-            self._keys = None
-            self.cache[levels] = (codes, counts)
-            self.cache_bytes += nbytes
-            while self.cache_bytes > CACHE_BYTES and self.cache:
-                _, (c_old, n_old) = self.cache.popitem(last=False)
-                self.cache_bytes -= c_old.nbytes + n_old.nbytes
+        self._remember(levels, codes, counts)
         if int(counts[counts < self.k].sum()) > limit_rows:
             return False
         fig = self.prepared.tables.figures(levels, codes, counts, self.k)
@@ -314,22 +310,44 @@ class _State:
             self.best, self.best_key = fig, key
         return True
 
+    def _remember(self, levels: tuple[int, ...], codes: np.ndarray, counts: np.ndarray) -> None:
+        nbytes = codes.nbytes + counts.nbytes
+        if nbytes > CACHE_BYTES // 4:
+            return
+        i = len(self._entries)
+        if i == len(self._sizes):
+            self._levels = np.concatenate([self._levels, np.zeros_like(self._levels)])
+            self._sizes = np.concatenate([self._sizes, np.zeros_like(self._sizes)])
+            self._alive = np.concatenate([self._alive, np.zeros_like(self._alive)])
+        self._levels[i] = levels
+        self._sizes[i] = len(counts)
+        self._alive[i] = True
+        self._entries.append((codes, counts))
+        self._bytes += nbytes
+        while self._bytes > CACHE_BYTES and self._oldest < i:
+            old = self._entries[self._oldest]
+            if old is not None:
+                self._bytes -= old[0].nbytes + old[1].nbytes
+                self._entries[self._oldest] = None
+                self._alive[self._oldest] = False
+            self._oldest += 1
+
     def _source(
         self, levels: tuple[int, ...]
     ) -> tuple[tuple[int, ...], np.ndarray, np.ndarray] | None:
         """The counted node below ``levels`` with the fewest classes, or None (base)."""
-        if not self.cache:
+        used = len(self._entries)
+        if not used:
             return None
-        if self._keys is None:
-            self._keys = np.array(list(self.cache.keys()), dtype=np.int16)
-            self._sizes = np.array([len(v[1]) for v in self.cache.values()], dtype=np.int64)
-        below = np.all(self._keys <= np.asarray(levels, dtype=np.int16), axis=1)
+        target = np.asarray(levels, dtype=np.int16)
+        below = self._alive[:used] & np.all(self._levels[:used] <= target, axis=1)
         if not below.any():
             return None
-        pick = int(np.flatnonzero(below)[np.argmin(self._sizes[below])])
-        lv = tuple(int(v) for v in self._keys[pick])
-        codes, counts = self.cache[lv]
-        return lv, codes, counts
+        where = np.flatnonzero(below)
+        pick = int(where[np.argmin(self._sizes[where])])
+        entry = self._entries[pick]
+        assert entry is not None
+        return tuple(int(v) for v in self._levels[pick]), entry[0], entry[1]
 
 
 def evaluate(prepared: Prepared, levels: Sequence[int], *, k: int) -> Figures:
