@@ -266,6 +266,18 @@ def encode(series: pd.Series, hierarchy: Hierarchy) -> EncodedColumn:
     )
 
 
+def apply_levels(
+    frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy], levels: Mapping[str, int]
+) -> pd.DataFrame:
+    """A copy of ``frame`` with each column of ``levels`` replaced by its labels at that
+    level (level 0 leaves the column as it is)."""
+    out = frame.copy()
+    for column, level in levels.items():
+        if level:
+            out[column] = hierarchies[column].generalize(frame[column], int(level))
+    return out
+
+
 def check_hierarchies(columns: Sequence[str], hierarchies: Mapping[str, Hierarchy]) -> None:
     """Every quasi-identifier needs a hierarchy."""
     missing = [c for c in columns if c not in hierarchies]

@@ -26,7 +26,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,9 @@ from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.risk.classes import combine
 from deid_desktop.core.risk.hierarchy import EncodedColumn, Hierarchy, check_hierarchies, encode
 from deid_desktop.core.risk.loss import METRICS, Figures, LossTables
+
+if TYPE_CHECKING:
+    from deid_desktop.core.risk.persons import PersonPrepared
 
 #: Lattices larger than this are not enumerated (choose fewer columns or levels).
 NODE_LIMIT = 2_000_000
@@ -112,7 +115,7 @@ class Prepared:
         first = np.empty(n, dtype=np.int64)
         first[ids[::-1]] = np.arange(self.rows - 1, -1, -1, dtype=np.int64)
         self.base_values = (
-            np.stack([e.codes[first] for e in self.encoded], axis=1).astype(np.int32)
+            np.stack([e.maps[0][e.codes[first]] for e in self.encoded], axis=1).astype(np.int32)
             if n
             else np.zeros((0, len(cols)), dtype=np.int32)
         )
@@ -123,17 +126,19 @@ class Prepared:
         # label code at level a -> label code at level b (a < b), through a representative
         self._up: dict[tuple[int, int, int], np.ndarray] = {}
 
+    @property
+    def units(self) -> int:
+        """What k and the suppression limit count: records."""
+        return self.rows
+
     def up(self, i: int, a: int, b: int) -> np.ndarray:
         key = (i, a, b)
         got = self._up.get(key)
         if got is None:
             e = self.encoded[i]
-            if a == 0:
-                got = e.maps[b]
-            else:
-                rep = np.zeros(e.cardinality(a), dtype=np.int64)
-                rep[e.maps[a][::-1]] = np.arange(e.n_values - 1, -1, -1)
-                got = e.maps[b][rep]
+            rep = np.zeros(e.cardinality(a), dtype=np.int64)  # a value under each label
+            rep[e.maps[a][::-1]] = np.arange(e.n_values - 1, -1, -1)
+            got = e.maps[b][rep]
             self._up[key] = got
         return got
 
@@ -190,7 +195,7 @@ def all_nodes(heights: Sequence[int]) -> np.ndarray:
 
 
 def search(
-    prepared: Prepared,
+    prepared: Prepared | PersonPrepared,
     *,
     k: int = 5,
     max_suppression: float = 0.05,
@@ -222,7 +227,7 @@ def search(
     lex = [nodes[:, i] for i in range(nodes.shape[1] - 1, -1, -1)]
     by_bound = np.lexsort((*lex, level_sum, bounds))
     status = np.zeros(size, dtype=np.int8)  # 1 reaches k within the limit, -1 does not
-    limit_rows = math.floor(max_suppression * prepared.rows + 1e-9)
+    limit_rows = math.floor(max_suppression * prepared.units + 1e-9)
     state = _State(prepared, k, metric)
     complete = True
     round_size = _FIRST_ROUND
@@ -280,7 +285,7 @@ class _State:
     """Counted nodes (a byte-bounded cache for roll-ups, oldest dropped first),
     candidates and the best so far."""
 
-    def __init__(self, prepared: Prepared, k: int, metric: str) -> None:
+    def __init__(self, prepared: Prepared | PersonPrepared, k: int, metric: str) -> None:
         self.prepared = prepared
         self.k = k
         self.metric = metric
@@ -298,14 +303,22 @@ class _State:
 
     def visit(self, levels: tuple[int, ...], limit_rows: int) -> bool:
         """Count the node's classes; True when it reaches k within the limit."""
+        if not isinstance(self.prepared, Prepared):  # persons as the unit: no roll-ups
+            self.evaluated += 1
+            got = self.prepared.assess(levels, self.k, limit_rows)
+            return got is not None and self._consider(got)
         codes, counts = self.prepared.classes(levels, self._source(levels))
         self.evaluated += 1
         self._remember(levels, codes, counts)
         if int(counts[counts < self.k].sum()) > limit_rows:
             return False
-        fig = self.prepared.tables.figures(levels, codes, counts, self.k)
+        return self._consider(self.prepared.tables.figures(levels, codes, counts, self.k))
+
+    def _consider(self, fig: Figures) -> bool:
+        levels = fig.levels
         self.candidates.append(fig)
-        key = (round(fig.metric(self.metric), 12), fig.suppressed, sum(levels), levels)
+        suppressed = fig.suppressed if fig.persons_suppressed is None else fig.persons_suppressed
+        key = (round(fig.metric(self.metric), 12), suppressed, sum(levels), levels)
         if self.best_key is None or key < self.best_key:
             self.best, self.best_key = fig, key
         return True

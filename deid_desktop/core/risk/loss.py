@@ -97,6 +97,10 @@ class Figures:
     entropy: float
     precision: float
     column_loss: tuple[float, ...]  # ARX's L_i per quasi-identifier
+    #: with persons as the unit: persons in the table and persons suppressed (k, classes,
+    #: discernibility and AECS then count persons; the other figures count rows)
+    persons: int | None = None
+    persons_suppressed: int | None = None
 
     def metric(self, name: str) -> float:
         return float(getattr(self, name))
@@ -205,12 +209,20 @@ class LossTables:
         return np.zeros(len(nodes))  # aecs: no useful bound before counting
 
     def figures(
-        self, levels: Sequence[int], codes: np.ndarray, counts: np.ndarray, k: int
+        self,
+        levels: Sequence[int],
+        codes: np.ndarray,
+        counts: np.ndarray,
+        k: int,
+        *,
+        kept: np.ndarray | None = None,
     ) -> Figures:
         """All figures of a node from its classes: ``codes`` (classes x m) label codes at
-        ``levels`` and ``counts`` (records per class)."""
+        ``levels`` and ``counts`` (records per class); ``kept`` overrides which classes
+        are released (default: those of k records or more)."""
         n = self.n
-        kept = counts >= k
+        if kept is None:
+            kept = counts >= k
         sup = ~kept
         kc = counts[kept].astype(np.float64)
         sc = counts[sup].astype(np.float64)
