@@ -64,6 +64,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="DIR",
         help="write the hierarchies used, as ARX CSV files COLUMN.csv, into DIR",
     )
+    p.add_argument(
+        "--local-suppression",
+        action="store_true",
+        help="after the search, blank cells instead of removing the rows below k",
+    )
+    p.add_argument(
+        "--priority",
+        help="with --local-suppression: columns to blank first, comma-separated",
+    )
+    p.add_argument(
+        "--person",
+        metavar="COLUMN",
+        help="FILE mode: the person key; k and the limit then count persons, not rows",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_generalize)
 
@@ -71,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run_generalize(args: argparse.Namespace) -> int:
     from deid_desktop.cli.risk_scan_cmds import _columns, _is_project, _read_file, _release_person
     from deid_desktop.core.risk.lattice import Prepared, search
+    from deid_desktop.core.risk.persons import PersonPrepared
 
     source = Path(args.source)
     qis = _columns(args.qi)
@@ -88,7 +103,11 @@ def run_generalize(args: argparse.Namespace) -> int:
     if args.export_hierarchies:
         _export(hierarchies, args.export_hierarchies, args.sep)
     started = time.process_time()
-    prepared = Prepared(frame, qis, hierarchies)
+    prepared = (
+        PersonPrepared(frame, qis, hierarchies, args.person)
+        if args.person
+        else Prepared(frame, qis, hierarchies)
+    )
     result = search(
         prepared,
         k=k,
@@ -101,6 +120,9 @@ def run_generalize(args: argparse.Namespace) -> int:
     out["seconds"] = round(seconds, 3)
     out["hierarchies"] = {c: hierarchies[c].source or "file" for c in prepared.columns}
     out["top_levels"] = {c: h - 1 for c, h in zip(prepared.columns, prepared.heights, strict=True)}
+    out["unit"] = "persons" if args.person else "rows"
+    if args.local_suppression and result.best is not None:
+        out["local_suppression"] = _local(frame, hierarchies, result, args, k)
     if args.json:
         print_json(out)
     else:
@@ -153,6 +175,30 @@ def _hierarchies(
     return out
 
 
+def _local(
+    frame: pd.DataFrame,
+    hierarchies: dict[str, Hierarchy],
+    result: SearchResult,
+    args: argparse.Namespace,
+    k: int,
+) -> dict[str, Any]:
+    """Cells blanked (instead of rows removed) at the chosen levels."""
+    from deid_desktop.cli.risk_scan_cmds import _columns
+    from deid_desktop.core.risk.hierarchy import apply_levels
+    from deid_desktop.core.risk.local_suppression import suppress_cells
+
+    if args.person:
+        raise UsageError(
+            "Local suppression counts rows; it cannot be combined with --person yet.",
+            hint="Leave out --person or --local-suppression.",
+        )
+    assert result.best is not None
+    levels = dict(zip(result.columns, result.best.levels, strict=True))
+    generalized = apply_levels(frame, hierarchies, levels)
+    done = suppress_cells(generalized, result.columns, k, priority=_columns(args.priority))
+    return done.to_dict()
+
+
 def _export(hierarchies: dict[str, Hierarchy], folder: Path, sep: str) -> None:
     from deid_desktop.core.risk.hierarchy import write_arx_csv
 
@@ -192,4 +238,16 @@ def _text(result: SearchResult, out: dict[str, Any]) -> str:
         f"Entropy loss:     {best.entropy:.3f}. " + LOSS_EXPLAINED["entropy"],
         f"Precision loss:   {best.precision:.3f}. " + LOSS_EXPLAINED["precision"],
     ]
+    if best.persons is not None:
+        lines.insert(
+            len(result.columns) + 1,
+            f"Persons suppressed: {best.persons_suppressed:,} of {best.persons:,} "
+            "(k and the limit count persons).",
+        )
+    local = out.get("local_suppression")
+    if local:
+        lines.append(
+            f"Local suppression instead: {local['cells_blanked']:,} cells blanked in "
+            f"{local['rows_touched']:,} rows, {local['rows_suppressed']:,} rows still removed."
+        )
     return "\n".join(lines)

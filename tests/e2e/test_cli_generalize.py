@@ -144,3 +144,46 @@ def test_usage_and_unreachable(capsys: pytest.CaptureFixture[str], tmp_path: Pat
         capsys, "generalize", small, "--qi", "sex", "--k", "5", "--max-suppression", "0"
     )
     assert code == 3 and "No generalization reaches k = 5" in err
+
+
+def test_local_suppression_and_persons_options(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = main_captured(
+        capsys,
+        "generalize",
+        ADULT / "adult.csv",
+        "--qi",
+        QIS,
+        "--hierarchies",
+        ADULT,
+        "--local-suppression",
+        "--priority",
+        "native-country,race",
+        "--json",
+    )
+    assert code == 0, err
+    local = json.loads(out)["local_suppression"]
+    assert local["rows_suppressed"] == 0 and local["rows_touched"] <= 1458
+    assert local["cells_blanked_by_column"]["native-country"] > 0
+    visits = tmp_path / "visits.csv"
+    visits.write_text("pid,dx\n1,E11.9\n1,I10\n2,E11.9\n2,I10\n3,E11.9\n4,I10\n", encoding="utf-8")
+    code, out, err = main_captured(
+        capsys,
+        "generalize",
+        visits,
+        "--qi",
+        "dx",
+        "--person",
+        "pid",
+        "--k",
+        "2",
+        "--max-suppression",
+        "0",
+        "--json",
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    # by person: {E11, I10} twice, {E11} and {I10} once: the codes must go to chapter level
+    assert data["unit"] == "persons" and data["persons"] == 4 and data["persons_suppressed"] == 0
+    assert data["levels"] == {"dx": 4}

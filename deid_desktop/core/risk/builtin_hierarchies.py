@@ -219,7 +219,7 @@ BUILDERS: dict[str, Callable[[pd.Series, str], Hierarchy]] = {
 
 #: Column-name cues for a built-in, in order; the first that matches wins.
 _CUES: tuple[tuple[str, str], ...] = (
-    (r"icd.?10|diag", "icd10"),
+    (r"icd.?10|diag|(?<![a-z])dx(?![a-z])", "icd10"),
     (r"icd.?9", "icd9"),
     (r"(?<![a-z])age(?![a-z])", "age"),
     (r"zip|postal|postcode", "zip"),

@@ -106,7 +106,7 @@ class Figures:
         return float(getattr(self, name))
 
     def to_dict(self, columns: Sequence[str]) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "levels": dict(zip(columns, self.levels, strict=True)),
             "rows": self.rows,
             "suppressed": self.suppressed,
@@ -121,6 +121,10 @@ class Figures:
             "precision": round(self.precision, 6),
             "column_loss": {c: round(v, 6) for c, v in zip(columns, self.column_loss, strict=True)},
         }
+        if self.persons is not None:
+            out["persons"] = self.persons
+            out["persons_suppressed"] = self.persons_suppressed
+        return out
 
 
 class LossTables:
