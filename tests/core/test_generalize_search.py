@@ -158,3 +158,17 @@ def test_candidates_reach_k_and_the_optimum_is_not_beaten(
     assert result.best is not None
     best_value = result.best.metric(metric)
     assert all(f.metric(metric) >= best_value - 1e-9 for f in feasible)
+
+
+def test_too_large_a_lattice_gets_a_greedy_best_effort(
+    adult: Prepared, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import deid_desktop.core.risk.lattice as lattice
+
+    optimum = search(adult, k=5).best
+    monkeypatch.setattr(lattice, "NODE_LIMIT", 100)
+    result = search(adult, k=5)
+    assert not result.complete and result.best is not None and optimum is not None
+    assert result.best.suppressed <= 0.05 * result.best.rows and result.best.k >= 5
+    assert result.best.loss >= optimum.loss  # never better than the proven optimum
+    assert result.evaluated < 200

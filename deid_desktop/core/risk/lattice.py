@@ -1,5 +1,6 @@
 """The optimal generalization: search the lattice of hierarchy levels for the node that
-reaches k within a suppression limit with the least information loss.
+reaches k within a suppression limit with the least information loss. (A lattice of
+more than ``NODE_LIMIT`` nodes gets a greedy best effort instead, marked incomplete.)
 
 A node gives one level per quasi-identifier; its successors generalize one column one
 level more. Two facts make the search fast (the Flash / OLA family, Kohlmayer et al.
@@ -219,6 +220,8 @@ def search(
     started = time.process_time()
     wall = time.monotonic()
     rep = Reporter(progress, cancel)
+    if math.prod(prepared.heights) > NODE_LIMIT:
+        return _greedy(prepared, k, max_suppression, metric, rep, started)
     nodes = all_nodes(prepared.heights)
     size = len(nodes)
     tables = prepared.tables
@@ -276,6 +279,58 @@ def search(
         lattice_size=size,
         evaluated=state.evaluated,
         complete=complete,
+        seconds=time.process_time() - started,
+        heights=prepared.heights,
+    )
+
+
+def _greedy(
+    prepared: Prepared | PersonPrepared,
+    k: int,
+    max_suppression: float,
+    metric: str,
+    rep: Reporter,
+    started: float,
+) -> SearchResult:
+    """Best effort for a lattice too large to enumerate: from the top node, step down to
+    the finer neighbour with the least ``metric`` that still reaches k within the
+    limit, until none does. Deterministic; ``complete`` is False (not proven optimal)."""
+    limit_rows = math.floor(max_suppression * prepared.units + 1e-9)
+    state = _State(prepared, k, metric)
+    current: tuple[int, ...] | None = tuple(h - 1 for h in prepared.heights)
+    assert current is not None
+    seen: dict[tuple[int, ...], Figures | None] = {}
+    if not state.visit(current, limit_rows):
+        current = None
+    steps = 0
+    while current is not None:
+        steps += 1
+        rep.step(min(0.99, steps / max(sum(prepared.heights), 1)), "Searching generalizations")
+        best_next: tuple[tuple[float, int, int, tuple[int, ...]], tuple[int, ...]] | None = None
+        for i, lv in enumerate(current):
+            if lv == 0:
+                continue
+            node = (*current[:i], lv - 1, *current[i + 1 :])
+            if node not in seen:
+                before = len(state.candidates)
+                seen[node] = state.candidates[-1] if state.visit(node, limit_rows) else None
+                assert len(state.candidates) >= before
+            fig = seen[node]
+            if fig is not None:
+                key = (round(fig.metric(metric), 12), fig.suppressed, sum(node), node)
+                if best_next is None or key < best_next[0]:
+                    best_next = (key, node)
+        current = best_next[1] if best_next is not None else None
+    return SearchResult(
+        columns=prepared.columns,
+        k=k,
+        max_suppression=max_suppression,
+        metric=metric,
+        best=state.best,
+        candidates=tuple(state.candidates),
+        lattice_size=math.prod(prepared.heights),
+        evaluated=state.evaluated,
+        complete=False,
         seconds=time.process_time() - started,
         heights=prepared.heights,
     )
