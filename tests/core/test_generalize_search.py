@@ -172,3 +172,10 @@ def test_too_large_a_lattice_gets_a_greedy_best_effort(
     assert result.best.suppressed <= 0.05 * result.best.rows and result.best.k >= 5
     assert result.best.loss >= optimum.loss  # never better than the proven optimum
     assert result.evaluated < 200
+
+
+def test_an_empty_table_is_trivially_k_anonymous() -> None:
+    frame = pd.DataFrame({"a": pd.Series([], dtype=pd.StringDtype("pyarrow"))})
+    h = {"a": Hierarchy("a", (("x", "*"),))}
+    best = search(Prepared(frame, ["a"], h), k=5).best
+    assert best is not None and best.levels == (0,) and best.rows == 0 and best.suppressed == 0

@@ -9,6 +9,7 @@ format), ``lattice`` the optimal search over them and ``loss`` its figures.
 
 from __future__ import annotations
 
+from deid_desktop.core.risk.builtin_hierarchies import builtin_hierarchy, guess_kind
 from deid_desktop.core.risk.generalize import (
     GeneralizationStep,
     SuppressionPreview,
@@ -22,12 +23,15 @@ from deid_desktop.core.risk.generalize import (
 )
 from deid_desktop.core.risk.hierarchy import (
     Hierarchy,
+    apply_levels,
     read_arx_csv,
     read_hierarchy_dir,
     write_arx_csv,
 )
 from deid_desktop.core.risk.lattice import Prepared, SearchResult, evaluate, search
+from deid_desktop.core.risk.local_suppression import LocalSuppression, suppress_cells
 from deid_desktop.core.risk.loss import LOSS_EXPLAINED, LOSS_FORMULAS, METRICS, Figures
+from deid_desktop.core.risk.persons import PersonPrepared
 from deid_desktop.core.risk.report import (
     FORMULAS,
     ClassSize,
@@ -47,6 +51,8 @@ __all__ = [
     "Figures",
     "GeneralizationStep",
     "Hierarchy",
+    "LocalSuppression",
+    "PersonPrepared",
     "Prepared",
     "Rescue",
     "RiskReport",
@@ -54,15 +60,19 @@ __all__ = [
     "SuppressionPreview",
     "age_band_labels",
     "apply_age_bands",
+    "apply_levels",
     "band_ages",
+    "builtin_hierarchy",
     "drop_column",
     "evaluate",
+    "guess_kind",
     "preview_suppression",
     "read_arx_csv",
     "read_hierarchy_dir",
     "risk_report",
     "search",
     "suppress_below_k",
+    "suppress_cells",
     "to_year",
     "write_arx_csv",
 ]

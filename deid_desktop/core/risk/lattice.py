@@ -137,9 +137,12 @@ class Prepared:
         got = self._up.get(key)
         if got is None:
             e = self.encoded[i]
-            rep = np.zeros(e.cardinality(a), dtype=np.int64)  # a value under each label
-            rep[e.maps[a][::-1]] = np.arange(e.n_values - 1, -1, -1)
-            got = e.maps[b][rep]
+            if e.n_values == 0:  # an empty table: no code is ever looked up
+                got = np.zeros(e.cardinality(a), dtype=np.int32)
+            else:
+                rep = np.zeros(e.cardinality(a), dtype=np.int64)  # a value under each label
+                rep[e.maps[a][::-1]] = np.arange(e.n_values - 1, -1, -1)
+                got = e.maps[b][rep]
             self._up[key] = got
         return got
 
