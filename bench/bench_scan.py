@@ -30,7 +30,10 @@ sys.path.insert(0, str(ROOT))
 from deid_desktop.core.scan import ScanReport, scan_frames  # noqa: E402
 from tests.core.test_scan_synth import make_notes  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = next(
+    (p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
+    ROOT.parent / "shared" / "data",
+)
 
 
 def peak_rss_mb() -> float:

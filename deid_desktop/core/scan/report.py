@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import repeat
 from typing import Any, NamedTuple
@@ -22,7 +22,9 @@ DISCLAIMER = (
 )
 
 #: Hit kinds; "redact hits" writes each as [KIND].
-KINDS = ("NAME", "MRN", "PHONE", "EMAIL", "SSN", "ID", "DATE", "URL", "IP", "ZIP")
+KINDS = (
+    "NAME", "MRN", "PHONE", "EMAIL", "SSN", "ID", "DATE", "URL", "IP", "ZIP", "AGE", "LOCATION"
+)  # fmt: skip
 
 
 class Hit(NamedTuple):
@@ -37,6 +39,7 @@ class Hit(NamedTuple):
     end: int
     kind: str
     rule: str
+    confidence: str = "high"
 
     def text_in(self, cell: str) -> str:
         return cell[self.start : self.end]
@@ -50,6 +53,7 @@ class Hit(NamedTuple):
             "end": self.end,
             "kind": self.kind,
             "rule": self.rule,
+            "confidence": self.confidence,
         }
 
 
@@ -63,6 +67,7 @@ class ColumnScan:
     notes_with_hits: int
     characters: int
     hits_by_kind: dict[str, int]
+    hits_by_confidence: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,9 +81,11 @@ class ColumnSpans:
     end: np.ndarray
     kind: np.ndarray  # object array of kind names
     rule: np.ndarray  # object array of rule names
+    confidence: np.ndarray | None = None  # object array of levels (None: all high)
 
     def hits(self) -> list[Hit]:
         new = tuple.__new__
+        conf = repeat("high") if self.confidence is None else self.confidence.tolist()
         return [
             new(Hit, t)
             for t in zip(
@@ -89,6 +96,7 @@ class ColumnSpans:
                 self.end.tolist(),
                 self.kind.tolist(),
                 self.rule.tolist(),
+                conf,
                 strict=False,
             )
         ]
@@ -125,11 +133,18 @@ class ScanReport:
             total.update(c.hits_by_kind)
         return dict(sorted(total.items()))
 
+    def by_confidence(self) -> dict[str, int]:
+        total: Counter[str] = Counter()
+        for c in self.columns:
+            total.update(c.hits_by_confidence)
+        return {lv: total[lv] for lv in ("high", "medium", "low") if total[lv]}
+
     def summary_dict(self) -> dict[str, Any]:
         """Counts only, safe for logs and the export record."""
         return {
             "hits": self.total_hits,
             "by_kind": self.by_kind(),
+            "by_confidence": self.by_confidence(),
             "notes_with_hits": self.notes_with_hits,
             "dictionary_entries": self.dictionary_entries,
             "columns": [
@@ -140,6 +155,7 @@ class ScanReport:
                     "notes_with_hits": c.notes_with_hits,
                     "characters": c.characters,
                     "hits_by_kind": dict(sorted(c.hits_by_kind.items())),
+                    "hits_by_confidence": dict(c.hits_by_confidence),
                 }
                 for c in self.columns
             ],
