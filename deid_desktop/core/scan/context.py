@@ -247,7 +247,7 @@ def find_context(text: str, folded: str, *, high_recall: bool = False) -> tuple[
     )  # fmt: skip
     if pair2.size:
         out.append((w.start[pair2], w.end[pair2 + 1], C_PAIR))
-    alone = np.flatnonzero(given & ~_has(w, lx.ENGLISH))
+    alone = np.flatnonzero(given & (~_has(w, lx.ENGLISH) | ~w.gap_stop))
     out.append((w.start[alone], w.end[alone], C_GIVEN))
     sur = np.flatnonzero(
         title_name & _has(w, lx.SURNAME) & ~_has(w, lx.ENGLISH | lx.GIVEN | lx.PLACE) & ~w.gap_stop
@@ -504,3 +504,18 @@ def common_capture(w: Words, start: np.ndarray) -> np.ndarray:
     lower_word = (w.capsnote[at] | w.lower[at]) & ((f & lx.ENGLISH) != 0)
     lower_word &= (f & (lx.GIVEN | lx.SURNAME)) == 0
     return bad | lower_word
+
+
+def trim_cue_names(w: Words, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The ends of two-word cue captures cut back to the first word when the second is
+    a common or clinical word, or the note is in capitals and the second word is no
+    Census name ("DR. JONES AWARE")."""
+    if start.size == 0 or w.size == 0:
+        return end
+    at = np.clip(np.searchsorted(w.start, start), 0, w.size - 1)
+    nx = np.minimum(at + 1, w.size - 1)
+    two = (at + 1 < w.size) & (w.end[nx] <= end) & (w.end[at] < end)
+    f = w.flags[nx]
+    bad = (f & (lx.COMMON | lx.CLINICAL | _CUE)) != 0
+    bad |= w.capsnote[nx] & ((f & (lx.GIVEN | lx.SURNAME)) == 0)
+    return np.where(two & bad, w.end[at], end)

@@ -218,8 +218,10 @@ def _checked_words(
     cues = np.flatnonzero(np.isin(code, _OLD_CUES))
     if cues.size:
         keep[cues] = ~context.common_capture(w, start[cues])
+        end = end.copy()
+        end[cues] = context.trim_cue_names(w, start[cues], end[cues])
     if keep.all():
-        return found
+        return start, end, code
     return start[keep], end[keep], code[keep]
 
 

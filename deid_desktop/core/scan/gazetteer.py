@@ -3,7 +3,8 @@ counties, and populated places (cities, towns, villages) of at least 500 people.
 
 ``load_gazetteer()`` reads it once. ``is_place(values)`` says which values name a US
 county, city or town - a geographic subdivision smaller than a state, which Safe Harbor
-removes; ``is_state(values)`` which name a state (which it keeps). Values are compared
+removes (a name that is also a state's is read as the state); ``is_state(values)`` which
+name a state (which it keeps). Values are compared
 folded (case, accents and punctuation ignored, spaces collapsed); a trailing state
 ("Springfield, MA", "Springfield, Illinois") is read off first.
 """
@@ -43,7 +44,9 @@ class Gazetteer:
 
     @functools.cached_property
     def below_state(self) -> frozenset[str]:
-        return self.counties | self.places
+        """Counties and places, less the names that are also states ("Texas", "New
+        York"): a state may be released, so a bare state name is read as the state."""
+        return (self.counties | self.places) - self.states
 
     def _strip_state(self, folded: str) -> str:
         head, sep, tail = folded.rpartition(" ")
