@@ -27,6 +27,8 @@ from deid_desktop.core.scan.engine import at_level, scan_text_arrays
 
 #: Document properties that name a person or an organisation (core.xml, app.xml).
 IDENTIFYING_PROPERTIES = ("creator", "lastModifiedBy", "Company", "Manager")
+#: Values of those properties that name the tool, not a person: what the export writes.
+TOOL_NAMES = frozenset({"deid-desktop", "openpyxl"})
 _TAG = re.compile(r"\{[^}]*\}")
 
 
@@ -108,7 +110,7 @@ def scan_written(
         if path.suffix.lower() == ".xlsx":
             props = xlsx_properties(path)
             for name in IDENTIFYING_PROPERTIES:
-                if name in props:
+                if name in props and props[name] not in TOOL_NAMES:
                     hits.append(WrittenHit(path.name, "", name, -1, "METADATA", "xlsx", "high"))
         for sheet, frame in _frames(path):
             header = [str(c) for c in frame.columns]
