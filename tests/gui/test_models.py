@@ -181,3 +181,19 @@ def test_notes_index_groups_hits_per_note_in_position_order() -> None:
     assert [(h.start, h.kind) for h in hits] == [(0, "DATE"), (12, "NAME")]
     assert index.note(1)[0][1] == 7 and index.hit_count(1) == 2
     assert ("demographics.notes", "NAME", 2) in index.counts
+
+
+def test_tag_model_hides_free_text_samples_until_show_values() -> None:
+    cols = (
+        ColumnTag("patient_id", ColumnClass.DIRECT, Role.PERSON_KEY, IdentifierCategory.H),
+        ColumnTag("note", ColumnClass.FREE_TEXT),
+    )
+    spec = TableSpec("visits", "visits.csv", "0" * 64, "patient_id", True, cols)
+    model = TagModel(lambda _t, _tag: None)
+    model.set_project(Project(project_id="p" * 32, name="t", tables=(spec,)))
+    model.set_samples(lambda _t, c: {"note": ["Dtr Okafor called"]}.get(c, []))
+    sample = model.index(1, TagColumn.SAMPLE)
+    assert model.data(sample) == MASK
+    assert "free text" in model.data(sample, Qt.ItemDataRole.ToolTipRole)
+    model.set_show_values(True)
+    assert model.data(sample) == "Dtr Okafor called"
