@@ -13,12 +13,14 @@ import numpy as np
 DISCLAIMER = (
     "This scan looks for identifiers it knows about: the values of the extract's own "
     "identifier columns (names, record numbers, phones, e-mails, SSNs), common patterns "
-    "(phone and social security numbers, e-mail and web addresses, full dates, record-number-"
-    "like codes, IP addresses, 5-digit ZIP codes) and cues such as 'Mr.', 'Dr.' or "
-    "'daughter'. It cannot prove a note clean. It cannot find a name that is in no column "
-    "of the extract - a relative, a neighbour, a carer - unless a cue happens to precede "
-    "it, nor misspellings, nicknames or identifiers written in unusual ways. That is why "
-    "free text is suppressed by default and redacting hits is an explicit choice."
+    "(phone and social security numbers, e-mail and web addresses, dates with or without "
+    "a year, ages over 89, record-number-like codes, IP addresses, 5-digit ZIP codes, "
+    "street addresses and P.O. boxes), names after cues such as 'Mr.', 'Dr.', 'RN' or "
+    "'daughter', common US given names and surnames, US towns and facility names, and "
+    "the site list you keep. It cannot prove a note clean. It cannot find a name that is "
+    "in no column and in no name list unless a cue happens to precede it, nor "
+    "misspellings, nicknames or identifiers written in unusual ways. That is why free "
+    "text is suppressed by default and redacting hits is an explicit choice."
 )
 
 #: Hit kinds; "redact hits" writes each as [KIND].
