@@ -236,7 +236,8 @@ def find_context(text: str, folded: str, *, high_recall: bool = False) -> tuple[
             lo = np.where(ok, prev, lo)
         out.append((w.start[lo], w.end[before], C_CRED))
     # 3. Census names without a cue
-    given = title_name & _has(w, lx.GIVEN) & ~_has(w, lx.PLACE)
+    place_ctx = _prv(_has(w, lx.PLACE_CUE)) & w.gap_space  # "in Linda": the town
+    given = title_name & _has(w, lx.GIVEN) & ~(_has(w, lx.PLACE) & place_ctx)
     surname_next = _nxt(title_name & _has(w, lx.SURNAME | lx.GIVEN) | (_nxt_unknown(w)), n)
     pair = np.flatnonzero(given & surname_next & _nxt(w.gap_space, n))
     if pair.size:

@@ -42,6 +42,7 @@ from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.pathway import free_text_combo
+from deid_desktop.gui.scan_panel import sample_button
 from deid_desktop.gui.widgets import MessageBanner, heading
 
 DEFAULT_BANDS = "0, 18, 30, 45, 65, 75, 90"
@@ -694,6 +695,7 @@ class ReviewPage(Page):
         nav.addWidget(self.prev_hit)
         nav.addWidget(self.next_hit)
         nav.addWidget(self.hit_label, 1)
+        nav.addWidget(sample_button(self))  # scan_panel: the sample review
         rl.addLayout(nav)
         rl.addWidget(self.note_view, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -708,6 +710,7 @@ class ReviewPage(Page):
 
     def _show_scan(self, review: Any) -> None:
         scan = review.scan
+        self._sample_scan = scan
         project = self.session.project
         index = self._notes_index
         self.hit_counts.setRowCount(0)
