@@ -5,8 +5,11 @@ and gazetteer places; and the check that keeps a dictionary name that is also an
 word to its capitalised or cued uses.
 
 The batch is cut into words (runs of letters and digits of the folded text); every word
-gets its lexicon flags (``lexicon``), its case (lower, Title, ALL-CAPS) and what lies in
-the gap before it (spaces only, a full stop or line break, a comma, other punctuation).
+gets its lexicon flags (``lexicon``) and the class of its first character. Each finder
+starts from its few anchor words (cue words, month words, digits, capitalised words...)
+and reads the case of a word (lower, Title, ALL-CAPS), its number, and what lies in the
+gap before it (spaces only, a full stop or line break, a comma) only at those anchors
+and their neighbours, so no pass runs over every character and few over every word.
 A note written mostly in capitals ("WIFE IN TO VISIT") gives no case evidence: there,
 a word is a name only when a cue precedes it and it is no common word.
 """
@@ -14,6 +17,7 @@ a word is a name only when a cue precedes it and it is no common word.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -51,32 +55,6 @@ C_FACILITY = _code("LOCATION", "facility")
 C_PLACE = _code("LOCATION", "gazetteer")
 
 
-@dataclass(frozen=True, eq=False)
-class Words:
-    """The words of a batch as parallel arrays (see the module doc)."""
-
-    start: np.ndarray
-    end: np.ndarray
-    flags: np.ndarray
-    title: np.ndarray  # first letter upper, some lower-case letter after it
-    caps: np.ndarray  # upper-case letters only (one letter: an initial)
-    lower: np.ndarray  # starts lower-case
-    digits: np.ndarray  # digits only
-    value: np.ndarray  # the number of a word of at most 4 digits (else -1)
-    capsnote: np.ndarray  # the word's note is written in capitals
-    gap_space: np.ndarray  # before the word: spaces or tabs only (and something)
-    gap_stop: np.ndarray  # before the word: . ! ? : ; line break, or note start
-    gap_comma: np.ndarray
-    gap_len: np.ndarray
-    gap_first: np.ndarray  # first character of the gap before (0 if none)
-    gap_dot: np.ndarray  # the gap is "." or ". " (an abbreviation or an initial)
-    raw: np.ndarray  # the batch's ASCII projection (bytes as uint8)
-
-    @property
-    def size(self) -> int:
-        return int(self.start.size)
-
-
 _SP, _STOP, _COMMA, _BREAK, _UP, _LOW, _DIG = 1, 2, 4, 8, 16, 32, 64
 _CLASS = np.zeros(256, dtype=np.uint8)
 _CLASS[[32, 9]] = _SP
@@ -86,12 +64,115 @@ _CLASS[44] = _COMMA
 _CLASS[65:91] = _UP
 _CLASS[97:123] = _LOW
 _CLASS[48:58] = _DIG
+_SEPS = np.array([45, 46, 47])  # - . /
+_FRACTION = np.array([2, 3, 4, 5, 8, 10])
+_SUFFIXES = np.array([(ord(a) << 8) | ord(b) for a, b in ("st", "nd", "rd", "th")])
+
+
+@dataclass(frozen=True, eq=False)
+class Words:
+    """The words of a batch: full arrays of starts, ends, lexicon flags and the class of
+    the first character; every other feature is read at given word indices (an index
+    outside 0..n-1 reads as no word: False, 0 or -1)."""
+
+    start: np.ndarray
+    end: np.ndarray
+    flags: np.ndarray
+    c0: np.ndarray
+    raw: np.ndarray  # the batch's ASCII projection, 4 spare bytes
+    seps: np.ndarray  # positions of NOTE_SEP (note boundaries)
+    note_caps: np.ndarray  # per note: written in capitals
+
+    @property
+    def size(self) -> int:
+        return int(self.start.size)
+
+    def valid(self, i: np.ndarray) -> np.ndarray:
+        return (i >= 0) & (i < self.size)
+
+    def at(self, i: np.ndarray) -> np.ndarray:
+        return np.clip(i, 0, max(self.size - 1, 0))
+
+    def f(self, i: np.ndarray) -> np.ndarray:
+        return np.where(self.valid(i), self.flags[self.at(i)], 0)
+
+    def has(self, i: np.ndarray, flag: int) -> np.ndarray:
+        return (self.f(i) & flag) != 0
+
+    def length(self, i: np.ndarray) -> np.ndarray:
+        j = self.at(i)
+        return np.where(self.valid(i), self.end[j] - self.start[j], 0)
+
+    def case(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(title, caps, lower, digits) of the words at ``i``."""
+        j = self.at(i)
+        ok = self.valid(i)
+        s, e = self.start[j], self.end[j]
+        c0 = np.where(ok, self.c0[j], 0)
+        c1 = _CLASS[self.raw[s + 1]]
+        cl = _CLASS[self.raw[np.maximum(e - 1, 0)]]
+        one = (e - s) == 1
+        up = (c0 & _UP) != 0
+        title = up & ((c1 & _LOW) != 0) & ~one
+        caps = up & (one | (((c1 & _UP) != 0) & ((cl & _UP) != 0)))
+        lower = (c0 & _LOW) != 0
+        digits = ((c0 & _DIG) != 0) & ((cl & _DIG) != 0) & (one | ((c1 & _DIG) != 0))
+        return title, caps, lower, digits
+
+    def value(self, i: np.ndarray) -> np.ndarray:
+        """The number of a word of 1-4 digits (else -1)."""
+        j = self.at(i)
+        s, n = self.start[j], self.end[j] - self.start[j]
+        v = np.zeros(j.size, dtype=np.int64)
+        ok = self.valid(i) & (n <= 4)
+        for k in range(4):
+            inside = k < n
+            c = self.raw[s + k].astype(np.int64) - 48
+            ok &= ~inside | ((c >= 0) & (c <= 9))
+            v = np.where(inside, v * 10 + c, v)
+        return np.where(ok, v, -1)
+
+    def capsnote(self, i: np.ndarray) -> np.ndarray:
+        j = self.at(i)
+        return self.note_caps[np.searchsorted(self.seps, self.start[j])]
+
+    def gap(self, i: np.ndarray) -> Gap:
+        """What lies between word ``i - 1`` and word ``i``."""
+        j = self.at(i)
+        ok = self.valid(i)
+        lo = np.where(j > 0, self.end[np.maximum(j - 1, 0)], 0)
+        n = np.where(ok, self.start[j] - lo, 0)
+        raw = self.raw
+        g0 = np.where(n > 0, _CLASS[raw[lo]], 0)
+        g1 = np.where(n > 1, _CLASS[raw[lo + 1]], 0)
+        g2 = np.where(n > 2, _CLASS[raw[lo + 2]], 0)
+        gl = np.where(n > 0, _CLASS[raw[np.maximum(self.start[j] - 1, 0)]], 0)
+        anyc = g0 | g1 | g2 | gl
+        space = (n > 0) & (n <= 3)
+        for g, k in ((g0, 0), (g1, 1), (g2, 2)):
+            space &= (n <= k) | (g == _SP)
+        first = np.where(n > 0, raw[lo], 0).astype(np.int64)
+        stop = ((anyc & _STOP) != 0) | (j == 0) | ~ok
+        return Gap(
+            length=n,
+            space=space & ok,
+            stop=stop,
+            comma=((g0 | g1) & _COMMA) != 0,
+            first=first,
+            dot=(first == 46) & (n <= 2) & ((anyc & _BREAK) == 0),
+        )
+
+
+class Gap(NamedTuple):
+    length: np.ndarray
+    space: np.ndarray  # spaces or tabs only
+    stop: np.ndarray  # . ! ? : ; line break, note start (or no word)
+    comma: np.ndarray
+    first: np.ndarray  # its first character
+    dot: np.ndarray  # "." or ". " (an abbreviation, an initial)
 
 
 def cut_words(text: str, folded: str, *, full: bool = False) -> Words:
-    """The words of the batch. Case and gaps are read from a few characters of each
-    (the first two and the last of a word; the first three and the last of a gap), never
-    with a pass over every character."""
     fb = ascii_projection(folded)
     raw = np.frombuffer(ascii_projection(text) + bytes(4), dtype=np.uint8)
     f = np.frombuffer(fb, dtype=np.uint8)
@@ -100,166 +181,54 @@ def cut_words(text: str, folded: str, *, full: bool = False) -> Words:
     np.not_equal(f, 32, out=word[1:-1])
     edges = np.flatnonzero(word[1:] != word[:-1])
     start, end = edges[0::2], edges[1::2]
-    length = end - start
-    flags = lx.load_lexicon(full).lookup(fb + bytes(16), start, length)
+    flags = lx.load_lexicon(full).lookup(fb + bytes(16), start, end - start)
     c0 = _CLASS[raw[start]]
-    c1 = _CLASS[raw[start + 1]]
-    cl = _CLASS[raw[np.maximum(end - 1, 0)]]
-    one = length == 1
-    first_up = (c0 & _UP) != 0
-    title = first_up & ((c1 & _LOW) != 0) & ~one
-    caps = first_up & (one | (((c1 & _UP) != 0) & ((cl & _UP) != 0)))
-    lower = (c0 & _LOW) != 0
-    digits = ((c0 & _DIG) != 0) & ((cl & _DIG) != 0) & (one | ((c1 & _DIG) != 0))
-    value = np.full(start.size, -1, dtype=np.int64)
-    short = np.flatnonzero(digits & (length <= 4))
-    if short.size:
-        v = np.zeros(short.size, dtype=np.int64)
-        ok = np.ones(short.size, dtype=bool)
-        for j in range(4):
-            inside = j < length[short]
-            c = raw[start[short] + j].astype(np.int64) - 48
-            ok &= ~inside | ((c >= 0) & (c <= 9))
-            v = np.where(inside, v * 10 + c, v)
-        value[short] = np.where(ok, v, -1)
-        digits[short] &= ok
-    # notes written in capitals: per note (NUL-separated), more ALL-CAPS words than others
+    # notes written in capitals: more words starting upper-case than lower-case (x3)
     seps = np.flatnonzero(raw[: f.size] == 0)
-    note_of = np.searchsorted(seps, start)
-    n_notes = seps.size + 1
-    caps_n = np.bincount(note_of[caps & ~one], minlength=n_notes)
-    mixed_n = np.bincount(note_of[title | lower], minlength=n_notes)
-    capsnote = (mixed_n * 2 < caps_n)[note_of]
-    # the gap before each word
-    gap_lo = np.empty_like(start)
-    if start.size:
-        gap_lo[0] = 0
-        gap_lo[1:] = end[:-1]
-    gap_len = start - gap_lo
-    g0 = np.where(gap_len > 0, _CLASS[raw[gap_lo]], 0)
-    g1 = np.where(gap_len > 1, _CLASS[raw[gap_lo + 1]], 0)
-    g2 = np.where(gap_len > 2, _CLASS[raw[gap_lo + 2]], 0)
-    glast = np.where(gap_len > 0, _CLASS[raw[np.maximum(start - 1, 0)]], 0)
-    gany = g0 | g1 | g2 | glast
-    gap_space = (gap_len > 0) & (gap_len <= 3)
-    for g, k in ((g0, 0), (g1, 1), (g2, 2)):
-        gap_space &= (gap_len <= k) | (g == _SP)
-    gap_stop = (gany & _STOP) != 0
-    if start.size:
-        gap_stop[0] = True
-    gap_first = np.where(gap_len > 0, raw[gap_lo], 0).astype(np.int64)
-    no_break = (gany & _BREAK) == 0
-    return Words(
-        start=start,
-        end=end,
-        flags=flags,
-        title=title,
-        caps=caps,
-        lower=lower,
-        digits=digits,
-        value=value,
-        capsnote=capsnote,
-        gap_space=gap_space,
-        gap_stop=gap_stop,
-        gap_comma=((g0 | g1) & _COMMA) != 0,
-        gap_len=gap_len,
-        gap_first=gap_first,
-        gap_dot=(gap_first == 46) & (gap_len <= 2) & no_break,
-        raw=raw,
-    )
+    bounds = np.concatenate(([0], np.searchsorted(start, seps), [start.size]))
+    cum_low = np.concatenate(([0], np.cumsum((c0 & _LOW) != 0, dtype=np.int32)))
+    cum_up = np.concatenate(([0], np.cumsum((c0 & _UP) != 0, dtype=np.int32)))
+    note_caps = np.diff(cum_low[bounds]) * 3 < np.diff(cum_up[bounds])
+    return Words(start, end, flags, c0, raw, seps, note_caps)
 
 
-def _nxt(a: np.ndarray, n: int) -> np.ndarray:
-    """``a`` shifted so that index i holds a[i + 1] (False/0 past the end)."""
-    out = np.zeros_like(a)
-    if n > 1:
-        out[:-1] = a[1:]
-    return out
+class _Names:
+    """Name predicates at word indices."""
+
+    def __init__(self, w: Words) -> None:
+        self.w = w
+
+    def kinds(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(title name, initial, plain lower-case name) at ``i``."""
+        w = self.w
+        title, caps, lower, digits = w.case(i)
+        f = w.f(i)
+        mixed = ~w.capsnote(i)
+        alpha = ~digits & w.valid(i)
+        one = w.length(i) == 1
+        tn = mixed & title & alpha & ((f & _NOT_NAME) == 0)
+        tn |= mixed & title & ((f & lx.NAME_WORD) != 0) & ((f & (_CUE | lx.CLINICAL)) == 0)
+        initial = mixed & caps & one & alpha
+        plain = (lower | ~mixed) & alpha & ((f & _NOT_NAME_LOWER) == 0)
+        plain &= ((f & (lx.GIVEN | lx.SURNAME)) != 0) & ~one
+        return tn, initial, plain
 
 
-def _prv(a: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(a)
-    if a.size > 1:
-        out[1:] = a[:-1]
-    return out
-
-
-def _has(w: Words, flag: int) -> np.ndarray:
-    return (w.flags & flag) != 0
+def _flag_idx(w: Words, flag: int) -> np.ndarray:
+    return np.flatnonzero((w.flags & flag) != 0)
 
 
 def find_context(text: str, folded: str, *, high_recall: bool = False) -> tuple[Found, Words]:
     """Candidate hits of every context finder in the batch, and its words."""
     w = cut_words(text, folded, full=high_recall)
-    n = w.size
-    if n == 0:
-        return (_EMPTY, _EMPTY, _EMPTY), w
     out: list[tuple[np.ndarray, np.ndarray, int | np.ndarray]] = []
-    idx = np.arange(n)
-    mixed = ~w.capsnote
-    # name-like: a Title word in a mixed-case note that is not a common or clinical word
-    alpha = ~w.digits & (w.value < 0)
-    title_name = mixed & w.title & alpha & ((w.flags & _NOT_NAME) == 0)
-    title_name |= mixed & w.title & _has(w, lx.NAME_WORD) & ~_has(w, _CUE | lx.CLINICAL)
-    initial = mixed & w.caps & (w.end - w.start == 1) & alpha
-    # lower-case (or capitals-note) word: a name only if a Census name and no common word
-    plain = (w.lower | w.capsnote) & alpha & ((w.flags & _NOT_NAME_LOWER) == 0)
-    plain &= _has(w, lx.GIVEN | lx.SURNAME)
-    plain &= (w.end - w.start) >= 2
-    near = w.gap_space | ((w.gap_len <= 2) & ~w.gap_stop) | w.gap_dot
-    cue = _has(w, _CUE) & ~w.lower | _has(w, lx.TITLE | lx.RELATION)
-    cue &= ~(_has(w, lx.CREDENTIAL) & ~_has(w, lx.TITLE | lx.RELATION) & w.lower)
-    # 1. a word after a cue
-    cred_only = _has(w, lx.CREDENTIAL) & ~_has(w, lx.TITLE | lx.RELATION)
-    near &= w.gap_space | ~_prv(cred_only)  # "RN Mary", not "SW. Pain"
-    after = np.flatnonzero(_prv(cue) & near & (title_name | initial | plain))
-    if after.size:
-        code = np.where(
-            title_name[after],
-            np.where(_has(w, lx.TITLE)[after - 1], C_TITLE, np.where(
-                _has(w, lx.RELATION)[after - 1], C_RELATION, C_CRED)),
-            np.where(initial[after], C_INITIAL, C_LOWER),
-        )  # fmt: skip
-        end = _extend_name(w, after, title_name, initial, plain)
-        out.append((w.start[after], end, code))
-    # 2. a name before a credential: "Mary Smith, RN", "Smith MD", "J. Smith RN"
-    cred = _has(w, lx.CREDENTIAL) & w.caps & mixed & (w.end - w.start >= 2)
-    before = np.flatnonzero(_nxt(cred, n) & (title_name | initial))
-    if before.size:
-        nxt_gap = _nxt(w.gap_space | w.gap_comma | (w.gap_first == 40), n)[before]
-        before = before[nxt_gap & ~_nxt(w.gap_stop, n)[before]]
-        lo = before.copy()
-        for _ in range(2):  # up to two more name words or initials before
-            prev = np.maximum(lo - 1, 0)
-            ok = (lo > 0) & (title_name | initial)[prev] & (w.gap_space | w.gap_dot)[lo]
-            ok &= ~w.gap_stop[lo] | initial[prev]
-            lo = np.where(ok, prev, lo)
-        out.append((w.start[lo], w.end[before], C_CRED))
-    # 3. Census names without a cue
-    place_ctx = _prv(_has(w, lx.PLACE_CUE)) & w.gap_space  # "in Linda": the town
-    given = title_name & _has(w, lx.GIVEN) & ~(_has(w, lx.PLACE) & place_ctx)
-    surname_next = _nxt(title_name & _has(w, lx.SURNAME | lx.GIVEN) | (_nxt_unknown(w)), n)
-    pair = np.flatnonzero(given & surname_next & _nxt(w.gap_space, n))
-    if pair.size:
-        out.append((w.start[pair], w.end[pair + 1], C_PAIR))
-    pair2 = np.flatnonzero(
-        mixed & w.title & _has(w, lx.NAME_WORD | lx.GIVEN) & alpha & ~_has(w, _CUE | lx.CLINICAL)
-        & _nxt(title_name & _has(w, lx.SURNAME) & ~_has(w, lx.ENGLISH), n) & _nxt(w.gap_space, n)
-    )  # fmt: skip
-    if pair2.size:
-        out.append((w.start[pair2], w.end[pair2 + 1], C_PAIR))
-    alone = np.flatnonzero(given & (~_has(w, lx.ENGLISH) | ~w.gap_stop))
-    out.append((w.start[alone], w.end[alone], C_GIVEN))
-    sur = np.flatnonzero(
-        title_name & _has(w, lx.SURNAME) & ~_has(w, lx.ENGLISH | lx.GIVEN | lx.PLACE) & ~w.gap_stop
-    )
-    out.append((w.start[sur], w.end[sur], C_SURNAME))
-    if high_recall:
-        unknown = np.flatnonzero(mixed & w.title & alpha & (w.flags == 0) & ~w.gap_stop)
-        out.append((w.start[unknown], w.end[unknown], C_UNKNOWN))
-    _ages(w, idx, out)
-    _dates(w, out)
-    _places(text, w, title_name, out)
+    if w.size:
+        names = _Names(w)
+        _cued_names(w, names, out)
+        _census_names(w, names, out, high_recall)
+        _ages(w, out)
+        _dates(w, out)
+        _places(text, w, names, out)
     if not out:
         return (_EMPTY, _EMPTY, _EMPTY), w
     starts = np.concatenate([np.asarray(s, dtype=np.int64) for s, _, _ in out])
@@ -270,202 +239,290 @@ def find_context(text: str, folded: str, *, high_recall: bool = False) -> tuple[
     return (starts, ends, codes), w
 
 
-def _nxt_unknown(w: Words) -> np.ndarray:
-    """Title words of a mixed-case note in no list at all (a rare surname)."""
-    return ~w.capsnote & w.title & (w.flags == 0) & ~w.digits
+def _cued_names(w: Words, names: _Names, out: list) -> None:  # type: ignore[type-arg]
+    cues = _flag_idx(w, _CUE)
+    if cues.size == 0:
+        return
+    f = w.flags[cues]
+    _, ccaps, clower, _ = w.case(cues)
+    title_or_rel = (f & (lx.TITLE | lx.RELATION)) != 0
+    is_cue = title_or_rel | ~clower
+    cred_only = ~title_or_rel
+    # 1. a word after a cue ("Dr. Smith", "dr smith", "dtr Mary", "RN Mary", "Dr. K")
+    cue = cues[is_cue]
+    cred_only = cred_only[is_cue]
+    j = cue + 1
+    g = w.gap(j)
+    near = g.space | ((g.length <= 2) & ~g.stop) | g.dot
+    near &= g.space | ~cred_only  # "RN Mary", not "SW. Pain"
+    tn, initial, plain = names.kinds(j)
+    ok = near & (tn | initial | plain)
+    if ok.any():
+        at, cf = j[ok], w.flags[cue[ok]]
+        code = np.where(
+            tn[ok],
+            np.where((cf & lx.TITLE) != 0, C_TITLE, np.where(
+                (cf & lx.RELATION) != 0, C_RELATION, C_CRED)),
+            np.where(initial[ok], C_INITIAL, C_LOWER),
+        )  # fmt: skip
+        out.append((w.start[at], _extend_name(w, names, at, tn[ok], initial[ok]), code))
+    # 2. a name before a credential: "Mary Smith, RN", "Smith MD", "J. Smith RN"
+    cred = cues[((f & lx.CREDENTIAL) != 0) & ccaps & (w.length(cues) >= 2) & ~w.capsnote(cues)]
+    if cred.size == 0:
+        return
+    g = w.gap(cred)
+    b = cred - 1
+    tn, initial, _ = names.kinds(b)
+    ok = (tn | initial) & (g.space | g.comma | (g.first == 40)) & ~g.stop
+    before, lo = b[ok], b[ok].copy()
+    for _ in range(2):  # up to two more name words or initials before
+        prev = lo - 1
+        ptn, pinit, _ = names.kinds(prev)
+        gl = w.gap(lo)
+        step = (ptn | pinit) & (gl.space | gl.dot) & (~gl.stop | pinit)
+        lo = np.where(step, prev, lo)
+    out.append((w.start[lo], w.end[before], C_CRED))
 
 
 def _extend_name(
-    w: Words, at: np.ndarray, title_name: np.ndarray, initial: np.ndarray, plain: np.ndarray
+    w: Words, names: _Names, at: np.ndarray, tn: np.ndarray, initial: np.ndarray
 ) -> np.ndarray:
     """The end of the name that starts at word ``at``: one more word when it is of the
     same sort (Title after Title or an initial, lower-case name after lower-case)."""
-    n = w.size
-    nx = np.minimum(at + 1, n - 1)
-    ok = (at + 1 < n) & (w.gap_space | w.gap_dot)[nx]
-    ok &= ~w.gap_stop[nx] | initial[at]
-    same = np.where(
-        title_name[at] | initial[at],
-        title_name[nx] & ~_has(w, lx.CREDENTIAL)[nx],
-        plain[nx] & _has(w, lx.GIVEN | lx.SURNAME)[nx],
-    )
-    return np.where(ok & same, w.end[nx], w.end[at])
+    nx = at + 1
+    g = w.gap(nx)
+    ok = (g.space | g.dot) & (~g.stop | initial)
+    ntn, _, nplain = names.kinds(nx)
+    same = np.where(tn | initial, ntn & ~w.has(nx, lx.CREDENTIAL), nplain)
+    return np.where(ok & same, w.end[w.at(nx)], w.end[at])
 
 
-def _ages(w: Words, idx: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
-    n = w.size
-    old = (w.value >= 90) & (w.value <= 125)
-    nxt_flags = _nxt(w.flags, n)
-    y_o = ((nxt_flags & lx.AGE_AFTER) != 0) & ~_nxt(
-        w.gap_stop, n
-    )  # "93 yo", "93 y/o", "93-year-old", "93 yrs old"
-    a = np.flatnonzero(old & y_o)
-    before = np.flatnonzero(old & _prv((w.flags & lx.AGE_BEFORE) != 0) & (w.gap_len <= 3))
-    words = np.flatnonzero(_has(w, lx.AGE_WORD))
-    for s in (a, before, words):
-        out.append((w.start[s], w.end[s], C_AGE))
+def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None:  # type: ignore[type-arg]
+    up = np.flatnonzero((w.c0 & _UP) != 0)
+    if up.size == 0:
+        return
+    tn, _, _ = names.kinds(up)
+    f = w.flags[up]
+    g = w.gap(up)
+    place_ctx = w.has(up - 1, lx.PLACE_CUE) & g.space  # "in Linda": the town
+    given = tn & ((f & lx.GIVEN) != 0) & ~(((f & lx.PLACE) != 0) & place_ctx)
+    nx = up + 1
+    ntn, _, _ = names.kinds(nx)
+    ng = w.gap(nx)
+    nf = w.f(nx)
+    ntitle, _, _, ndigits = w.case(nx)
+    unknown = ntitle & (nf == 0) & ~ndigits & ~w.capsnote(nx) & w.valid(nx)
+    surname_next = (ntn & ((nf & (lx.SURNAME | lx.GIVEN)) != 0)) | unknown
+    pair = given & surname_next & ng.space
+    out.append((w.start[up[pair]], w.end[w.at(nx[pair])], C_PAIR))
+    title, _, _, digits = w.case(up)
+    mixed = ~w.capsnote(up)
+    pair2 = mixed & title & ((f & (lx.NAME_WORD | lx.GIVEN)) != 0) & ~digits
+    pair2 &= (f & (_CUE | lx.CLINICAL)) == 0
+    pair2 &= ntn & ((nf & lx.SURNAME) != 0) & ((nf & lx.ENGLISH) == 0) & ng.space
+    out.append((w.start[up[pair2]], w.end[w.at(nx[pair2])], C_PAIR))
+    alone = given & (((f & lx.ENGLISH) == 0) | ~g.stop)
+    out.append((w.start[up[alone]], w.end[up[alone]], C_GIVEN))
+    sur = tn & ((f & lx.SURNAME) != 0) & ((f & (lx.ENGLISH | lx.GIVEN | lx.PLACE)) == 0)
+    sur &= ~g.stop
+    out.append((w.start[up[sur]], w.end[up[sur]], C_SURNAME))
+    if high_recall:
+        unknown_here = mixed & title & ~digits & (f == 0) & ~g.stop
+        out.append((w.start[up[unknown_here]], w.end[up[unknown_here]], C_UNKNOWN))
+
+
+def _ages(w: Words, out: list) -> None:  # type: ignore[type-arg]
+    dig = np.flatnonzero((w.c0 & _DIG) != 0)
+    if dig.size:
+        v = w.value(dig)
+        old = dig[(v >= 90) & (v <= 125)]
+        if old.size:
+            after = w.has(old + 1, lx.AGE_AFTER) & ~w.gap(old + 1).stop  # 93 yo, 93-year-old
+            before = w.has(old - 1, lx.AGE_BEFORE) & (w.gap(old).length <= 3)  # age 93
+            hit = old[after | before]
+            out.append((w.start[hit], w.end[hit], C_AGE))
+    words = _flag_idx(w, lx.AGE_WORD)
+    out.append((w.start[words], w.end[words], C_AGE))
+
+
+def _day(w: Words, i: np.ndarray) -> np.ndarray:
+    """A day of the month: 1-31 in at most 2 digits, or 1st, 22nd, 3rd, 4th."""
+    v = w.value(i)
+    n = w.length(i)
+    num = (v >= 1) & (v <= 31) & (n <= 2)
+    j = w.at(i)
+    s = w.start[j]
+    raw = w.raw
+    d0, d1 = _CLASS[raw[s]], _CLASS[raw[s + 1]]
+    two = (d1 & _DIG) != 0
+    suf = s + np.where(two, 2, 1)
+    pair = ((raw[suf] | 32).astype(np.int64) << 8) | (raw[suf + 1] | 32)
+    ordinal = w.valid(i) & ((d0 & _DIG) != 0) & (suf + 2 == s + n) & np.isin(pair, _SUFFIXES)
+    return num | ordinal
+
+
+def _year(w: Words, i: np.ndarray) -> np.ndarray:
+    v = w.value(i)
+    return (v >= 1900) & (v <= 2100) & (w.length(i) == 4)
+
+
+def _is_of(w: Words, i: np.ndarray) -> np.ndarray:
+    j = w.at(i)
+    s = w.start[j]
+    return (w.length(i) == 2) & ((w.raw[s] | 32) == 111) & ((w.raw[s + 1] | 32) == 102)
 
 
 def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
-    n = w.size
-    num = (w.value >= 1) & (w.value <= 31) & (w.end - w.start <= 2)
     # "7/22", "07-22": two numbers, one '/' or '-' between, no third part, no decimals
-    sep = _nxt(w.gap_len == 1, n) & _nxt((w.gap_first == 47) | (w.gap_first == 45), n)
-    a = np.flatnonzero(num & (w.value <= 12) & sep & _nxt(num, n))
-    if a.size:
+    dig = np.flatnonzero((w.c0 & _DIG) != 0)
+    if dig.size:
+        va = w.value(dig)
+        a = dig[(va >= 1) & (va <= 12) & (w.length(dig) <= 2)]
         b = a + 1
-        after_b = np.minimum(b + 1, n - 1)
-        third = (b + 1 < n) & (w.gap_len[after_b] == 1) & w.digits[after_b]
-        third &= np.isin(w.gap_first[after_b], (45, 46, 47))
-        lead = (a > 0) & (w.gap_len[a] == 1) & w.digits[np.maximum(a - 1, 0)]
-        lead &= np.isin(w.gap_first[a], (45, 46, 47))
-        va, vb = w.value[a], w.value[b]
-        fraction = (va <= vb) & np.isin(vb, (2, 3, 4, 5, 8, 10))
-        cued = (a > 0) & _has(w, lx.DATE_CUE)[np.maximum(a - 1, 0)]
-        ok = ~third & ~lead & (~fraction | cued)
-        out.append((w.start[a[ok]], w.end[b[ok]], C_NOYEAR))
-    month = _has(w, lx.MONTH) & ~(w.lower & _has(w, lx.COMMON))
-    month &= ~(w.lower & _has(w, lx.ENGLISH) & (w.end - w.start > 3))  # "march" the verb
-    day = num | _ordinal(w)
-    year = (w.value >= 1900) & (w.value <= 2100) & (w.end - w.start == 4)
-    m = np.flatnonzero(month & _nxt(day, n) & _nxt(w.gap_len <= 2, n) & ~_nxt(w.gap_stop & ~(
-        w.gap_first == 46), n))  # fmt: skip
-    out.append((w.start[m], w.end[m + 1], C_NOYEAR))
-    d = np.flatnonzero(day & _nxt(month, n) & _nxt(w.gap_len <= 2, n) & ~_nxt(w.gap_stop, n))
-    out.append((w.start[d], w.end[d + 1], C_NOYEAR))
-    my = np.flatnonzero(month & _nxt(year, n) & _nxt(w.gap_len <= 2, n) & ~_nxt(w.gap_stop, n))
-    out.append((w.start[my], w.end[my + 1], C_MONTHYEAR))
-    is_of = (w.end - w.start == 2) & ((w.raw[w.start] | 32) == 111)
-    is_of &= (w.raw[w.start + 1] | 32) == 102
-    of = np.flatnonzero((month | _has(w, lx.SEASON)) & _nxt(is_of, n) & _shift(year, 2, n))
-    out.append((w.start[of], w.end[np.minimum(of + 2, n - 1)], C_MONTHYEAR))
-    s = np.flatnonzero(_has(w, lx.SEASON) & _nxt(year, n) & _nxt(w.gap_space, n))
-    out.append((w.start[s], w.end[s + 1], C_SEASON))
+        gb = w.gap(b)
+        vb = w.value(b)
+        ok = (gb.length == 1) & ((gb.first == 47) | (gb.first == 45))
+        ok &= (vb >= 1) & (vb <= 31) & (w.length(b) <= 2)
+        a, b = a[ok], b[ok]
+        if a.size:
+            c = b + 1
+            gc = w.gap(c)
+            third = w.valid(c) & (gc.length == 1) & w.case(c)[3] & np.isin(gc.first, _SEPS)
+            ga = w.gap(a)
+            lead = (ga.length == 1) & w.case(a - 1)[3] & w.valid(a - 1) & np.isin(ga.first, _SEPS)
+            va, vb = w.value(a), w.value(b)
+            fraction = (va <= vb) & np.isin(vb, _FRACTION)
+            cued = w.has(a - 1, lx.DATE_CUE)
+            keep = ~third & ~lead & (~fraction | cued)
+            out.append((w.start[a[keep]], w.end[b[keep]], C_NOYEAR))
+    months = _flag_idx(w, lx.MONTH)
+    if months.size:
+        _, _, lower, _ = w.case(months)
+        f = w.flags[months]
+        ok = ~(lower & ((f & lx.COMMON) != 0))  # "may"
+        ok &= ~(lower & ((f & lx.ENGLISH) != 0) & (w.length(months) > 3))  # "march"
+        m = months[ok]
+        nx = m + 1
+        g = w.gap(nx)
+        close = (g.length <= 2) & ~(g.stop & (g.first != 46))
+        md = _day(w, nx) & close
+        out.append((w.start[m[md]], w.end[w.at(nx[md])], C_NOYEAR))
+        my = _year(w, nx) & (g.length <= 2) & ~g.stop
+        out.append((w.start[m[my]], w.end[w.at(nx[my])], C_MONTHYEAR))
+        gm = w.gap(m)
+        dm = _day(w, m - 1) & (gm.length <= 2) & ~gm.stop
+        out.append((w.start[w.at(m[dm] - 1)], w.end[m[dm]], C_NOYEAR))
+        _of_year(w, m, out)
+    seasons = _flag_idx(w, lx.SEASON)
+    if seasons.size:
+        sy = _year(w, seasons + 1) & w.gap(seasons + 1).space
+        out.append((w.start[seasons[sy]], w.end[w.at(seasons[sy] + 1)], C_SEASON))
+        _of_year(w, seasons, out)
 
 
-def _shift(a: np.ndarray, k: int, n: int) -> np.ndarray:
-    out = np.zeros_like(a)
-    if n > k:
-        out[:-k] = a[k:]
-    return out
+def _of_year(w: Words, at: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
+    """ "summer of 2018", "July of 2019"."""
+    ok = _is_of(w, at + 1) & _year(w, at + 2)
+    out.append((w.start[at[ok]], w.end[w.at(at[ok] + 2)], C_MONTHYEAR))
 
 
-def _ordinal(w: Words) -> np.ndarray:
-    """Words like 22nd, 1st, 3rd, 4th."""
-    length = w.end - w.start
-    ok = (length >= 3) & (length <= 4) & ~w.digits & (w.value < 0)
-    first = w.raw[w.start]
-    at = np.flatnonzero(ok & (first >= 48) & (first <= 57))
-    res = np.zeros(w.size, dtype=bool)
-    if at.size == 0:
-        return res
-    raw = w.raw
-    s, ln = w.start[at], length[at]
-    d0 = raw[s]
-    d1 = raw[s + 1]
-    is_d = lambda c: (c >= 48) & (c <= 57)  # noqa: E731
-    suf_at = s + np.where(is_d(d1), 2, 1)
-    good = is_d(d0) & (suf_at + 2 == s + ln)
-    s1, s2 = (
-        raw[np.minimum(suf_at, raw.size - 1)] | 32,
-        raw[np.minimum(suf_at + 1, raw.size - 1)] | 32,
-    )
-    pairs = (s1.astype(np.int64) << 8) | s2
-    sufs = [(ord(a) << 8) | ord(b) for a, b in ("st", "nd", "rd", "th")]
-    res[at] = good & np.isin(pairs, sufs)
-    return res
+def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ignore[type-arg]
+    def word_ok(i: np.ndarray) -> np.ndarray:
+        title, caps, _, digits = w.case(i)
+        return (title | caps) & ~digits & w.valid(i)
 
-
-def _places(text: str, w: Words, title_name: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
-    n = w.size
-    mixed = ~w.capsnote
-    word_ok = (w.title | w.caps) & ~w.digits
     # street addresses: a house number, one to three capitalised words, a street word
-    street = _has(w, lx.STREET) & (w.title | w.caps)
-    for k in (2, 3, 4):
-        lead = np.flatnonzero(w.digits & (w.end - w.start <= 5) & _shift(street, k, n))
-        if lead.size == 0:
-            continue
-        ok = np.ones(lead.size, dtype=bool)
-        for j in range(1, k):
-            ok &= word_ok[np.minimum(lead + j, n - 1)] & w.gap_space[np.minimum(lead + j, n - 1)]
-        ok &= w.gap_space[np.minimum(lead + k, n - 1)]
-        lead = lead[ok]
-        out.append((w.start[lead], w.end[np.minimum(lead + k, n - 1)], C_STREET))
+    streets = _flag_idx(w, lx.STREET)
+    if streets.size:
+        title, caps, _, _ = w.case(streets)
+        streets = streets[title | caps]
+        for k in (2, 3, 4):
+            lead = streets - k
+            ok = w.case(lead)[3] & w.valid(lead) & (w.length(lead) <= 5)
+            for j in range(1, k):
+                ok &= word_ok(lead + j) & w.gap(lead + j).space
+            ok &= w.gap(streets).space
+            out.append((w.start[w.at(lead[ok])], w.end[streets[ok]], C_STREET))
     # P.O. Box 123 ("p o box 123" folded, or "po box")
-    box = np.flatnonzero(_has(w, lx.BOX) & _nxt(w.digits, n))
+    box = _flag_idx(w, lx.BOX)
     if box.size:
-        prev1 = np.maximum(box - 1, 0)
-        prev2 = np.maximum(box - 2, 0)
+        box = box[w.case(box + 1)[3] & w.valid(box + 1)]
         r = w.raw
-        one = (
-            (box >= 1)
-            & ((r[w.start[prev1]] | 32) == ord("p"))
-            & ((r[w.start[prev1] + 1] | 32) == ord("o"))
-        )
-        one &= (w.end[prev1] - w.start[prev1]) == 2
-        two = (
-            (box >= 2)
-            & ((r[w.start[prev1]] | 32) == ord("o"))
-            & ((r[w.start[prev2]] | 32) == ord("p"))
-        )
-        two &= (w.end[prev1] - w.start[prev1] == 1) & (w.end[prev2] - w.start[prev2] == 1)
-        lo = np.where(two, prev2, np.where(one, prev1, box))
-        out.append((w.start[lo], w.end[box + 1], C_BOX))
+        p1, p2 = w.at(box - 1), w.at(box - 2)
+        one = (box >= 1) & (w.length(box - 1) == 2)
+        one &= ((r[w.start[p1]] | 32) == 112) & ((r[w.start[p1] + 1] | 32) == 111)
+        two = (box >= 2) & (w.length(box - 1) == 1) & (w.length(box - 2) == 1)
+        two &= ((r[w.start[p1]] | 32) == 111) & ((r[w.start[p2]] | 32) == 112)
+        lo = np.where(two, p2, np.where(one, p1, box))
+        out.append((w.start[lo], w.end[w.at(box + 1)], C_BOX))
     # facility names: capitalised words before a facility word ("St. Mary's Hospital")
-    fac = np.flatnonzero(_has(w, lx.FACILITY) & (w.title | w.caps) & ~w.lower)
+    fac = _flag_idx(w, lx.FACILITY)
     if fac.size:
+        fac = fac[word_ok(fac)]
         lo = fac.copy()
         for _ in range(4):
-            prev = np.maximum(lo - 1, 0)
-            link = (
-                w.gap_space[lo] | w.gap_dot[lo] | ((w.gap_first[lo] == 39) & (w.gap_len[lo] <= 2))
-            )
-            pw = (word_ok[prev] & ~_has(w, lx.COMMON | lx.CLINICAL)[prev]) | (
-                (w.end[prev] - w.start[prev] == 1)
-                & (w.raw[w.start[prev]] == 115)
-                & (w.gap_first[prev] == 39)
-            )  # the s of 's
-            ok = (lo > 0) & link & pw & ~w.digits[prev]
-            lo = np.where(ok, prev, lo)
+            prev = lo - 1
+            g = w.gap(lo)
+            link = g.space | g.dot | ((g.first == 39) & (g.length <= 2))
+            pw = word_ok(prev) & ~w.has(prev, lx.COMMON | lx.CLINICAL)
+            gp = w.gap(prev)
+            s_of = (w.length(prev) == 1) & (w.raw[w.start[w.at(prev)]] == 115) & (gp.first == 39)
+            lo = np.where(link & (pw | s_of) & w.valid(prev), prev, lo)
         hi = fac.copy()
         for _ in range(2):
-            nx = np.minimum(hi + 1, n - 1)
-            ok = (hi + 1 < n) & _has(w, lx.FACILITY)[nx] & word_ok[nx] & w.gap_space[nx]
+            nx = hi + 1
+            ok = w.has(nx, lx.FACILITY) & word_ok(nx) & w.gap(nx).space
             hi = np.where(ok, nx, hi)
         named = lo < fac
-        # "St. Mary's": skip a leading title word only if it is a lone "St"
         out.append((w.start[lo[named]], w.end[hi[named]], C_FACILITY))
     # gazetteer places
-    place = _has(w, lx.PLACE) & w.title & mixed & ~_has(w, lx.COMMON | lx.CLINICAL | lx.MONTH)
-    cue_before = _prv(_has(w, lx.PLACE_CUE)) & w.gap_space
-    state_after = _nxt(_has(w, lx.STATE_CODE | lx.STATE) & ~w.lower, n) & _nxt(w.gap_comma, n)
-    strong = place & (~_has(w, lx.ENGLISH | lx.GIVEN | lx.SURNAME) | cue_before | state_after)
-    strong &= ~title_name | ~_has(w, lx.GIVEN) | cue_before | state_after
-    p = np.flatnonzero(strong)
-    out.append((w.start[p], w.end[p], C_PLACE))
-    heads = np.flatnonzero(_has(w, lx.PLACE_HEAD) & w.title & mixed)
+    places = _flag_idx(w, lx.PLACE)
+    if places.size:
+        title, _, _, _ = w.case(places)
+        f = w.flags[places]
+        p = places[title & ~w.capsnote(places) & ((f & (lx.COMMON | lx.CLINICAL | lx.MONTH)) == 0)]
+        f = w.flags[p]
+        g = w.gap(p)
+        cue = w.has(p - 1, lx.PLACE_CUE) & g.space
+        state = w.has(p + 1, lx.STATE_CODE | lx.STATE) & ~w.case(p + 1)[2]
+        state &= w.gap(p + 1).comma
+        tn, _, _ = names.kinds(p)
+        strong = ((f & (lx.ENGLISH | lx.GIVEN | lx.SURNAME)) == 0) | cue | state
+        strong &= ~tn | ((f & lx.GIVEN) == 0) | cue | state
+        out.append((w.start[p[strong]], w.end[p[strong]], C_PLACE))
+    heads = _flag_idx(w, lx.PLACE_HEAD)
     if heads.size:
-        multi = lx.load_lexicon().multi
-        lows: list[int] = []
-        highs: list[int] = []
-        for i in heads.tolist():
-            s = int(w.start[i])
-            word = text[s : int(w.end[i])].lower()
-            for name in multi.get(word, ()):
-                k = name.count(" ")
-                if i + k >= n:
-                    continue
-                e = int(w.end[i + k])
-                got = " ".join(text[s:e].lower().replace(".", " ").replace("'", " ").split())
-                if got == name and all(w.title[i + j] or w.caps[i + j] for j in range(k + 1)):
-                    lows.append(s)
-                    highs.append(e)
-                    break
-        if lows:
-            out.append(
-                (np.asarray(lows, dtype=np.int64), np.asarray(highs, dtype=np.int64), C_PLACE)
-            )
+        title, _, _, _ = w.case(heads)
+        heads = heads[title & ~w.capsnote(heads)]
+        _multi_places(text, w, heads, out)
+
+
+def _multi_places(text: str, w: Words, heads: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
+    multi = lx.load_lexicon().multi
+    lows: list[int] = []
+    highs: list[int] = []
+    n = w.size
+    for i in heads.tolist():
+        s = int(w.start[i])
+        word = text[s : int(w.end[i])].lower()
+        for name in multi.get(word, ()):
+            k = name.count(" ")
+            if i + k >= n:
+                continue
+            e = int(w.end[i + k])
+            got = " ".join(text[s:e].lower().replace(".", " ").replace("'", " ").split())
+            if got == name and all(text[int(w.start[i + j])].isupper() for j in range(k + 1)):
+                lows.append(s)
+                highs.append(e)
+                break
+    if lows:
+        out.append((np.asarray(lows, dtype=np.int64), np.asarray(highs, dtype=np.int64), C_PLACE))
+
+
+def _word_at(w: Words, start: np.ndarray) -> np.ndarray:
+    """The word index of each hit start (-1 where no word starts there)."""
+    at = np.clip(np.searchsorted(w.start, start), 0, max(w.size - 1, 0))
+    return np.where((w.size > 0) & (w.start[at] == start), at, -1)
 
 
 def keep_dictionary_hits(
@@ -475,22 +532,25 @@ def keep_dictionary_hits(
     where it is capitalised in a mixed-case note, or ``cued``."""
     if start.size == 0 or w.size == 0:
         return np.ones(start.size, dtype=bool)
-    at = np.clip(np.searchsorted(w.start, start), 0, w.size - 1)
-    wordlike = _has(w, lx.COMMON | lx.NAME_WORD)[at]
-    shows = (w.title[at] | w.caps[at]) & ~w.capsnote[at]
-    return ~wordlike | shows | (cued & ~_has(w, lx.COMMON)[at])
+    at = _word_at(w, start)
+    f = w.f(at)
+    title, caps, _, _ = w.case(at)
+    wordlike = (f & (lx.COMMON | lx.NAME_WORD)) != 0
+    shows = (title | caps) & ~w.capsnote(at)
+    return ~wordlike | shows | (cued & ((f & lx.COMMON) == 0))
 
 
 def cue_before(w: Words, start: np.ndarray) -> np.ndarray:
     """Does a cue word stand right before the word at each of ``start``?"""
     if start.size == 0 or w.size == 0:
         return np.zeros(start.size, dtype=bool)
-    at = np.clip(np.searchsorted(w.start, start), 0, w.size - 1)
-    prev = np.maximum(at - 1, 0)
-    f = w.flags[prev]
+    at = _word_at(w, start)
+    prev = np.where(at > 0, at - 1, -1)
+    f = w.f(prev)
+    _, caps, _, _ = w.case(prev)
     cue = (f & (lx.TITLE | lx.RELATION)) != 0
-    cue |= ((f & lx.CREDENTIAL) != 0) & w.caps[prev] & ~w.capsnote[prev]
-    return (at > 0) & cue
+    cue |= ((f & lx.CREDENTIAL) != 0) & caps & ~w.capsnote(prev)
+    return cue & (prev >= 0)
 
 
 def common_capture(w: Words, start: np.ndarray) -> np.ndarray:
@@ -498,11 +558,13 @@ def common_capture(w: Words, start: np.ndarray) -> np.ndarray:
     rule caught in "WIFE IN TO VISIT" or "Son At bedside")?"""
     if start.size == 0 or w.size == 0:
         return np.zeros(start.size, dtype=bool)
-    at = np.clip(np.searchsorted(w.start, start), 0, w.size - 1)
-    f = w.flags[at]
+    at = _word_at(w, start)
+    f = w.f(at)
+    title, _, lower, _ = w.case(at)
+    capsnote = w.capsnote(at)
     bad = (f & (lx.COMMON | lx.CLINICAL)) != 0
-    bad &= ~(((f & lx.NAME_WORD) != 0) & w.title[at] & ~w.capsnote[at])
-    lower_word = (w.capsnote[at] | w.lower[at]) & ((f & lx.ENGLISH) != 0)
+    bad &= ~(((f & lx.NAME_WORD) != 0) & title & ~capsnote)
+    lower_word = (capsnote | lower) & ((f & lx.ENGLISH) != 0)
     lower_word &= (f & (lx.GIVEN | lx.SURNAME)) == 0
     return bad | lower_word
 
@@ -513,10 +575,11 @@ def trim_cue_names(w: Words, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     Census name ("DR. JONES AWARE")."""
     if start.size == 0 or w.size == 0:
         return end
-    at = np.clip(np.searchsorted(w.start, start), 0, w.size - 1)
-    nx = np.minimum(at + 1, w.size - 1)
-    two = (at + 1 < w.size) & (w.end[nx] <= end) & (w.end[at] < end)
-    f = w.flags[nx]
+    at = _word_at(w, start)
+    nx = np.where(at >= 0, at + 1, -1)
+    valid = w.valid(nx) & (at >= 0)
+    two = valid & (w.end[w.at(nx)] <= end) & (w.end[w.at(at)] < end)
+    f = w.f(nx)
     bad = (f & (lx.COMMON | lx.CLINICAL | _CUE)) != 0
-    bad |= w.capsnote[nx] & ((f & (lx.GIVEN | lx.SURNAME)) == 0)
-    return np.where(two & bad, w.end[at], end)
+    bad |= w.capsnote(nx) & ((f & (lx.GIVEN | lx.SURNAME)) == 0)
+    return np.where(two & bad, w.end[w.at(at)], end)
