@@ -246,7 +246,7 @@ def _cued_names(w: Words, names: _Names, out: list) -> None:  # type: ignore[typ
     f = w.flags[cues]
     _, ccaps, clower, _ = w.case(cues)
     title_or_rel = (f & (lx.TITLE | lx.RELATION)) != 0
-    is_cue = title_or_rel | ~clower
+    is_cue = title_or_rel | ccaps  # a credential cue is written in capitals: "RN", not "Pt"
     cred_only = ~title_or_rel
     # 1. a word after a cue ("Dr. Smith", "dr smith", "dtr Mary", "RN Mary", "Dr. K")
     cue = cues[is_cue]
