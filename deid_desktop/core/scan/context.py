@@ -69,98 +69,61 @@ _FRACTION = np.array([2, 3, 4, 5, 8, 10])
 _SUFFIXES = np.array([(ord(a) << 8) | ord(b) for a, b in ("st", "nd", "rd", "th")])
 
 
+_PAD = 3  # sentinel words after the last: index -1, -2 and n..n+2 read as no word
+
+
 @dataclass(frozen=True, eq=False)
 class Words:
-    """The words of a batch: full arrays of starts, ends, lexicon flags and the class of
-    the first character; every other feature is read at given word indices (an index
-    outside 0..n-1 reads as no word: False, 0 or -1)."""
+    """The words of a batch as arrays padded with ``_PAD`` sentinel words, so that a
+    neighbour's index (i - 2 .. i + 2) always reads: a sentinel is no word (False, 0 or
+    -1; its gap is a stop). Starts and ends (``start``, ``end``) are offsets in the
+    batch; ``size`` counts the real words only."""
 
     start: np.ndarray
     end: np.ndarray
     flags: np.ndarray
-    c0: np.ndarray
+    real: np.ndarray
+    title: np.ndarray  # first letter upper, the second lower
+    caps: np.ndarray  # upper-case (one letter: an initial)
+    lower: np.ndarray  # starts lower-case
+    digits: np.ndarray  # digits only
+    values: np.ndarray  # the number of a word of 1-4 digits, else -1
+    lengths: np.ndarray
+    capsnotes: np.ndarray  # the word's note is written in capitals
+    c0: np.ndarray  # class of the first character
     raw: np.ndarray  # the batch's ASCII projection, 4 spare bytes
-    seps: np.ndarray  # positions of NOTE_SEP (note boundaries)
-    note_caps: np.ndarray  # per note: written in capitals
-
-    @property
-    def size(self) -> int:
-        return int(self.start.size)
+    gaps: Gap  # per word, the gap before it
+    size: int
 
     def valid(self, i: np.ndarray) -> np.ndarray:
-        return (i >= 0) & (i < self.size)
+        return self.real[i]
 
     def at(self, i: np.ndarray) -> np.ndarray:
-        return np.clip(i, 0, max(self.size - 1, 0))
+        return i
 
     def f(self, i: np.ndarray) -> np.ndarray:
-        return np.where(self.valid(i), self.flags[self.at(i)], 0)
+        return self.flags[i]
 
     def has(self, i: np.ndarray, flag: int) -> np.ndarray:
-        return (self.f(i) & flag) != 0
+        return (self.flags[i] & flag) != 0
 
     def length(self, i: np.ndarray) -> np.ndarray:
-        j = self.at(i)
-        return np.where(self.valid(i), self.end[j] - self.start[j], 0)
+        return self.lengths[i]
 
     def case(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(title, caps, lower, digits) of the words at ``i``."""
-        j = self.at(i)
-        ok = self.valid(i)
-        s, e = self.start[j], self.end[j]
-        c0 = np.where(ok, self.c0[j], 0)
-        c1 = _CLASS[self.raw[s + 1]]
-        cl = _CLASS[self.raw[np.maximum(e - 1, 0)]]
-        one = (e - s) == 1
-        up = (c0 & _UP) != 0
-        title = up & ((c1 & _LOW) != 0) & ~one
-        caps = up & (one | (((c1 & _UP) != 0) & ((cl & _UP) != 0)))
-        lower = (c0 & _LOW) != 0
-        digits = ((c0 & _DIG) != 0) & ((cl & _DIG) != 0) & (one | ((c1 & _DIG) != 0))
-        return title, caps, lower, digits
+        return self.title[i], self.caps[i], self.lower[i], self.digits[i]
 
     def value(self, i: np.ndarray) -> np.ndarray:
-        """The number of a word of 1-4 digits (else -1)."""
-        j = self.at(i)
-        s, n = self.start[j], self.end[j] - self.start[j]
-        v = np.zeros(j.size, dtype=np.int64)
-        ok = self.valid(i) & (n <= 4)
-        for k in range(4):
-            inside = k < n
-            c = self.raw[s + k].astype(np.int64) - 48
-            ok &= ~inside | ((c >= 0) & (c <= 9))
-            v = np.where(inside, v * 10 + c, v)
-        return np.where(ok, v, -1)
+        return self.values[i]
 
     def capsnote(self, i: np.ndarray) -> np.ndarray:
-        j = self.at(i)
-        return self.note_caps[np.searchsorted(self.seps, self.start[j])]
+        return self.capsnotes[i]
 
     def gap(self, i: np.ndarray) -> Gap:
         """What lies between word ``i - 1`` and word ``i``."""
-        j = self.at(i)
-        ok = self.valid(i)
-        lo = np.where(j > 0, self.end[np.maximum(j - 1, 0)], 0)
-        n = np.where(ok, self.start[j] - lo, 0)
-        raw = self.raw
-        g0 = np.where(n > 0, _CLASS[raw[lo]], 0)
-        g1 = np.where(n > 1, _CLASS[raw[lo + 1]], 0)
-        g2 = np.where(n > 2, _CLASS[raw[lo + 2]], 0)
-        gl = np.where(n > 0, _CLASS[raw[np.maximum(self.start[j] - 1, 0)]], 0)
-        anyc = g0 | g1 | g2 | gl
-        space = (n > 0) & (n <= 3)
-        for g, k in ((g0, 0), (g1, 1), (g2, 2)):
-            space &= (n <= k) | (g == _SP)
-        first = np.where(n > 0, raw[lo], 0).astype(np.int64)
-        stop = ((anyc & _STOP) != 0) | (j == 0) | ~ok
-        return Gap(
-            length=n,
-            space=space & ok,
-            stop=stop,
-            comma=((g0 | g1) & _COMMA) != 0,
-            first=first,
-            dot=(first == 46) & (n <= 2) & ((anyc & _BREAK) == 0),
-        )
+        g = self.gaps
+        return Gap(g.length[i], g.space[i], g.stop[i], g.comma[i], g.first[i], g.dot[i])
 
 
 class Gap(NamedTuple):
@@ -172,6 +135,13 @@ class Gap(NamedTuple):
     dot: np.ndarray  # "." or ". " (an abbreviation, an initial)
 
 
+def _pad(a: np.ndarray, fill: object) -> np.ndarray:
+    out = np.empty(a.size + _PAD, dtype=a.dtype)
+    out[: a.size] = a
+    out[a.size :] = fill
+    return out
+
+
 def cut_words(text: str, folded: str, *, full: bool = False) -> Words:
     fb = ascii_projection(folded)
     raw = np.frombuffer(ascii_projection(text) + bytes(4), dtype=np.uint8)
@@ -181,15 +151,85 @@ def cut_words(text: str, folded: str, *, full: bool = False) -> Words:
     np.not_equal(f, 32, out=word[1:-1])
     edges = np.flatnonzero(word[1:] != word[:-1])
     start, end = edges[0::2], edges[1::2]
-    flags = lx.load_lexicon(full).lookup(fb + bytes(16), start, end - start)
+    length = end - start
+    flags = lx.load_lexicon(full).lookup(fb + bytes(16), start, length)
     c0 = _CLASS[raw[start]]
+    c1 = _CLASS[raw[start + 1]]
+    cl = _CLASS[raw[np.maximum(end - 1, 0)]]
+    one = length == 1
+    up = (c0 & _UP) != 0
+    title = up & ((c1 & _LOW) != 0) & ~one
+    caps = up & (one | (((c1 & _UP) != 0) & ((cl & _UP) != 0)))
+    lower = (c0 & _LOW) != 0
+    digits = ((c0 & _DIG) != 0) & ((cl & _DIG) != 0) & (one | ((c1 & _DIG) != 0))
+    values = np.full(start.size, -1, dtype=np.int64)
+    short = np.flatnonzero(digits & (length <= 4))
+    if short.size:
+        s, n = start[short], length[short]
+        v = np.zeros(short.size, dtype=np.int64)
+        ok = np.ones(short.size, dtype=bool)
+        for k in range(4):
+            inside = k < n
+            c = raw[s + k].astype(np.int64) - 48
+            ok &= ~inside | ((c >= 0) & (c <= 9))
+            v = np.where(inside, v * 10 + c, v)
+        values[short] = np.where(ok, v, -1)
+        digits[short] &= ok
     # notes written in capitals: more words starting upper-case than lower-case (x3)
     seps = np.flatnonzero(raw[: f.size] == 0)
     bounds = np.concatenate(([0], np.searchsorted(start, seps), [start.size]))
-    cum_low = np.concatenate(([0], np.cumsum((c0 & _LOW) != 0, dtype=np.int32)))
-    cum_up = np.concatenate(([0], np.cumsum((c0 & _UP) != 0, dtype=np.int32)))
+    cum_low = np.concatenate(([0], np.cumsum(lower, dtype=np.int32)))
+    cum_up = np.concatenate(([0], np.cumsum(up, dtype=np.int32)))
     note_caps = np.diff(cum_low[bounds]) * 3 < np.diff(cum_up[bounds])
-    return Words(start, end, flags, c0, raw, seps, note_caps)
+    capsnotes = np.repeat(note_caps, np.diff(bounds))
+    gaps = _gaps(raw, start, end)
+    return Words(
+        start=_pad(start, 0),
+        end=_pad(end, 0),
+        flags=_pad(flags, 0),
+        real=_pad(np.ones(start.size, dtype=bool), False),
+        title=_pad(title, False),
+        caps=_pad(caps, False),
+        lower=_pad(lower, False),
+        digits=_pad(digits, False),
+        values=_pad(values, -1),
+        lengths=_pad(length, 0),
+        capsnotes=_pad(capsnotes, False),
+        c0=_pad(c0, 0),
+        raw=raw,
+        gaps=gaps,
+        size=int(start.size),
+    )
+
+
+def _gaps(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> Gap:
+    """The gap before each word, read from its first three and its last character;
+    padded (a sentinel's gap is an empty stop)."""
+    lo = np.empty_like(start)
+    if start.size:
+        lo[0] = 0
+        lo[1:] = end[:-1]
+    n = start - lo
+    g0 = np.where(n > 0, _CLASS[raw[lo]], 0)
+    g1 = np.where(n > 1, _CLASS[raw[lo + 1]], 0)
+    g2 = np.where(n > 2, _CLASS[raw[lo + 2]], 0)
+    gl = np.where(n > 0, _CLASS[raw[np.maximum(start - 1, 0)]], 0)
+    anyc = g0 | g1 | g2 | gl
+    space = (n > 0) & (n <= 3)
+    for g, k in ((g0, 0), (g1, 1), (g2, 2)):
+        space &= (n <= k) | (g == _SP)
+    first = np.where(n > 0, raw[lo], 0).astype(np.int64)
+    stop = (anyc & _STOP) != 0
+    if stop.size:
+        stop[0] = True
+    return Gap(
+        length=_pad(n, 0),
+        space=_pad(space, False),
+        stop=_pad(stop, True),
+        comma=_pad(((g0 | g1) & _COMMA) != 0, False),
+        first=_pad(first, 0),
+        dot=_pad((first == 46) & (n <= 2) & ((anyc & _BREAK) == 0), False),
+    )
 
 
 class _Names:
@@ -215,7 +255,7 @@ class _Names:
 
 
 def _flag_idx(w: Words, flag: int) -> np.ndarray:
-    return np.flatnonzero((w.flags & flag) != 0)
+    return np.flatnonzero((w.flags[: w.size] & flag) != 0)
 
 
 def find_context(text: str, folded: str, *, high_recall: bool = False) -> tuple[Found, Words]:
@@ -244,7 +284,7 @@ def _cued_names(w: Words, names: _Names, out: list) -> None:  # type: ignore[typ
     if cues.size == 0:
         return
     f = w.flags[cues]
-    _, ccaps, clower, _ = w.case(cues)
+    _, ccaps, _, _ = w.case(cues)
     title_or_rel = (f & (lx.TITLE | lx.RELATION)) != 0
     is_cue = title_or_rel | ccaps  # a credential cue is written in capitals: "RN", not "Pt"
     cred_only = ~title_or_rel
@@ -298,7 +338,7 @@ def _extend_name(
 
 
 def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None:  # type: ignore[type-arg]
-    up = np.flatnonzero((w.c0 & _UP) != 0)
+    up = np.flatnonzero((w.c0[: w.size] & _UP) != 0)
     if up.size == 0:
         return
     tn, _, _ = names.kinds(up)
@@ -332,7 +372,7 @@ def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None
 
 
 def _ages(w: Words, out: list) -> None:  # type: ignore[type-arg]
-    dig = np.flatnonzero((w.c0 & _DIG) != 0)
+    dig = np.flatnonzero((w.c0[: w.size] & _DIG) != 0)
     if dig.size:
         v = w.value(dig)
         old = dig[(v >= 90) & (v <= 125)]
@@ -374,7 +414,7 @@ def _is_of(w: Words, i: np.ndarray) -> np.ndarray:
 
 def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
     # "7/22", "07-22": two numbers, one '/' or '-' between, no third part, no decimals
-    dig = np.flatnonzero((w.c0 & _DIG) != 0)
+    dig = np.flatnonzero((w.c0[: w.size] & _DIG) != 0)
     if dig.size:
         va = w.value(dig)
         a = dig[(va >= 1) & (va <= 12) & (w.length(dig) <= 2)]
@@ -492,9 +532,9 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
         out.append((w.start[p[strong]], w.end[p[strong]], C_PLACE))
     heads = _flag_idx(w, lx.PLACE_HEAD)
     if heads.size:
-        title, _, _, _ = w.case(heads)
-        heads = heads[title & ~w.capsnote(heads)]
-        _multi_places(text, w, heads, out)
+        nt, nc, _, _ = w.case(heads + 1)  # the next word capitalised too: "New Bedford"
+        keep = w.title[heads] & ~w.capsnote(heads) & (nt | nc) & w.gap(heads + 1).space
+        _multi_places(text, w, heads[keep], out)
 
 
 def _multi_places(text: str, w: Words, heads: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
@@ -520,8 +560,8 @@ def _multi_places(text: str, w: Words, heads: np.ndarray, out: list) -> None:  #
 
 
 def _word_at(w: Words, start: np.ndarray) -> np.ndarray:
-    """The word index of each hit start (-1 where no word starts there)."""
-    at = np.clip(np.searchsorted(w.start, start), 0, max(w.size - 1, 0))
+    """The word index of each hit start (-1, a sentinel, where no word starts there)."""
+    at = np.minimum(np.searchsorted(w.start[: w.size], start), max(w.size - 1, 0))
     return np.where((w.size > 0) & (w.start[at] == start), at, -1)
 
 
