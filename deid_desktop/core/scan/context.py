@@ -64,9 +64,12 @@ _CLASS[44] = _COMMA
 _CLASS[65:91] = _UP
 _CLASS[97:123] = _LOW
 _CLASS[48:58] = _DIG
-_SEPS = np.array([45, 46, 47])  # - . /
-_FRACTION = np.array([2, 3, 4, 5, 8, 10])
-_SUFFIXES = np.array([(ord(a) << 8) | ord(b) for a, b in ("st", "nd", "rd", "th")])
+_SEP_CHAR = np.zeros(256, dtype=bool)
+_SEP_CHAR[[45, 46, 47]] = True  # - . /
+_FRACTION = np.zeros(32, dtype=bool)
+_FRACTION[[2, 3, 4, 5, 8, 10]] = True  # x/2, x/4, x/10: a dose or a score, not a date
+_SUFFIX = np.zeros(1 << 16, dtype=bool)
+_SUFFIX[[(ord(a) << 8) | ord(b) for a, b in ("st", "nd", "rd", "th")]] = True
 
 
 _PAD = 3  # sentinel words after the last: index -1, -2 and n..n+2 read as no word
@@ -142,17 +145,32 @@ def _pad(a: np.ndarray, fill: object) -> np.ndarray:
     return out
 
 
-def cut_words(text: str, folded: str, *, full: bool = False) -> Words:
-    fb = ascii_projection(folded)
+def cut_words(
+    text: str,
+    folded: str,
+    *,
+    full: bool = False,
+    tokens: tuple[np.ndarray, ...] | None = None,
+) -> Words:
+    """The words of the batch; ``tokens``: the word pass's words of `` folded `` (starts,
+    ends and keys, one character to the right), so they are not cut and read again."""
     raw = np.frombuffer(ascii_projection(text) + bytes(4), dtype=np.uint8)
-    f = np.frombuffer(fb, dtype=np.uint8)
-    word = np.empty(f.size + 2, dtype=bool)
-    word[0] = word[-1] = False
-    np.not_equal(f, 32, out=word[1:-1])
-    edges = np.flatnonzero(word[1:] != word[:-1])
-    start, end = edges[0::2], edges[1::2]
-    length = end - start
-    flags = lx.load_lexicon(full).lookup(fb + bytes(16), start, length)
+    lexicon = lx.load_lexicon(full)
+    if tokens is not None:
+        starts, ends, k0, k1 = tokens
+        start, end = starts - 1, ends - 1
+        length = end - start
+        flags = lexicon.lookup_hashes(lx.key_hash(k0, k1, length), length)
+    else:
+        fb = ascii_projection(folded)
+        f = np.frombuffer(fb, dtype=np.uint8)
+        word = np.empty(f.size + 2, dtype=bool)
+        word[0] = word[-1] = False
+        np.not_equal(f, 32, out=word[1:-1])
+        edges = np.flatnonzero(word[1:] != word[:-1])
+        start, end = edges[0::2], edges[1::2]
+        length = end - start
+        flags = lexicon.lookup(fb + bytes(16), start, length)
     c0 = _CLASS[raw[start]]
     c1 = _CLASS[raw[start + 1]]
     cl = _CLASS[raw[np.maximum(end - 1, 0)]]
@@ -176,7 +194,7 @@ def cut_words(text: str, folded: str, *, full: bool = False) -> Words:
         values[short] = np.where(ok, v, -1)
         digits[short] &= ok
     # notes written in capitals: more words starting upper-case than lower-case (x3)
-    seps = np.flatnonzero(raw[: f.size] == 0)
+    seps = np.flatnonzero(raw[: len(text)] == 0)
     bounds = np.concatenate(([0], np.searchsorted(start, seps), [start.size]))
     cum_low = np.concatenate(([0], np.cumsum(lower, dtype=np.int32)))
     cum_up = np.concatenate(([0], np.cumsum(up, dtype=np.int32)))
@@ -203,22 +221,21 @@ def cut_words(text: str, folded: str, *, full: bool = False) -> Words:
 
 
 def _gaps(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> Gap:
-    """The gap before each word, read from its first three and its last character;
-    padded (a sentinel's gap is an empty stop)."""
+    """The gap before each word, read from its first two and its last character (a gap
+    of spaces is at most 3 long); padded (a sentinel's gap is an empty stop)."""
     lo = np.empty_like(start)
     if start.size:
         lo[0] = 0
         lo[1:] = end[:-1]
     n = start - lo
-    g0 = np.where(n > 0, _CLASS[raw[lo]], 0)
-    g1 = np.where(n > 1, _CLASS[raw[lo + 1]], 0)
-    g2 = np.where(n > 2, _CLASS[raw[lo + 2]], 0)
-    gl = np.where(n > 0, _CLASS[raw[np.maximum(start - 1, 0)]], 0)
-    anyc = g0 | g1 | g2 | gl
-    space = (n > 0) & (n <= 3)
-    for g, k in ((g0, 0), (g1, 1), (g2, 2)):
-        space &= (n <= k) | (g == _SP)
-    first = np.where(n > 0, raw[lo], 0).astype(np.int64)
+    g0 = _CLASS[raw[lo]]
+    g1 = _CLASS[raw[lo + 1]] * (n > 1)
+    gl = _CLASS[raw[np.maximum(start - 1, 0)]]
+    if start.size and n[0] == 0:  # the batch starts with a word: no gap
+        g0[0] = gl[0] = 0
+    anyc = g0 | g1 | gl
+    space = (g0 == _SP) & (gl == _SP) & ((n <= 2) | (g1 == _SP)) & (n <= 3)
+    first = raw[lo].astype(np.int64) * (n > 0)
     stop = (anyc & _STOP) != 0
     if stop.size:
         stop[0] = True
@@ -258,9 +275,15 @@ def _flag_idx(w: Words, flag: int) -> np.ndarray:
     return np.flatnonzero((w.flags[: w.size] & flag) != 0)
 
 
-def find_context(text: str, folded: str, *, high_recall: bool = False) -> tuple[Found, Words]:
+def find_context(
+    text: str,
+    folded: str,
+    *,
+    high_recall: bool = False,
+    tokens: tuple[np.ndarray, ...] | None = None,
+) -> tuple[Found, Words]:
     """Candidate hits of every context finder in the batch, and its words."""
-    w = cut_words(text, folded, full=high_recall)
+    w = cut_words(text, folded, full=high_recall, tokens=tokens)
     out: list[tuple[np.ndarray, np.ndarray, int | np.ndarray]] = []
     if w.size:
         names = _Names(w)
@@ -397,7 +420,7 @@ def _day(w: Words, i: np.ndarray) -> np.ndarray:
     two = (d1 & _DIG) != 0
     suf = s + np.where(two, 2, 1)
     pair = ((raw[suf] | 32).astype(np.int64) << 8) | (raw[suf + 1] | 32)
-    ordinal = w.valid(i) & ((d0 & _DIG) != 0) & (suf + 2 == s + n) & np.isin(pair, _SUFFIXES)
+    ordinal = w.valid(i) & ((d0 & _DIG) != 0) & (suf + 2 == s + n) & _SUFFIX[pair]
     return num | ordinal
 
 
@@ -427,11 +450,11 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
         if a.size:
             c = b + 1
             gc = w.gap(c)
-            third = w.valid(c) & (gc.length == 1) & w.case(c)[3] & np.isin(gc.first, _SEPS)
+            third = w.valid(c) & (gc.length == 1) & w.case(c)[3] & _SEP_CHAR[gc.first]
             ga = w.gap(a)
-            lead = (ga.length == 1) & w.case(a - 1)[3] & w.valid(a - 1) & np.isin(ga.first, _SEPS)
+            lead = (ga.length == 1) & w.case(a - 1)[3] & w.valid(a - 1) & _SEP_CHAR[ga.first]
             va, vb = w.value(a), w.value(b)
-            fraction = (va <= vb) & np.isin(vb, _FRACTION)
+            fraction = (va <= vb) & _FRACTION[np.clip(vb, 0, 31)]
             cued = w.has(a - 1, lx.DATE_CUE)
             keep = ~third & ~lead & (~fraction | cued)
             out.append((w.start[a[keep]], w.end[b[keep]], C_NOYEAR))

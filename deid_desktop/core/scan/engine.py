@@ -182,8 +182,11 @@ def _scan_batch(
 ) -> TextHits:
     text = NOTE_SEP.join(notes)
     folded = fold(text)
-    words, url_starts = find_words(text, folded, dictionary)
-    extra, w = context.find_context(text, folded, high_recall=options.high_recall)
+    tokens: list[tuple[np.ndarray, ...]] = []
+    words, url_starts = find_words(text, folded, dictionary, tokens)
+    extra, w = context.find_context(
+        text, folded, high_recall=options.high_recall, tokens=tokens[0] if tokens else None
+    )
     words = _checked_words(words, w)
     found = [
         words,

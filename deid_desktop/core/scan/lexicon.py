@@ -85,6 +85,12 @@ def word_hash(buf: bytes, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
     n = np.minimum(length, 8)
     k0 = read8(buf, starts) & _MASK[n]
     k1 = read8(buf, starts + 8) & _MASK[np.clip(length - 8, 0, 8)]
+    return key_hash(k0, k1, length)
+
+
+def key_hash(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """``word_hash`` from the two 8-byte keys of each word (as ``regions`` reads them:
+    the first 8 characters, then the next 8 of a longer word, else 0)."""
     with np.errstate(over="ignore"):
         h = (k0 * _M0) ^ ((k1 + length.astype(np.uint64)) * _M1)
         h ^= h >> np.uint64(29)
@@ -119,7 +125,12 @@ class Lexicon:
         """Flags of the words at ``starts`` in the folded ASCII ``buf`` (0: unknown)."""
         if starts.size == 0 or self.hashes.size == 0:
             return np.zeros(starts.size, dtype=np.int64)
-        h = word_hash(buf, starts, length)
+        return self.lookup_hashes(word_hash(buf, starts, length), length)
+
+    def lookup_hashes(self, h: np.ndarray, length: np.ndarray) -> np.ndarray:
+        """Flags of the words of hashes ``h`` (``word_hash``) and lengths ``length``."""
+        if h.size == 0 or self.hashes.size == 0:
+            return np.zeros(h.size, dtype=np.int64)
         hashes, flags, shared = self._table
         slot = (h >> np.uint64(64 - _SLOT_BITS)).astype(np.int64)
         out = np.where(hashes[slot] == h, flags[slot], 0)

@@ -91,11 +91,17 @@ def _arrays(starts: list[int], ends: list[int], codes: list[int]) -> Found:
     )
 
 
-def find_words(text: str, folded: str, dictionary: ScanDictionary) -> tuple[Found, np.ndarray]:
+def find_words(
+    text: str,
+    folded: str,
+    dictionary: ScanDictionary,
+    tokens: list[tuple[np.ndarray, ...]] | None = None,
+) -> tuple[Found, np.ndarray]:
     """Dictionary terms (whole words), cue-introduced names and month-name dates; and
-    where a URL may start (the words http, https and www), for ``find_emails_urls``."""
+    where a URL may start (the words http, https and www), for ``find_emails_urls``.
+    ``tokens`` receives the words of the batch (see ``WordIndex.matches``)."""
     matcher = dictionary.matcher
-    last, ids = _automaton_matches(matcher, f" {folded} ")
+    last, ids = _automaton_matches(matcher, f" {folded} ", tokens)
     if last.size == 0:
         return (_EMPTY, _EMPTY, _EMPTY), _EMPTY
     # " term " ends at padded index `last`; its leading space sits at last - length + 1,
@@ -118,15 +124,17 @@ def find_words(text: str, folded: str, dictionary: ScanDictionary) -> tuple[Foun
     return found, url_starts
 
 
-def _automaton_matches(matcher: WordMatcher, padded: str) -> tuple[np.ndarray, np.ndarray]:
+def _automaton_matches(
+    matcher: WordMatcher, padded: str, tokens: list[tuple[np.ndarray, ...]] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """End index in ``padded`` and word number of every match of " word ", ordered by end
     and longest first. ASCII words go through the word index (``regions``), over the
     text with every other character read as '?' (which no folded word holds, so a word
     with such a character matches no ASCII word); the few other words through their own
     automaton."""
     if padded.isascii():
-        return matcher.index.matches(padded.encode("ascii"))
-    last, ids = matcher.index.matches(ascii_projection(padded))
+        return matcher.index.matches(padded.encode("ascii"), tokens)
+    last, ids = matcher.index.matches(ascii_projection(padded), tokens)
     if matcher.other is None:
         return last, ids
     flat = np.fromiter(itertools.chain.from_iterable(matcher.other.iter(padded)), dtype=np.int64)
