@@ -42,6 +42,7 @@ def spans(text: str, dictionary=EMPTY, **kw) -> list[tuple[str, str]]:  # type: 
         ("discussed with Dr. K", "K"),
         ("son J at bedside", "J"),
         ("WIFE MARY IN TO VISIT", "MARY"),
+        ("Reviewed with Dr. Aki today", "Aki"),  # AKI is also a clinical abbreviation
     ],
 )
 def test_names_beyond_the_dictionary(text: str, expected: str) -> None:

@@ -625,8 +625,9 @@ def common_capture(w: Words, start: np.ndarray) -> np.ndarray:
     f = w.f(at)
     title, _, lower, _ = w.case(at)
     capsnote = w.capsnote(at)
-    bad = (f & (lx.COMMON | lx.CLINICAL)) != 0
-    bad &= ~(((f & lx.NAME_WORD) != 0) & title & ~capsnote)
+    named = title & ~capsnote  # "Dr. Aki", "father Thu": Title-case after a cue
+    bad = ((f & lx.COMMON) != 0) & ~(((f & lx.NAME_WORD) != 0) & named)
+    bad |= ((f & lx.CLINICAL) != 0) & ~named
     lower_word = (capsnote | lower) & ((f & lx.ENGLISH) != 0)
     lower_word &= (f & (lx.GIVEN | lx.SURNAME)) == 0
     return bad | lower_word
