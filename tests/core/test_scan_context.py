@@ -117,11 +117,9 @@ def test_common_word_name_matches_only_capitalised_or_cued() -> None:
     d = build_dictionary_from_values({"name": ["Will Smith"]})
     assert spans("Pt will call. Will Smith called.", d).count(("will", "NAME")) == 0
     assert ("Will", "NAME") in spans("Pt will call. Will Smith called.", d)
-    assert ("Smith", "NAME") in spans(
+    # a surname that is no everyday word matches in any case
+    assert ("smith", "NAME") in spans(
         "smith came", build_dictionary_from_values({"name": ["Ann Smith"]})
-    ) or (
-        ("smith", "NAME")
-        in spans("smith came", build_dictionary_from_values({"name": ["Ann Smith"]}))
     )
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.scan import context
+from deid_desktop.core.scan import context, wordcheck
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.fold import NOTE_SEP, fold
 from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
@@ -217,12 +217,12 @@ def _checked_words(
     names = np.flatnonzero(code == _NAME_CODE)
     if names.size:
         s = start[names]
-        keep[names] = context.keep_dictionary_hits(w, s, end[names], context.cue_before(w, s))
+        keep[names] = wordcheck.keep_dictionary_hits(w, s, end[names], wordcheck.cue_before(w, s))
     cues = np.flatnonzero(np.isin(code, _OLD_CUES))
     if cues.size:
-        keep[cues] = ~context.common_capture(w, start[cues])
+        keep[cues] = ~wordcheck.common_capture(w, start[cues])
         end = end.copy()
-        end[cues] = context.trim_cue_names(w, start[cues], end[cues])
+        end[cues] = wordcheck.trim_cue_names(w, start[cues], end[cues])
     if keep.all():
         return start, end, code
     return start[keep], end[keep], code[keep]
