@@ -24,6 +24,7 @@ OS keyring (``deid_desktop.secrets``); the engine never stores or logs it.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -167,11 +168,13 @@ def scan_extract(
     columns: dict[str, list[str]] | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
+    sites: Sequence[str] = (),
 ) -> ScanReport | None:
     """Scan the extract's free-text columns, or only ``columns`` (None when there are none).
 
     The dictionary lives only inside this call, so its memory is gone before the
-    release is built.
+    release is built. Each table's person key makes the scan person-aware; ``sites``:
+    the user's site list (``scan.load_site_list``).
     """
     from deid_desktop.core.scan import build_dictionary, scan_frames
 
@@ -181,9 +184,10 @@ def scan_extract(
     return scan_frames(
         {name: extract.table(name).frame for name in text_columns},
         text_columns,
-        build_dictionary(extract, project),
+        build_dictionary(extract, project, sites),
         progress=progress,
         cancel=cancel,
+        person_keys={t.name: t.key for t in project.tables},
     )
 
 

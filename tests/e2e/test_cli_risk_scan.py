@@ -131,7 +131,16 @@ def test_scan_file_json_counts_without_text(tmp_path: Path) -> None:
     assert (0, "cue:dr") in rules
     assert (0, "dictionary:phone") in rules
     assert (1, "cue:daughter") in rules
-    assert set(out["hit_list"][0]) == {"table", "row", "column", "start", "end", "kind", "rule"}
+    assert set(out["hit_list"][0]) == {
+        "table",
+        "row",
+        "column",
+        "start",
+        "end",
+        "kind",
+        "rule",
+        "confidence",
+    }
     assert "cannot prove a note clean" in out["disclaimer"]
     for text in ("Rosa", "Okafor", "Sarah", "555", "3/4/2024"):
         assert text not in run.stdout
