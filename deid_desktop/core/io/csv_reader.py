@@ -71,9 +71,9 @@ class _BadRows:
 
 
 def _options(
-    layout: Layout, bad: _BadRows, *, threads: bool
+    layout: Layout, bad: _BadRows, *, threads: bool, block: int = BLOCK_SIZE
 ) -> tuple[pacsv.ReadOptions, pacsv.ParseOptions, pacsv.ConvertOptions]:
-    read = pacsv.ReadOptions(use_threads=threads, block_size=BLOCK_SIZE)
+    read = pacsv.ReadOptions(use_threads=threads, block_size=block)
     parse = pacsv.ParseOptions(
         delimiter=layout.delimiter,
         quote_char='"',
@@ -94,10 +94,25 @@ def _options(
 
 
 def _parse(buf: pa.Buffer, layout: Layout, reporter: Reporter, *, file: str) -> pa.Table:
+    try:
+        return _parse_blocks(buf, layout, reporter, file=file, block=BLOCK_SIZE)
+    except _RowTooLong:
+        # a record longer than a block (a multi-megabyte note): one block for the file
+        return _parse_blocks(buf, layout, reporter, file=file, block=buf.size + 1)
+
+
+class _RowTooLong(Exception):
+    """pyarrow met a record longer than its block size."""
+
+
+def _parse_blocks(
+    buf: pa.Buffer, layout: Layout, reporter: Reporter, *, file: str, block: int
+) -> pa.Table:
     bad = _BadRows()
-    read, parse, convert = _options(layout, bad, threads=True)
+    read, parse, convert = _options(layout, bad, threads=True, block=block)
     batches: list[pa.RecordBatch] = []
     expected_rows = max(1.0, buf.size / layout.bytes_per_row)
+    reader = None
     try:
         reader = pacsv.open_csv(
             pa.BufferReader(buf), read_options=read, parse_options=parse, convert_options=convert
@@ -108,9 +123,14 @@ def _parse(buf: pa.Buffer, layout: Layout, reporter: Reporter, *, file: str) -> 
             rows += batch.num_rows
             reporter.step(min(rows / expected_rows, 0.99), f"Parsing {file}")
         schema = reader.schema
-    except pa.ArrowInvalid:
+    except pa.ArrowInvalid as exc:
+        if "straddl" in str(exc) and block <= buf.size:
+            raise _RowTooLong from None
         # pyarrow's message may quote the row: never pass it on.
         raise _unreadable(buf, layout, file=file) from None
+    finally:
+        if reader is not None:
+            reader.close()  # its read-ahead stops here, not at interpreter exit
     if bad.count:
         raise _ragged_error(buf, layout, file=file)
     if list(schema.names) != list(layout.header):
