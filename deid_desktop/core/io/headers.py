@@ -50,7 +50,7 @@ def _data_kind(name: str) -> str | None:
     return None
 
 
-def _looks_like_data(names: Sequence[str]) -> tuple[str, int] | None:
+def looks_like_data(names: Sequence[str]) -> tuple[str, int] | None:
     """(what, 1-based position) of the first header cell that reads as data."""
     for position, name in enumerate(names, start=1):
         kind = _data_kind(name)
@@ -75,7 +75,7 @@ def _looks_like_data(names: Sequence[str]) -> tuple[str, int] | None:
 def check_not_data(names: Sequence[str], *, file: str) -> None:
     """Refuse a first row that looks like data: the file has no header row, so the first
     person's values would become column names (and be written into every document)."""
-    found = _looks_like_data(names)
+    found = looks_like_data(names)
     if found is None:
         return
     kind, position = found

@@ -60,7 +60,7 @@ def _entries(data: bytes) -> tuple[int, int, int]:
     return count, first, last
 
 
-def _scan_shared_strings(archive: zipfile.ZipFile, info: zipfile.ZipInfo, file: str) -> None:
+def scan_shared_strings(archive: zipfile.ZipFile, info: zipfile.ZipInfo, file: str) -> int:
     """Count the entries, and check no entry spans more than ``MAX_STRING_BYTES``.
 
     Chunks are exactly ``MAX_STRING_BYTES`` long, so a gap between two entries that
@@ -91,6 +91,7 @@ def _scan_shared_strings(archive: zipfile.ZipFile, info: zipfile.ZipInfo, file: 
             tail = chunk[-8:]
             if offset - last_start > MAX_STRING_BYTES + 64:
                 raise _long_string(file)
+    return count
 
 
 def _long_string(file: str) -> InputError:
@@ -117,7 +118,7 @@ def check_inflation(path: Path) -> None:
                 )
             info = _shared_strings_part(archive)
             if info is not None:
-                _scan_shared_strings(archive, info, file)
+                scan_shared_strings(archive, info, file)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError):
         raise InputError(
             "The file is not a readable .xlsx workbook (it may be truncated or damaged)",
