@@ -88,7 +88,7 @@ def _problems(case: Case, work: Path) -> tuple[str, list[str]]:
             wrong.append("the message does not name the file")
         if case.says and case.says not in said.lower():
             wrong.append(f"the message does not say '{case.says}'")
-    else:
+    if outcome == ACCEPTED:
         wrong += _release_problems(release)
     if outcome == RUN_ERROR and code == 3:
         outcome = GATE_REFUSED

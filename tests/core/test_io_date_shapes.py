@@ -52,6 +52,7 @@ DATES = [
     "12.03.2024",
     "3/12/2024 10:15 pm",
     "12/03/24",
+    "10.12.24",
     "2024-072",
     "Q1 2024",
     "2024-Q3",
@@ -206,7 +207,12 @@ def test_blood_pressures_and_ratios_are_not_dates(systolic: int, diastolic: int)
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(0, 30), min_size=2, max_size=4))
+@given(
+    st.lists(st.integers(0, 30), min_size=2, max_size=4).filter(
+        # 10.12.24 is also how much of Europe writes 10 December 2024: a date it stays
+        lambda parts: not (len(parts) == 3 and all(p >= 10 for p in parts))
+    )
+)
 def test_versions_are_not_dates(parts: list[int]) -> None:
     version = ".".join(str(p) for p in parts)
     assert not finer_than_year(_col([version, "v" + version])).any()

@@ -71,7 +71,7 @@ class _BadRows:
 
 
 def _options(
-    layout: Layout, bad: _BadRows, *, threads: bool, block: int = BLOCK_SIZE
+    layout: Layout, bad: _BadRows | None, *, threads: bool, block: int = BLOCK_SIZE
 ) -> tuple[pacsv.ReadOptions, pacsv.ParseOptions, pacsv.ConvertOptions]:
     read = pacsv.ReadOptions(use_threads=threads, block_size=block)
     parse = pacsv.ParseOptions(
@@ -108,8 +108,12 @@ class _RowTooLong(Exception):
 def _parse_blocks(
     buf: pa.Buffer, layout: Layout, reporter: Reporter, *, file: str, block: int
 ) -> pa.Table:
-    bad = _BadRows()
-    read, parse, convert = _options(layout, bad, threads=True, block=block)
+    """The multi-threaded read. It holds no Python object (no row handler, an Arrow-owned
+    buffer): Arrow's worker threads may finish and free the reader after this returns,
+    even while the interpreter exits, and freeing a Python object there needs the GIL -
+    a thread that asks for it during shutdown is killed mid-C++, which aborts the whole
+    process (SIGABRT, "terminate called without an active exception")."""
+    read, parse, convert = _options(layout, None, threads=True, block=block)
     batches: list[pa.RecordBatch] = []
     expected_rows = max(1.0, buf.size / layout.bytes_per_row)
     reader = None
@@ -126,13 +130,12 @@ def _parse_blocks(
     except pa.ArrowInvalid as exc:
         if "straddl" in str(exc) and block <= buf.size:
             raise _RowTooLong from None
-        # pyarrow's message may quote the row: never pass it on.
-        raise _unreadable(buf, layout, file=file) from None
+        # a ragged row or a broken quote; pyarrow's message may quote the row: never
+        # pass it on, re-read single-threaded to name the line instead.
+        raise _ragged_error(buf, layout, file=file) from None
     finally:
         if reader is not None:
-            reader.close()  # its read-ahead stops here, not at interpreter exit
-    if bad.count:
-        raise _ragged_error(buf, layout, file=file)
+            reader.close()
     if list(schema.names) != list(layout.header):
         raise _unreadable(buf, layout, file=file)
     table = pa.Table.from_batches(batches, schema=schema)
@@ -194,6 +197,8 @@ def _ragged_error(buf: pa.Buffer, layout: Layout, *, file: str) -> InputError:
             pa.BufferReader(buf), read_options=read, parse_options=parse, convert_options=convert
         )
     except pa.ArrowInvalid:
+        return _unreadable(buf, layout, file=file)
+    if not bad.count:
         return _unreadable(buf, layout, file=file)
     line = bad.first_line
     if line is None:  # pragma: no cover - pyarrow numbers rows when single-threaded

@@ -160,41 +160,59 @@ def serial_to_date(serial: float, *, system: int = 1900) -> date:
     return EPOCH_1900 + timedelta(days=int(serial))
 
 
+_ANY_SHAPE = "|".join(f"(?:{pattern})" for pattern in SHAPES.values())
+
+
+def _masks(values: pd.Series, column: str | None) -> tuple[pa.ChunkedArray, np.ndarray, np.ndarray]:
+    """(the column as Arrow, values of a general shape, values of a date-named column's
+    own shapes: compact dates and serials). One regex pass over the whole column."""
+    n = len(values)
+    none = np.zeros(n, dtype=bool)
+    if n == 0:
+        return pa.chunked_array([], type=_TEXT), none, none
+    col = _arrow(values)
+    candidates = _candidates(col)
+    if not candidates.any():
+        return col, none, none
+    general = _match(col, _ANY_SHAPE) & candidates
+    special = none
+    if name_says_date(column):
+        rest = candidates & ~general
+        if rest.any():
+            special = (_match(col, _COMPACT) & rest) | _serial_mask(col, rest)
+    return col, general, special
+
+
 def date_shape_of(values: pd.Series, *, column: str | None = None) -> pd.Series:
     """For each value, the name of the date shape it has (a key of ``SHAPES``,
     ``COMPACT_DATE`` or ``EXCEL_SERIAL``), or <NA> when it is not a date finer than a year.
 
     ``column`` (the column's name) enables the two shapes that are dates only in a
-    date-named column.
+    date-named column. The shapes are told apart only among the values found to be dates.
     """
-    n = len(values)
-    labels = np.full(n, None, dtype=object)
-    if n == 0:
-        return pd.Series(labels, index=values.index, dtype="string")
-    col = _arrow(values)
-    candidates = _candidates(col)
-    if not candidates.any():
-        return pd.Series(labels, index=values.index, dtype="string")
-    todo = candidates.copy()
-    for label, pattern in SHAPES.items():
-        hit = _match(col, pattern) & todo
-        if hit.any():
-            labels[hit] = label
+    labels = np.full(len(values), None, dtype=object)
+    col, general, special = _masks(values, column)
+    if general.any():
+        where = np.flatnonzero(general)
+        sub = pc.take(col, pa.array(where))
+        todo = np.ones(len(where), dtype=bool)
+        for label, pattern in SHAPES.items():
+            hit = _match(sub, pattern) & todo
+            labels[where[hit]] = label
             todo &= ~hit
             if not todo.any():
                 break
-    if name_says_date(column) and todo.any():
-        compact = _match(col, _COMPACT) & todo
+    if special.any():
+        compact = _match(col, _COMPACT) & special
         labels[compact] = COMPACT_DATE
-        todo &= ~compact
-        serial = _serial_mask(col, todo)
-        labels[serial] = EXCEL_SERIAL
+        labels[special & ~compact] = EXCEL_SERIAL
     return pd.Series(labels, index=values.index, dtype="string")
 
 
 def finer_than_year(values: pd.Series, *, column: str | None = None) -> np.ndarray:
     """Boolean mask: which values state a date element finer than the year."""
-    return date_shape_of(values, column=column).notna().to_numpy(dtype=bool)
+    _col, general, special = _masks(values, column)
+    return general | special
 
 
 def count_finer_than_year(values: pd.Series, *, column: str | None = None) -> int:

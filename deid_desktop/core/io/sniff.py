@@ -108,10 +108,10 @@ def decode(raw: bytes | bytearray, *, file: str) -> DecodedText:
 def owned_buffer(data: bytes | bytearray | memoryview) -> pa.Buffer:
     """A copy of ``data`` in memory Arrow owns.
 
-    ``pa.py_buffer`` keeps a Python object alive from C++: when Arrow's reader threads
-    drop the last slice of such a buffer they must take the GIL to release it, and a
-    thread doing so while the interpreter shuts down is killed mid-C++ ("terminate called
-    without an active exception", SIGABRT). Arrow-owned memory needs no GIL to free.
+    ``pa.py_buffer`` keeps a Python object alive from C++: when one of Arrow's reader
+    threads drops the last slice of such a buffer it must take the GIL to release it,
+    and a thread doing so while the interpreter shuts down is killed mid-C++ ("terminate
+    called without an active exception", SIGABRT). Arrow-owned memory needs no GIL.
     """
     src = np.frombuffer(data, dtype=np.uint8)
     out = pa.allocate_buffer(src.size)
