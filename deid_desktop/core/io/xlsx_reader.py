@@ -150,9 +150,9 @@ def _open(path: Path) -> Workbook:
             hint=XLSX_HINT + " Remove any password first.",
         )
     if path.suffix.lower() not in (".xlsx", ".xlsm", ".xltx", ".xltm"):
+        ending = f"ends in '{path.suffix}'" if path.suffix else "has no .xlsx ending"
         raise InputError(
-            f"The file holds an Excel workbook (or another ZIP archive) but its name ends "
-            f"in '{path.suffix}'",
+            f"The file holds an Excel workbook (or another ZIP archive) but its name {ending}",
             file=path.name,
             hint="Rename it to end in .xlsx if it is a workbook, or save the sheet as CSV UTF-8.",
         )
