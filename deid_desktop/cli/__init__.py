@@ -13,7 +13,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from deid_desktop import __version__
+from deid_desktop.buildinfo import VersionAction
 from deid_desktop.core.errors import Cancelled, DeidError
 
 log = logging.getLogger("deid")
@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="deid",
         description="De-identify a clinical extract from a saved project, headless.",
     )
-    parser.add_argument("--version", action="version", version=f"deid {__version__}")
+    parser.add_argument("--version", action=VersionAction, program="deid")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMAND_MODULES:
