@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import functools
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -46,6 +45,7 @@ def git_commit(root: Path) -> str | None:
     """HEAD of the git checkout at ``root`` (+dirty for uncommitted tracked changes)."""
     if not (root / ".git").exists():  # a file in a worktree, a folder in a clone
         return None
+    import subprocess  # only here: never imported by a frozen app that has its stamp
 
     def git(*args: str) -> str | None:
         try:

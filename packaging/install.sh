@@ -82,10 +82,12 @@ uninstall() {
     grep -v '^d ' "$MANIFEST" | while IFS= read -r line; do
         path=${line#? }
         case "$line" in
-            "l "*) [ -L "$path" ] && case "$(readlink "$path")" in "$APPDIR"/*) rm -f "$path" ;; esac ;;
+            "l "*) if [ -L "$path" ]; then
+                       case "$(readlink "$path")" in "$APPDIR"/*) rm -f "$path" ;; esac
+                   fi ;;
             "f "*) rm -f "$path" ;;
         esac
-    done
+    done || true
     # derived databases that only our files fed: removed when nothing else is left
     if [ -d "$DATADIR/mime/packages" ] && [ -z "$(ls -A "$DATADIR/mime/packages")" ]; then
         find "$DATADIR/mime" -mindepth 1 -maxdepth 1 ! -name packages -exec rm -rf {} +
@@ -93,11 +95,12 @@ uninstall() {
     if [ -d "$DATADIR/applications" ] && ! ls "$DATADIR/applications"/*.desktop >/dev/null 2>&1; then
         rm -f "$DATADIR/applications/mimeinfo.cache"
     fi
-    grep '^d ' "$MANIFEST" | sed 's/^d //' | sort -r | while IFS= read -r dir; do
-        rmdir "$dir" 2>/dev/null || true
-    done
+    dirs=$(grep '^d ' "$MANIFEST" | sed 's/^d //' | sort -r || true)
     rm -rf "$APPDIR"
-    rmdir "$(dirname "$APPDIR")" 2>/dev/null || true
+    printf '%s\n' "$dirs" | while IFS= read -r dir; do
+        [ -n "$dir" ] && rmdir "$dir" 2>/dev/null
+        :
+    done
     refresh_databases
     echo "$NAME uninstalled from $APPDIR (your settings, register and keyring entries are kept)"
 }

@@ -76,11 +76,11 @@ def path_owners() -> dict[Path, md.Distribution]:
 
 
 def read_manifest(path: Path) -> list[tuple[str, str, str]]:
-    rows = []
+    rows: dict[str, tuple[str, str, str]] = {}  # one row per bundle path (two programs)
     for line in path.read_text(encoding="utf-8").splitlines():
         kind, dest, src = [*line.split("\t"), "", ""][:3]
-        rows.append((kind, dest, src))
-    return rows
+        rows.setdefault(dest, (kind, dest, src))
+    return list(rows.values())
 
 
 def _variants(path: str) -> list[str]:

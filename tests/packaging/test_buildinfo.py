@@ -53,7 +53,7 @@ def test_a_frozen_build_without_its_stamp_says_unknown_and_never_runs_git(
         raise AssertionError("the frozen app must not run a subprocess")
 
     monkeypatch.setattr(sys, "frozen", True, raising=False)
-    monkeypatch.setattr(buildinfo.subprocess, "run", no_subprocess)
+    monkeypatch.setattr(subprocess, "run", no_subprocess)
     assert buildinfo.commit() == buildinfo.UNKNOWN
 
 

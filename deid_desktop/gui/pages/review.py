@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-import numpy as np
 from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
 from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QPainter, QPalette, QTextCharFormat, QTextCursor
@@ -39,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from deid_desktop.core.model import ColumnClass, FreeTextAction, RiskSettings
 from deid_desktop.gui import backend
+from deid_desktop.gui.lazy import numpy as np  # loaded at first use, not at start-up
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.pathway import free_text_combo
@@ -111,7 +111,8 @@ class NoteIndex:
 
     def __post_init__(self) -> None:
         sizes = [len(b.rows) for b in self.blocks]
-        object.__setattr__(self, "_cum", np.concatenate(([0], np.cumsum(sizes))).astype(int))
+        cum = np.concatenate(([0], np.cumsum(sizes))).astype(int) if sizes else (0,)
+        object.__setattr__(self, "_cum", cum)
 
     def __len__(self) -> int:
         return int(self._cum[-1])  # type: ignore[attr-defined]
