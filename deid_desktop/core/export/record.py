@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
+from deid_desktop.buildinfo import commit as build_commit
 from deid_desktop.core.export.cells import neutralise_names
 from deid_desktop.core.model import Project, Release
 from deid_desktop.core.pathways.registry import pathway_spec
@@ -127,7 +128,7 @@ def build_record(
     return {
         "record_version": RECORD_VERSION,
         "time_utc": when.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        "app": {"name": "deid-desktop", "version": app_version},
+        "app": {"name": "deid-desktop", "version": app_version, "commit": build_commit()},
         "project": {
             "id": project.project_id,
             "name": project.name,
@@ -210,6 +211,7 @@ def render_record_text(record: Mapping[str, Any]) -> str:
     lines: list[str] = ["EXPORT RECORD", "=============", ""]
     _kv(lines, "Time (UTC)", record["time_utc"], 0)
     _kv(lines, "Application", f"{record['app']['name']} {record['app']['version']}", 0)
+    _kv(lines, "Build commit", record["app"].get("commit", "unknown"), 0)
     _kv(lines, "Project", f"{record['project']['name']} ({record['project']['id']})", 0)
     _kv(lines, "Pathway", f"{record['pathway']} - {record['label']}", 0)
     _kv(lines, "Seed", record["seed"], 0)
