@@ -233,7 +233,9 @@ def render_readme(
     else:
         text_lines.append("The extract had no column tagged as free text.")
     if scan is not None and scan.get("scanned") is False:
-        text_lines.append(f"The free text was {scan.get('note', 'not scanned')}.")
+        text_lines.append(
+            "The free text was not scanned in this run: no free-text column is released."
+        )
     elif scan is not None:
         text_lines.append(
             f"Scan of the extract's free text: {scan.get('hits', 0):,} possible identifiers "
