@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from deid_desktop.core.model import ColumnTag, Extract
+from deid_desktop.core.model import ColumnClass, ColumnTag, Extract, Role
+
+
+def is_person_date(tag: ColumnTag) -> bool:
+    """A date about the person: DATE class, or a birth/index-date role not tagged direct."""
+    if tag.cls == ColumnClass.DATE:
+        return True
+    return tag.role in (Role.BIRTH_DATE, Role.INDEX_DATE) and tag.cls != ColumnClass.DIRECT
 
 
 class DateCache:

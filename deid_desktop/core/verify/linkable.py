@@ -262,11 +262,12 @@ def check_offsets(
 def check_birth_dates_over_89(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    """No released birth date for a person over 89 (from the input or a released 90+)."""
+    """No released birth date for a person over 89 (from the input at the reference date
+    or at the data's cut-off, or a released 90+)."""
     ages = assess_ages(
         extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
     )
-    links = _input_links(extract, release, project).filter(pa.array(ages.over_89))
+    links = _input_links(extract, release, project).filter(pa.array(ages.years_withheld))
     over_keys = pc.unique(links.drop_null())
     bad = 0
     for table in extract.tables:

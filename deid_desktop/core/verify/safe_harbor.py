@@ -209,7 +209,7 @@ def _subjects_over_89(
         facts = assess_ages(
             extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
         )
-        keys = person_keys(extract, project)[facts.over_89]
+        keys = person_keys(extract, project)[facts.years_withheld]
         key_col = next(c for c in release.crosswalk.columns if c != release.id_column)
         cw = release.crosswalk
         out |= set(cw.loc[in_set(cw[key_col].astype(STRING), keys), release.id_column])
@@ -264,12 +264,65 @@ def _persons_with_years_far_apart(release: Release, project: Project) -> set[str
     return {str(i) for i in far}
 
 
+_BIRTHISH_NAME = re.compile(r"birth|dob|born|geb|nac|naiss", re.IGNORECASE)
+
+
+def _release_years(release: Release, project: Project) -> dict[tuple[str, str], pd.Series]:
+    """Every released year column as numbers (a cell that is not 4 digits: missing)."""
+    out: dict[tuple[str, str], pd.Series] = {}
+    for t, frame in release.tables.items():
+        if release.id_column not in frame.columns:
+            continue
+        for c in _year_columns(release, project, t):
+            text = frame[c].astype(STRING).str.strip()
+            out[(t, c)] = pd.to_numeric(text.where(text.str.fullmatch(r"\d{4}"), None))
+    return out
+
+
+def _birth_year_columns(release: Release, project: Project) -> set[tuple[str, str]]:
+    """Released year columns that hold birth years: the birth-date role's, by its released
+    name, or any year column named for birth (``BIRTH_year``, ``dob_year``)."""
+    from deid_desktop.core.pathways.common import year_column_name
+
+    out: set[tuple[str, str]] = set()
+    for t, _frame in release.tables.items():
+        try:
+            tag = project.table(t).by_role(Role.BIRTH_DATE)
+        except KeyError:
+            tag = None
+        wanted = {year_column_name(tag.name, ()), tag.name} if tag is not None else set()
+        for c in _year_columns(release, project, t):
+            if c in wanted or _BIRTHISH_NAME.search(c):
+                out.add((t, c))
+    return out
+
+
+def _persons_old_at_release_cutoff(release: Release, project: Project) -> set[str]:
+    """IDs of persons whose released birth year lies 90 or more years before the latest
+    year anywhere in the release (the data's cut-off as released): the two years can
+    state an age of 90 at the cut-off. Read from the release alone."""
+    years = _release_years(release, project)
+    present = [v.max() for v in years.values() if v.notna().any()]
+    if not present:
+        return set()
+    cutoff = max(present)
+    out: set[str] = set()
+    for t, c in _birth_year_columns(release, project):
+        born = years.get((t, c))
+        if born is None:
+            continue
+        old = ((cutoff - born) > MAX_AGE).fillna(False).to_numpy(dtype=bool)
+        out |= {str(i) for i in release.tables[t][release.id_column].astype(STRING)[old]}
+    return out
+
+
 def check_no_age_revealing_year(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
     known = _subjects_over_89(extract, release, project, ctx)
     far_apart = _persons_with_years_far_apart(release, project)
-    old = known | far_apart
+    at_cutoff = _persons_old_at_release_cutoff(release, project)
+    old = known | far_apart | at_cutoff
     per_column: dict[str, int] = {}
     for t, frame in release.tables.items():
         cols = _year_columns(release, project, t)
@@ -284,6 +337,7 @@ def check_no_age_revealing_year(
     detail = {
         "persons_over_89": len(known),
         "persons_with_years_91_or_more_apart": len(far_apart - known),
+        "persons_over_89_at_the_release_cutoff": len(at_cutoff - known - far_apart),
         "cells_by_column": per_column,
     }
     return Finding(count == 0, count, detail)
@@ -447,8 +501,11 @@ CHECKS: tuple[Check, ...] = (
         "No year that reveals the age of a person over 89",
         "45 CFR 164.514(b)(2)(i)(C)",
         BLOCKING,
-        "For every person over 89 (from the input and from the released '90+'), no year "
-        "is left in any year or date column of any table.",
+        "For every person over 89 (from the input at the reference date or at the data's "
+        "cut-off, the latest date in the extract, and from the released '90+'), for every "
+        "person whose released years lie 91 or more apart, and for every person whose "
+        "released birth year lies 90 or more years before the latest released year, no "
+        "year is left in any year or date column of any table.",
         check_no_age_revealing_year,
         SAFE_HARBOR,
     ),
