@@ -31,6 +31,7 @@ from deid_desktop.core.verify.base import (
     released_columns,
     rows_matching,
 )
+from deid_desktop.core.verify.ages import check_ages
 from deid_desktop.core.verify.direct import check_no_direct_columns, check_no_direct_values
 from deid_desktop.core.zip3 import ZIP3_UNKNOWN
 
@@ -53,7 +54,6 @@ _FULL_DATE = (
     r")"
 )
 _ZIP5_ANYWHERE = r"\d{5}"
-_TOP_CODE = re.compile(r"^\s*(\d+)\s*\+\s*$")
 _YEARISH_NAME = re.compile(r"year|date|dob|birth|_yr$|^yr_", re.IGNORECASE)
 
 
@@ -162,35 +162,6 @@ def check_zip3_allowed(
             per_column[f"{t}.{c}"] = int(bad.sum())
     count = sum(per_column.values())
     return Finding(count == 0, count, {"cells_by_column": per_column, "zip3_table": table.vintage})
-
-
-def _age_over_89(values: pd.Series) -> int:
-    """Cells stating an age above 89 other than the pooled "90+" (bands included)."""
-    uniq = distinct_cells(values)
-    if uniq.empty:
-        return 0
-    text = pd.Series(uniq.index, dtype=STRING)
-    top = text.str.extract(_TOP_CODE, expand=False)
-    pooled = (pd.to_numeric(top, errors="coerce") <= MAX_AGE + 1).fillna(False)
-    biggest = (
-        text.str.extractall(r"(\d+(?:\.\d+)?)")[0].astype(float).groupby(level=0).max()
-    ).reindex(range(len(text)))
-    over = (biggest > MAX_AGE).fillna(False) & ~pooled
-    return int(uniq.to_numpy()[over.to_numpy(dtype=bool)].sum())
-
-
-def check_ages(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
-    per_column: dict[str, int] = {}
-    for spec in project.tables:
-        tag = spec.by_role(Role.AGE)
-        frame = release.tables.get(spec.name)
-        if tag is None or frame is None or tag.name not in frame.columns:
-            continue
-        n = _age_over_89(frame[tag.name])
-        if n:
-            per_column[f"{spec.name}.{tag.name}"] = n
-    count = sum(per_column.values())
-    return Finding(count == 0, count, {"cells_by_column": per_column})
 
 
 def _subjects_over_89(
@@ -492,7 +463,10 @@ CHECKS: tuple[Check, ...] = (
         "No age above 89",
         "45 CFR 164.514(b)(2)(i)(C)",
         BLOCKING,
-        "Every age above 89 is shown as the single category '90+' (bands included).",
+        "Every age above 89 is shown as the single category '90+' (bands included), in "
+        "every column of every table read as ages: the age role, a name that says age "
+        "(age, age_at_visit, yrs, edad, âge, Alter, età, idade, leeftijd...) with numbers, "
+        "or whole numbers from 0 to 120 that agree with the birth dates, whatever the tag.",
         check_ages,
         SAFE_HARBOR,
     ),
