@@ -15,7 +15,7 @@ from deid_desktop.core.facts.ages import names_an_age
 from deid_desktop.core.model import Role
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import verify_release
-from tests.core.support import CL, Q, TEXT
+from tests.core.support import CL, TEXT, Q
 from tests.core.test_safe_harbor_support import (
     PEOPLE_TAGS,
     VISITS_TAGS,

@@ -99,9 +99,11 @@ def _birth_per_person(extract: Extract, project: Project, ctx: VerifyContext) ->
     return found
 
 
-def _row_dates(extract: Extract, project: Project, ctx: VerifyContext, table: str) -> np.ndarray | None:  # fmt: skip
-    """The date each row of an input table is about: its first date column (not the
-    birth date); the person table's age reference when it has none."""
+def _row_dates(
+    extract: Extract, project: Project, ctx: VerifyContext, table: str
+) -> np.ndarray | None:
+    """The date each row of an input table is about: its first date column other than
+    the birth date (None: the table has none)."""
     loaded = extract.table(table)
     for tag in spec_for(project, loaded).columns:
         if tag.name in loaded.frame.columns and is_person_date(tag) and tag.role != Role.BIRTH_DATE:

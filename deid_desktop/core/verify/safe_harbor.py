@@ -21,17 +21,16 @@ from deid_desktop.core.facts.persons import MIN_KEY_LENGTH, person_keys, release
 from deid_desktop.core.facts.text import STRING, arrow_text, in_set
 from deid_desktop.core.model import Extract, Pathway, Project, Release, Role
 from deid_desktop.core.pathways.common import ZIP3_COLUMN
+from deid_desktop.core.verify.ages import check_ages
 from deid_desktop.core.verify.base import (
     BLOCKING,
     SAFE_HARBOR,
     Check,
     Finding,
     VerifyContext,
-    distinct_cells,
     released_columns,
     rows_matching,
 )
-from deid_desktop.core.verify.ages import check_ages
 from deid_desktop.core.verify.direct import check_no_direct_columns, check_no_direct_values
 from deid_desktop.core.zip3 import ZIP3_UNKNOWN
 
