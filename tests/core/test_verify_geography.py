@@ -19,7 +19,7 @@ from deid_desktop.core.verify.geography import (
 )
 from tests.core.support import TEXT
 from tests.core.synthea_cases import _loaded, synthea
-from tests.core.test_safe_harbor_support import VISITS_TAGS, make_case, replace_frame, tag
+from tests.core.test_safe_harbor_support import VISITS_TAGS, make_case, replace_frame
 
 SALT = bytes(range(32))
 GEO = ("LAT", "LON", "CITY", "COUNTY", "ADDRESS", "BIRTHPLACE")
