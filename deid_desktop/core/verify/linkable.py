@@ -36,8 +36,15 @@ from deid_desktop.core.verify.base import (
     Finding,
     VerifyContext,
     check_label,
+    released_columns,
+    rows_matching,
 )
-from deid_desktop.core.verify.safe_harbor import check_ages, check_no_zip5, check_zip3_allowed
+from deid_desktop.core.verify.safe_harbor import (
+    FULL_DATE,
+    check_ages,
+    check_no_zip5,
+    check_zip3_allowed,
+)
 
 # --------------------------------------------------------------------------- shared facts
 
@@ -259,6 +266,42 @@ def check_offsets(
     )
 
 
+def check_no_unshifted_dates(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    """Every released full date is a shifted date of its person: the columns the pathway
+    shifts are compared with the input (``intervals_preserved``, ``no_true_dates``); any
+    other released column holding a full date (in the formats the loader reads and the
+    Safe Harbor gate's, times included) holds dates that were not shifted."""
+    shifted = {
+        (table.name, name)
+        for table in extract.tables
+        for name, treatment in column_treatments(
+            spec_for(project, table), table.frame.columns
+        ).items()
+        if treatment == Treatment.DATE
+    }
+    per_column: dict[str, int] = {}
+    for t, c, values in released_columns(release):
+        if (t, c) in shifted:
+            continue
+        n = rows_matching(ctx.uniques(t, c, values), FULL_DATE)
+        if n:
+            per_column[f"{t}.{c}"] = n
+    messages = [
+        f"Column {where} holds {n:,} {'date' if n == 1 else 'dates'} that "
+        f"{'was' if n == 1 else 'were'} not shifted; tag it as a date (deid tag PROJECT "
+        f"{where}=date) so that they move by each person's offset."
+        for where, n in sorted(per_column.items())
+    ]
+    count = sum(per_column.values())
+    return Finding(
+        count == 0,
+        count,
+        {"cells_by_column": per_column, "columns_shifted": len(shifted), "messages": messages},
+    )
+
+
 def check_birth_dates_over_89(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
@@ -336,6 +379,18 @@ CHECKS: tuple[Check, ...] = (
         BLOCKING,
         "No shifted date equals the person's true date.",
         check_no_true_dates,
+        LINKABLE,
+    ),
+    Check(
+        "linkable_no_unshifted_dates",
+        "Every released date is shifted",
+        "RULES.md linkable release",
+        BLOCKING,
+        "No released column other than the shifted date columns holds a full date (ISO, "
+        "US, day-first, dotted, compact or with a month name, with or without a time): a "
+        "date left unshifted next to a shifted one gives away the person's offset, and "
+        "with it every date of that person.",
+        check_no_unshifted_dates,
         LINKABLE,
     ),
     Check(

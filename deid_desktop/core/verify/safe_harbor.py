@@ -41,7 +41,7 @@ _MONTH = (
 # Digit boundaries are written (?:^|\D) / (?:\D|$), not \b, so that a date glued to
 # a letter still counts ("2024-03-03T10:15", "03Mar2024"); RE2 has no look-arounds.
 _SEP = r"[\s\-/.,]*"
-_FULL_DATE = (
+FULL_DATE = (
     r"(?i)(?:"
     r"(?:^|\D)(?:1[89]|20)\d{2}[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])(?:\D|$)"
     r"|(?:^|\D)(?:0?[1-9]|[12]\d|3[01])[-/](?:0?[1-9]|[12]\d|3[01])[-/](?:\d{4}|\d{2})(?:\D|$)"
@@ -85,7 +85,7 @@ def check_no_full_dates(
     ]
     per_column: dict[str, int] = {}
     for t, c, values in released_columns(release):
-        n = rows_matching(ctx.uniques(t, c, values), _FULL_DATE)
+        n = rows_matching(ctx.uniques(t, c, values), FULL_DATE)
         if n:
             per_column[f"{t}.{c}"] = n
     count = len(typed) + sum(per_column.values())
