@@ -157,9 +157,9 @@ def cutoff_date(extract: Extract, project: Project, dates: DateCache) -> pd.Time
         for tag in spec_for(project, table).columns:
             if tag.name not in table.frame.columns or not is_person_date(tag):
                 continue
-            found = dates.get(table.name, tag).max()
-            if pd.notna(found) and (latest is None or found > latest):
-                latest = pd.Timestamp(found)
+            found = dates.latest(table.name, tag)
+            if found is not None and (latest is None or found > latest):
+                latest = found
     return latest
 
 

@@ -31,7 +31,8 @@ from deid_desktop.core.facts.ages import MAX_AGE, names_an_age
 from deid_desktop.core.facts.dates import earliest_per_person, is_person_date
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.text import STRING
-from deid_desktop.core.model import Extract, Project, Release, Role
+from deid_desktop.core.io.dates import read_dates
+from deid_desktop.core.model import ColumnTag, Extract, Project, Release, Role
 from deid_desktop.core.verify.base import Finding, VerifyContext, distinct_cells, released_columns
 
 _TOP_CODE = re.compile(r"^\s*(\d+)\s*\+\s*$")
@@ -40,6 +41,8 @@ AGREE = 0.9
 #: Rows with a birth date and a value needed before values alone say "ages".
 MIN_AGREEING_ROWS = 10
 _DAYS_PER_YEAR = 365.2425
+#: Rows read for the agreement with the birth dates (an even sample).
+SAMPLE_ROWS = 20_000
 
 
 def age_over_89(values: pd.Series) -> int:
@@ -99,38 +102,47 @@ def _birth_per_person(extract: Extract, project: Project, ctx: VerifyContext) ->
     return found
 
 
-def _row_dates(
-    extract: Extract, project: Project, ctx: VerifyContext, table: str
-) -> np.ndarray | None:
-    """The date each row of an input table is about: its first date column other than
-    the birth date (None: the table has none)."""
+def _row_date_tag(extract: Extract, project: Project, table: str) -> ColumnTag | None:
+    """The date column each row of an input table is about: its first date column
+    other than the birth date (None: the table has none)."""
     loaded = extract.table(table)
     for tag in spec_for(project, loaded).columns:
         if tag.name in loaded.frame.columns and is_person_date(tag) and tag.role != Role.BIRTH_DATE:
-            return ctx.dates.get(table, tag).to_numpy(dtype="datetime64[ns]")
+            return tag
     return None
 
 
 def agrees_with_birth_dates(
     extract: Extract, project: Project, ctx: VerifyContext, table: str, column: str
 ) -> bool:
-    """Whether an input column's whole numbers are, row by row, the person's age."""
+    """Whether an input column's whole numbers are, row by row, the person's age (read
+    on an even sample of at most ``SAMPLE_ROWS`` rows)."""
     born = _birth_per_person(extract, project, ctx)
     loaded = extract.table(table) if table in {t.name for t in extract.tables} else None
     if born is None or loaded is None or column not in loaded.frame.columns:
         return False
-    when = _row_dates(extract, project, ctx, table)
-    if when is None:
+    tag = _row_date_tag(extract, project, table)
+    if tag is None:
         return False
-    values = pd.to_numeric(loaded.frame[column].astype(STRING).str.strip(), errors="coerce")
-    value = values.to_numpy(dtype=np.float64, na_value=np.nan)
-    birth = born[ctx.positions[table]]
-    both = ~np.isnan(value) & ~np.isnat(birth) & ~np.isnat(when)
+    rows = len(loaded.frame)
+    sample = np.unique(np.linspace(0, rows - 1, min(rows, SAMPLE_ROWS)).astype(np.int64))
+    values = pd.to_numeric(
+        loaded.frame[column].iloc[sample].astype(STRING).str.strip(), errors="coerce"
+    ).to_numpy(dtype=np.float64, na_value=np.nan)
+    _fmt, parsed = read_dates(
+        loaded.frame[tag.name].iloc[sample].reset_index(drop=True),
+        tag.date_format or ctx.dates.formats.get(f"{table}.{tag.name}"),
+        file=loaded.path.name,
+        column=tag.name,
+    )
+    when = parsed.to_numpy(dtype="datetime64[ns]")
+    birth = born[ctx.positions[table][sample]]
+    both = ~np.isnan(values) & ~np.isnat(birth) & ~np.isnat(when)
     if int(both.sum()) < MIN_AGREEING_ROWS:
         return False
     days = (when[both] - birth[both]).astype("timedelta64[D]").astype(np.float64)
     age = np.floor(days / _DAYS_PER_YEAR)
-    return float((np.abs(value[both] - age) <= 1).mean()) >= AGREE
+    return float((np.abs(values[both] - age) <= 1).mean()) >= AGREE
 
 
 def age_columns(

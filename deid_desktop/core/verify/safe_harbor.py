@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
@@ -207,46 +208,73 @@ def _year_columns(release: Release, project: Project, table: str) -> list[str]:
 #: Two years of one person this far apart or more state an age over 89 whatever the
 #: months and days (91 years apart: at least 90 completed years).
 _CERTAIN_OVER_89_SPAN = MAX_AGE + 2
-
-
-def _persons_with_years_far_apart(release: Release, project: Project) -> set[str]:
-    """IDs of persons whose released years (any year column of any table) lie 91 years
-    apart or more: a pair of years that restates an age over 89, whatever the tags
-    say (e.g. a birth date tagged as a plain date, with no age)."""
-    ids: list[pd.Series] = []
-    years: list[pd.Series] = []
-    for t, frame in release.tables.items():
-        if release.id_column not in frame.columns:
-            continue
-        for c in _year_columns(release, project, t):
-            text = frame[c].astype(STRING).str.strip()
-            value = pd.to_numeric(text.where(text.str.fullmatch(r"\d{4}"), None), errors="coerce")
-            keep = value.notna().to_numpy(dtype=bool)
-            ids.append(frame[release.id_column].astype(STRING)[keep])
-            years.append(value[keep].astype("int64"))
-    if not ids:
-        return set()
-    both = pd.DataFrame(
-        {"id": pd.concat(ids, ignore_index=True), "year": pd.concat(years, ignore_index=True)}
-    )
-    span = both.groupby("id", dropna=False, sort=False)["year"].agg(["min", "max"])
-    far = span.index[(span["max"] - span["min"] >= _CERTAIN_OVER_89_SPAN).to_numpy()]
-    return {str(i) for i in far}
-
-
 _BIRTHISH_NAME = re.compile(r"birth|dob|born|geb|nac|naiss", re.IGNORECASE)
 
 
-def _release_years(release: Release, project: Project) -> dict[tuple[str, str], pd.Series]:
-    """Every released year column as numbers (a cell that is not 4 digits: missing)."""
-    out: dict[tuple[str, str], pd.Series] = {}
+def _year_numbers(values: pd.Series) -> np.ndarray:
+    """4-digit years as float64 (NaN: missing or not a year), in pyarrow."""
+    text = pc.utf8_trim_whitespace(arrow_text(values))
+    ok = pc.fill_null(pc.match_substring_regex(text, r"^\d{4}$"), False)
+    numbers = pc.cast(pc.if_else(ok, text, pa.scalar(None, pa.large_string())), pa.float64())
+    return numbers.to_numpy(zero_copy_only=False)
+
+
+@dataclass(frozen=True)
+class _ReleasedYears:
+    """The released persons (IDs of the person table), each table's rows as person
+    positions (-1: no such person), and every year column as numbers."""
+
+    ids: pa.Array
+    codes: dict[str, np.ndarray]
+    years: dict[tuple[str, str], np.ndarray]
+
+
+def _released_years(release: Release, project: Project, ctx: VerifyContext) -> _ReleasedYears:
+    cached = ctx.__dict__.get("_released_years")
+    if cached is not None and cached[0] is release:
+        return cached[1]
+    person = next(
+        (t for t in release.tables if _is_person(project, t)), next(iter(release.tables), None)
+    )
+    ids = (
+        arrow_text(release.tables[person][release.id_column])
+        if person is not None and release.id_column in release.tables[person].columns
+        else pa.array([], type=pa.large_string())
+    )
+    codes: dict[str, np.ndarray] = {}
+    years: dict[tuple[str, str], np.ndarray] = {}
     for t, frame in release.tables.items():
         if release.id_column not in frame.columns:
             continue
+        found = pc.index_in(arrow_text(frame[release.id_column]), value_set=ids)
+        codes[t] = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         for c in _year_columns(release, project, t):
-            text = frame[c].astype(STRING).str.strip()
-            out[(t, c)] = pd.to_numeric(text.where(text.str.fullmatch(r"\d{4}"), None))
+            years[(t, c)] = _year_numbers(frame[c])
+    out = _ReleasedYears(ids, codes, years)
+    ctx.__dict__["_released_years"] = (release, out)
     return out
+
+
+def _is_person(project: Project, table: str) -> bool:
+    try:
+        return project.table(table).is_person
+    except KeyError:
+        return False
+
+
+def _persons_with_years_far_apart(ry: _ReleasedYears) -> np.ndarray:
+    """Per released person: released years (any year column of any table) 91 years
+    apart or more - a pair that restates an age over 89, whatever the tags say (e.g. a
+    birth date tagged as a plain date, with no age). numpy minimum and maximum."""
+    n = len(ry.ids)
+    lowest = np.full(n, np.inf)
+    highest = np.full(n, -np.inf)
+    for (t, _c), year in ry.years.items():
+        code = ry.codes[t]
+        keep = ~np.isnan(year) & (code >= 0)
+        np.minimum.at(lowest, code[keep], year[keep])
+        np.maximum.at(highest, code[keep], year[keep])
+    return (highest - lowest) >= _CERTAIN_OVER_89_SPAN
 
 
 def _birth_year_columns(release: Release, project: Project) -> set[tuple[str, str]]:
@@ -255,7 +283,7 @@ def _birth_year_columns(release: Release, project: Project) -> set[tuple[str, st
     from deid_desktop.core.pathways.common import year_column_name
 
     out: set[tuple[str, str]] = set()
-    for t, _frame in release.tables.items():
+    for t in release.tables:
         try:
             tag = project.table(t).by_role(Role.BIRTH_DATE)
         except KeyError:
@@ -267,47 +295,50 @@ def _birth_year_columns(release: Release, project: Project) -> set[tuple[str, st
     return out
 
 
-def _persons_old_at_release_cutoff(release: Release, project: Project) -> set[str]:
-    """IDs of persons whose released birth year lies 90 or more years before the latest
-    year anywhere in the release (the data's cut-off as released): the two years can
+def _persons_old_at_release_cutoff(
+    release: Release, project: Project, ry: _ReleasedYears
+) -> np.ndarray:
+    """Per released person: a released birth year 90 or more years before the latest
+    year anywhere in the release (the data's cut-off as released) - the two years can
     state an age of 90 at the cut-off. Read from the release alone."""
-    years = _release_years(release, project)
-    present = [v.max() for v in years.values() if v.notna().any()]
+    old = np.zeros(len(ry.ids), dtype=bool)
+    present = [np.nanmax(y) for y in ry.years.values() if (~np.isnan(y)).any()]
     if not present:
-        return set()
+        return old
     cutoff = max(present)
-    out: set[str] = set()
     for t, c in _birth_year_columns(release, project):
-        born = years.get((t, c))
+        born = ry.years.get((t, c))
         if born is None:
             continue
-        old = ((cutoff - born) > MAX_AGE).fillna(False).to_numpy(dtype=bool)
-        out |= {str(i) for i in release.tables[t][release.id_column].astype(STRING)[old]}
-    return out
+        code = ry.codes[t]
+        hit = ((cutoff - born) > MAX_AGE) & (code >= 0)  # NaN compares False
+        old[code[hit]] = True
+    return old
 
 
 def check_no_age_revealing_year(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    known = _subjects_over_89(extract, release, project, ctx)
-    far_apart = _persons_with_years_far_apart(release, project)
-    at_cutoff = _persons_old_at_release_cutoff(release, project)
+    ry = _released_years(release, project, ctx)
+    known_ids = _subjects_over_89(extract, release, project, ctx)
+    known = in_set(ry.ids, known_ids) if known_ids and len(ry.ids) else np.zeros(len(ry.ids), bool)
+    far_apart = _persons_with_years_far_apart(ry) & ~known
+    at_cutoff = _persons_old_at_release_cutoff(release, project, ry) & ~known & ~far_apart
     old = known | far_apart | at_cutoff
     per_column: dict[str, int] = {}
-    for t, frame in release.tables.items():
-        cols = _year_columns(release, project, t)
-        if not cols or not old:
-            continue
-        rows = in_set(frame[release.id_column], old)
-        for c in cols:
-            n = int((frame[c].notna().to_numpy(dtype=bool) & rows).sum())
+    if old.any():
+        for (t, c), _year in ry.years.items():
+            code = ry.codes[t]
+            rows = np.zeros(len(code), dtype=bool)
+            rows[code >= 0] = old[code[code >= 0]]
+            n = int((release.tables[t][c].notna().to_numpy(dtype=bool) & rows).sum())
             if n:
                 per_column[f"{t}.{c}"] = n
     count = sum(per_column.values())
     detail = {
-        "persons_over_89": len(known),
-        "persons_with_years_91_or_more_apart": len(far_apart - known),
-        "persons_over_89_at_the_release_cutoff": len(at_cutoff - known - far_apart),
+        "persons_over_89": len(known_ids),
+        "persons_with_years_91_or_more_apart": int(far_apart.sum()),
+        "persons_over_89_at_the_release_cutoff": int(at_cutoff.sum()),
         "cells_by_column": per_column,
     }
     return Finding(count == 0, count, detail)
