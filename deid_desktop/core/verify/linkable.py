@@ -22,7 +22,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import DeidError
-from deid_desktop.core.facts.ages import assess_ages
 from deid_desktop.core.facts.persons import released_ids, spec_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.io.dates import parse_dates
@@ -307,9 +306,7 @@ def check_birth_dates_over_89(
 ) -> Finding:
     """No released birth date for a person over 89 (from the input at the reference date
     or at the data's cut-off, or a released 90+)."""
-    ages = assess_ages(
-        extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
-    )
+    ages = ctx.ages
     links = _input_links(extract, release, project).filter(pa.array(ages.years_withheld))
     over_keys = pc.unique(links.drop_null())
     bad = 0

@@ -15,7 +15,6 @@ from itertools import combinations
 
 import numpy as np
 
-from deid_desktop.core.facts.ages import assess_ages
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.model import Extract, Project, Release
 from deid_desktop.core.pathways.common import Treatment, column_treatments
@@ -28,9 +27,7 @@ SHORT_DAYS = 7
 def check_new_year_events(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    withheld = assess_ages(
-        extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
-    ).years_withheld
+    withheld = ctx.ages.years_withheld
     per_pair: dict[str, int] = {}
     persons: set[int] = set()
     for table in extract.tables:

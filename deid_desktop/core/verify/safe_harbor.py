@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE, assess_ages
+from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE
 from deid_desktop.core.facts.persons import MIN_KEY_LENGTH, person_keys, released_ids
 from deid_desktop.core.facts.text import STRING, arrow_text, in_set
 from deid_desktop.core.model import Extract, Pathway, Project, Release, Role
@@ -177,10 +177,7 @@ def _subjects_over_89(
         pooled = frame[tag.name].astype(STRING) == AGE_POOLED
         out |= set(frame.loc[pooled.fillna(False).to_numpy(dtype=bool), release.id_column])
     if release.crosswalk is not None:
-        facts = assess_ages(
-            extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
-        )
-        keys = person_keys(extract, project)[facts.years_withheld]
+        keys = person_keys(extract, project)[ctx.ages.years_withheld]
         key_col = next(c for c in release.crosswalk.columns if c != release.id_column)
         cw = release.crosswalk
         out |= set(cw.loc[in_set(cw[key_col].astype(STRING), keys), release.id_column])
@@ -212,11 +209,15 @@ _BIRTHISH_NAME = re.compile(r"birth|dob|born|geb|nac|naiss", re.IGNORECASE)
 
 
 def _year_numbers(values: pd.Series) -> np.ndarray:
-    """4-digit years as float64 (NaN: missing or not a year), in pyarrow."""
-    text = pc.utf8_trim_whitespace(arrow_text(values))
+    """4-digit years as float64 (NaN: missing or not a year): the column's distinct
+    values read once (a year column holds a few hundred), then taken per row."""
+    encoded = arrow_text(values).dictionary_encode()
+    text = pc.utf8_trim_whitespace(encoded.dictionary)
     ok = pc.fill_null(pc.match_substring_regex(text, r"^\d{4}$"), False)
     numbers = pc.cast(pc.if_else(ok, text, pa.scalar(None, pa.large_string())), pa.float64())
-    return numbers.to_numpy(zero_copy_only=False)
+    lookup = np.append(numbers.to_numpy(zero_copy_only=False), np.nan)
+    index = encoded.indices.fill_null(len(text)).to_numpy(zero_copy_only=False)
+    return lookup[index]
 
 
 @dataclass(frozen=True)
@@ -241,17 +242,37 @@ def _released_years(release: Release, project: Project, ctx: VerifyContext) -> _
         if person is not None and release.id_column in release.tables[person].columns
         else pa.array([], type=pa.large_string())
     )
-    codes: dict[str, np.ndarray] = {}
+    codes = _person_codes(release, ids)
     years: dict[tuple[str, str], np.ndarray] = {}
-    for t, frame in release.tables.items():
-        if release.id_column not in frame.columns:
-            continue
-        found = pc.index_in(arrow_text(frame[release.id_column]), value_set=ids)
-        codes[t] = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    for t in codes:
         for c in _year_columns(release, project, t):
-            years[(t, c)] = _year_numbers(frame[c])
+            years[(t, c)] = _year_numbers(release.tables[t][c])
     out = _ReleasedYears(ids, codes, years)
     ctx.__dict__["_released_years"] = (release, out)
+    return out
+
+
+def _person_codes(release: Release, ids: pa.Array) -> dict[str, np.ndarray]:
+    """Each table's rows as positions in ``ids`` (-1: not a released person), in one
+    hash pass: the IDs and every table's ID column dictionary-encoded together (the
+    distinct IDs first, so a code below their count is a position)."""
+    tables = [t for t, f in release.tables.items() if release.id_column in f.columns]
+    known = pc.unique(ids.drop_null()) if len(ids) else ids
+    parts = [known, *(arrow_text(release.tables[t][release.id_column]) for t in tables)]
+    encoded = pa.chunked_array(parts, type=pa.large_string()).dictionary_encode()
+    codes = pa.chunked_array([c.indices for c in encoded.chunks], type=pa.int32()).combine_chunks()
+    position = np.full(len(known) + 1, -1, dtype=np.int64)
+    if len(known) == len(ids):  # unique IDs (the usual case): unique keeps their order
+        position[: len(known)] = np.arange(len(known))
+    elif len(known):
+        position[: len(known)] = pc.index_in(known, value_set=ids).to_numpy(zero_copy_only=False)
+    out: dict[str, np.ndarray] = {}
+    start = len(known)
+    for t, part in zip(tables, parts[1:], strict=True):
+        found = codes.slice(start, len(part)).fill_null(len(known))
+        start += len(part)
+        raw = found.to_numpy(zero_copy_only=False).astype(np.int64)
+        out[t] = position[np.minimum(raw, len(known))]
     return out
 
 
