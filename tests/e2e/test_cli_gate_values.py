@@ -58,6 +58,10 @@ def test_places_retagged_are_refused_under_safe_harbor(
     code, err = _run(capsys, project, tmp_path / "out")
     assert code == 3, err
     assert "No place smaller than a state" in err and "Nothing was written" in err
+    column = change.split("=")[0]
+    assert f"Column {column} holds 1,171 rows of" in err  # the column named, no value
+    code, out, _ = deid(capsys, "check", project)
+    assert code == 3 and f"Column {column} holds" in out
     assert not (tmp_path / "out").exists()
 
 
