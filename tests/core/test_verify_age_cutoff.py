@@ -131,3 +131,22 @@ def test_the_cutoff_is_the_latest_date_in_the_extract() -> None:
     )
     assert latest == expected
     assert isinstance(np.datetime64(latest), np.datetime64)
+
+
+def test_the_linkable_gate_reads_a_birth_date_against_the_latest_date_alone() -> None:
+    """A hand-made linkable release (its crosswalk says nothing) with a shifted birth
+    date far before the latest shifted date fails; the release as built passes."""
+    extract, project = synthea("ds4biomed_apr2020", Pathway.LINKABLE, reference="index")
+    release = build_release(extract, project, salt=SALT)
+    frame = release.tables["patients"].copy()
+    frame["BIRTHDATE"] = frame["BIRTHDATE"].astype("string")
+    frame.loc[0, "BIRTHDATE"] = "1925-06-01"
+    forced = replace(
+        release,
+        tables={**release.tables, "patients": frame},
+        crosswalk=release.crosswalk.iloc[0:0],
+    )
+    outcome = verify_release(extract, forced, project).outcome("linkable_birth_dates_over_89")
+    assert not outcome.passed and outcome.count == 1
+    alone = replace(release, crosswalk=release.crosswalk.iloc[0:0])
+    assert verify_release(extract, alone, project).outcome("linkable_birth_dates_over_89").passed

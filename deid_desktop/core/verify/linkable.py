@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import DeidError
+from deid_desktop.core.facts.ages import MAX_AGE
 from deid_desktop.core.facts.persons import released_ids, spec_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.io.dates import parse_dates
@@ -304,9 +305,14 @@ def check_no_unshifted_dates(
 def check_birth_dates_over_89(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    """No released birth date for a person over 89 (from the input at the reference date
-    or at the data's cut-off, or a released 90+)."""
+    """No released birth date for a person over 89: from the input (at the reference
+    date or at the data's cut-off), a released 90+, or the release alone (a shifted
+    birth date 90 years and twice the offset range before the latest shifted date)."""
     ages = ctx.ages
+    # From the release alone: a shifted birth date this far before the latest shifted
+    # date is over 89 there whatever the two offsets (each at most N days).
+    latest = _latest_released_day(extract, release, project)
+    certain = (MAX_AGE + 1) * 365.2425 + 2 * int(project.linkable.offset_days) + 1
     links = _input_links(extract, release, project).filter(pa.array(ages.years_withheld))
     over_keys = pc.unique(links.drop_null())
     bad = 0
@@ -325,8 +331,38 @@ def check_birth_dates_over_89(
                 .fillna(False)
                 .to_numpy(dtype=bool)
             )
+        born = _released_days(frame[birth.name])
+        if latest is not None:
+            over |= (latest - born) >= certain  # NaN compares False
         bad += int((over & frame[birth.name].notna().to_numpy(dtype=bool)).sum())
     return Finding(bad == 0, bad, {"persons_over_89": len(over_keys), "birth_dates_released": bad})
+
+
+def _released_days(values: pd.Series) -> np.ndarray:
+    """Released ISO dates (or date-times) as days since 1970 (float, NaN: none)."""
+    text = pc.utf8_slice_codeunits(pa.array(values.astype(STRING)), 0, 10)
+    stamps = pc.strptime(text, format="%Y-%m-%d", unit="s", error_is_null=True)
+    seconds = pc.cast(stamps, pa.int64()).to_numpy(zero_copy_only=False)
+    return np.asarray(seconds, dtype=np.float64) / 86_400.0
+
+
+def _latest_released_day(extract: Extract, release: Release, project: Project) -> float | None:
+    """The latest shifted date anywhere in the release (its distinct values read)."""
+    latest: float | None = None
+    for table in extract.tables:
+        frame = release.tables.get(table.name)
+        if frame is None:
+            continue
+        spec = spec_for(project, table)
+        for name, treatment in column_treatments(spec, table.frame.columns).items():
+            if treatment != Treatment.DATE or name not in frame.columns:
+                continue
+            distinct = pd.Series(pc.unique(pa.array(frame[name].astype(STRING))), dtype=STRING)
+            days = _released_days(distinct)
+            if (~np.isnan(days)).any():
+                top = float(np.nanmax(days))
+                latest = top if latest is None else max(latest, top)
+    return latest
 
 
 CHECKS: tuple[Check, ...] = (
