@@ -180,8 +180,9 @@ def render_readme(
 
     passed = sum(1 for c in checks if c["passed"])
     check_lines = [f"{passed} of {len(checks)} release checks passed before export:"]
+    # a failed warning ("warn") did not stop the export; a blocking check never fails here
     check_lines += [
-        f"- [{'pass' if c['passed'] else 'FAIL'}] {c['name']}"
+        f"- [{_mark(c)}] {c['name']}"
         + (f" ({c['rule']})" if c.get("rule") else "")
         + ("" if c["passed"] else f": {c['count']:,}")
         for c in checks
@@ -294,3 +295,10 @@ def render_crosswalk_readme(*, crosswalk_file: str, release_folder: str, rows: i
         "",
     ]
     return "\n".join(lines)
+
+
+def _mark(check: dict) -> str:  # type: ignore[type-arg]
+    """pass, FAIL (blocking), or warn (a warning: shown, the release not refused)."""
+    if check["passed"]:
+        return "pass"
+    return "warn" if check.get("severity") == "warning" else "FAIL"

@@ -244,7 +244,7 @@ def render_record_text(record: Mapping[str, Any]) -> str:
     lines += [f"  - {t}" for t in record["transformations"]]
     lines += ["", "Checks"]
     for c in record["checks"]:
-        mark = "pass" if c["passed"] else "FAIL"
+        mark = "pass" if c["passed"] else ("warn" if c["severity"] == "warning" else "FAIL")
         lines.append(f"  [{mark}] {c['name']} ({c['rule']}; {c['severity']}; count {c['count']:,})")
     risk = record.get("risk")
     lines += ["", "Residual risk"]

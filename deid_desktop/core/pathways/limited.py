@@ -139,7 +139,7 @@ def build_limited(
     rep.step(0.0, "Assigning random subject IDs")
     subjects = random_subject_ids(person.frame[pspec.key], project.seed)
     positions = all_positions(extract, project)
-    treatments, redacted = plan_columns(extract, project)
+    treatments, redacted = plan_columns(extract, project, keep_direct_zip=True)
     removed: list[str] = []
     kept_geo: list[str] = []
     text_removed: list[str] = []
