@@ -53,96 +53,96 @@ PATHWAYS = (Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET)
 
 GOLDEN: dict[str, dict[str, str]] = {
     "demo/safe_harbor": {
-        "README.txt": ("1734f05c33f71bc6c70de97425041efbaef3add19003338831c56ed892b7e808"),
-        "baseline.csv": ("79cf828a92860e27fac169bc6e70714009bab63e7d5d0b4ae6c97cc84eb78565"),
+        "README.txt": ("d55f07cdcd9b099e404eb12bc5ce89b085115db3af43f90b07bf02d94934e35c"),
+        "baseline.csv": ("9140ef420ad5d9a62abcb7ac6b52c2dad1343d7b4768d4f6cc2fb7e004aab5f1"),
         "data_dictionary.csv": ("aefd1a94b27ae4b78ad5ce8fe97e844b1784fe5ecb08d592d7a2649c40624710"),
-        "demographics.csv": ("7eb5e82fc85fc9624477e478b4758f07a7f94a626d7aa22c8eaad31abb742bd9"),
-        "visits.csv": ("421b9ff0ea5bf07fb463de1ed4b31ea446a471b8ec172cb50ffeec8e56ddd9fe"),
+        "demographics.csv": ("0651c0f2eda6db045370ee5dc9ac17ee6c1ce65ac45a808793d039cdd4ed02fa"),
+        "visits.csv": ("6a210bb042b276083e15bb8b104720c36a566d491699913570ac25c0e46e438d"),
         "export_record.json#stable": (
-            "f5a4f3aa1b4245cf864555f32a17e7b484a3a5443b8373bb76e8f79f6c85802d"
+            "fc46ddc99912a7d69fa46f8d004b42f4c5b8920d583eff4efbccb28631dee1b0"
         ),
     },
     "demo/linkable": {
-        "README.txt": ("3c9d8ff783f6ba073355a31f2c370029134d35f9d70d2c5f29150dd92cead131"),
+        "README.txt": ("063cdf5477919dc88d4c68fb013957a6f21ea6223f711153a56b9f288476d241"),
         "baseline.csv": ("744648b9fe5af6538802024b6ec5222ca56e1f0ab8ccb47586d43726f4098e73"),
         "data_dictionary.csv": ("47aa06004f82ca43a066a2a21d2da7a88ff6c54ff765e321f7d544ae4cf2db91"),
-        "demographics.csv": ("d9ad717d3a4c4637b203faf71273812a79397fdd81884a54ba90142ad76dd3c8"),
+        "demographics.csv": ("a0cda1da62c5bbfebb9637c5e6d3e7948f6511420e4ad6a451ac634f71e73c24"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
-            "ad953208f32383a8dd32fe0f94c607607623b9e6dbdae59eede7777e35a27bfc"
+            "e67a05caf8e76d10726893c0e8eda3c514897dc96fd2c04540b325e93873381e"
         ),
     },
     "demo/limited_data_set": {
-        "README.txt": ("a8f721651e952e963aa7cadc055aadab7fee8d271b48bfb19c7e2119b21e1204"),
+        "README.txt": ("0eb0434b1ab77154d2038e41581abd7a7e9227be2462fbba23fdcd71e11c0b08"),
         "baseline.csv": ("a0a2f4369ad18a13264a14d46ff3bbdc08c01c8650b06089d4d3325f2db0b350"),
         "data_dictionary.csv": ("97b930af4ea645c8a0582aa0f7c78332e485f99ebacd705b4e444b81b2ceceb0"),
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
-            "0a8a9bd65b6bfefa2396980beb5d735217f80ae8e71dd45ccad82396139adb05"
+            "041801eed6b9256dd20a35098262f8c5ccbe19b38376291f6186b1bc2906ea29"
         ),
     },
     "unmc_crane_2023/safe_harbor": {
-        "README.txt": ("8dfb953c6e983d68d9e5c4f5f52486399d6498576ec0066d4bb84fe87a8c2ca3"),
+        "README.txt": ("b0e12a30464035e555857a921ca4700b46e872692bbd3c3b10bb11ab50dcc2a4"),
         "conditions.csv": ("1171dba1ca38a088cf3c7ed19558e61237dc93b8f684fbb2849b4e675a01492c"),
         "data_dictionary.csv": ("c69842de1c036edcc0f60bb2178bb821ab8a967ebb89454fa634b1bdb667188f"),
         "encounters.csv": ("371e2135f24d7a5c8d8aca2ecad8703a092edbd7c9566404f9fcae5f36ffdf95"),
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "44867577b2285c016032c61f6d6a9d743974955ab887810997f83b479f1c0e0f"
+            "667e7585a72e0f40cc4ad1996e960f7ae7ff98f1ee68864219b0b058e84d5308"
         ),
     },
     "unmc_crane_2023/linkable": {
-        "README.txt": ("e2887afd6b42a6588aecd2d55a9172598465b8ad7ac3a968535aef872ef5ce36"),
+        "README.txt": ("d88fa679a519db5c8bacd1e82ecd17abc8ade941ffff6aed10f15f2b1de33eba"),
         "conditions.csv": ("4542e5f4490fd3a9faf6c62ad917d7a0454507b178bd7eeeeff639b841f55c59"),
         "data_dictionary.csv": ("51550183b096f6e1f20dd6d04c4f88385e1f096606fb245f95fb88c90e721b76"),
         "encounters.csv": ("67a8e368a9082dad8969d722d66f03a055a79a7ec8333717af936cd813f2969b"),
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
         "export_record.json#stable": (
-            "a31c7359adffa717ba50a5ceb57e02826177a5c7163c116b832808ff62f753cf"
+            "1430de39fe45ad431ee994580fc4d9ab0e3673e3c7cab18f3aa183749467855c"
         ),
     },
     "unmc_crane_2023/limited_data_set": {
-        "README.txt": ("85056113d6f9dd7edd29c4848bf30280c6c1219f508efb41fda9f4df18faf855"),
+        "README.txt": ("b5fabd0f10b033355ef26354196059cd55a709d63192aec07209851cf7449abb"),
         "conditions.csv": ("17f16e1a10570b145995ceb39b2548e261ee1a2df9827b830ea2b5173c3fe7c0"),
         "data_dictionary.csv": ("1b43be98ec1943993ca760a72f10202fa7316e6eee12e84e90962b57e15d0e3e"),
         "encounters.csv": ("ebface18d205fd7aab0c50b99fbb6f90bc7cfe587690ad65fe95fc551f8465a6"),
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
         "export_record.json#stable": (
-            "0750750b43f593c41c65611e2a9afe77529cbb36a56551bce7260569ed797842"
+            "33643db2a14190c60403f08448a0ed4f350cdeac6b58e03859a827efe4d9b54a"
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
-        "README.txt": ("6aa56c562b57706570d2cef0839f718edaaffaac63ab8d6e2118bf36ad8466f0"),
+        "README.txt": ("6f9c7d345081877fdda4c8858f7704c2c26b7cb5befe8590770ec5065f099085"),
         "conditions.csv": ("03ec2d2adeec177738fbd0d3bc0d7d104469483a845ab00f51ddac7d32253aee"),
         "data_dictionary.csv": ("4cfff6e5d0910377f23263ecd4f5f1b46d0ad94960ab313cda1abedbefbae1f0"),
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "3601cca3ba9f905e419f9bd3c7ff63f0edcaa4a825b41ac8ed310575a83ce6f4"
+            "5b38c8092ad6fe843323aa9deeb773998de0ecf85cff3f1d870ee00448fbd4a7"
         ),
     },
     "ds4biomed_apr2020/linkable": {
-        "README.txt": ("ea2f30007965b80108e765e445083d933192f932832f045f3b9170576b8fd406"),
+        "README.txt": ("2618e87c1e45a524a162d37810d39aed560c967f74809b5732d392442f72e7e0"),
         "conditions.csv": ("5df6bc42c37baac51a30722a28e1ea0000533e1173ed07d457c8a9a192a0c7cf"),
         "data_dictionary.csv": ("33b209ffaa8e63940daba2791b76298a10df71360266d7d385008c3a6e97b9d9"),
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
-            "fa1398d715bfe3003d26cebcabc07fac3cdefc2b63a6d99caaf04938e76861c2"
+            "fe1cdd13f6372fe36e6980a4c631492fb186c1124251d32d417f44f10b1a676e"
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
-        "README.txt": ("2907c4aa6e3fce575651d8cbf4f9850f1bb9f7ae2439ee1fcee79671dfff77e6"),
+        "README.txt": ("f392c894d5fbb1c7585f4ef8ecd2d1f0c31017871cae524e6e65819e2c988909"),
         "conditions.csv": ("dc7c4170b9bce484f216265c1d5e43f62e6db5ae5785924d6fd0e8e8ab947b50"),
         "data_dictionary.csv": ("09427269dcd371bc0d983d55b0a03b66f50e8c9b1f8aafd60e6c7aa986d09be9"),
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (
-            "a3b1ac63f3dc1b88618646cb341295ec2c176014d837b6a21c1ce8384921d874"
+            "d999c1e31069066ecefdb6a798df748bcebb31bc8aa971d5ff9428830f06ffb8"
         ),
     },
 }
