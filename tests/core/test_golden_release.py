@@ -83,14 +83,14 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/safe_harbor": {
-        "README.txt": ("b0e12a30464035e555857a921ca4700b46e872692bbd3c3b10bb11ab50dcc2a4"),
+        "README.txt": ("7ee1db991ee494edd15ea88568e1ca58e27d0529bdb9dc7f97406704ab1ebf9d"),
         "conditions.csv": ("1171dba1ca38a088cf3c7ed19558e61237dc93b8f684fbb2849b4e675a01492c"),
         "data_dictionary.csv": ("c69842de1c036edcc0f60bb2178bb821ab8a967ebb89454fa634b1bdb667188f"),
         "encounters.csv": ("371e2135f24d7a5c8d8aca2ecad8703a092edbd7c9566404f9fcae5f36ffdf95"),
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "667e7585a72e0f40cc4ad1996e960f7ae7ff98f1ee68864219b0b058e84d5308"
+            "26ea9335baef2ac995f1ac35937b604479dc6b0f0832324b977f3a875e3ccf20"
         ),
     },
     "unmc_crane_2023/linkable": {
@@ -116,13 +116,13 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
-        "README.txt": ("6f9c7d345081877fdda4c8858f7704c2c26b7cb5befe8590770ec5065f099085"),
+        "README.txt": ("909d78c601609caab220f38a314fefe505c1dc115810c22842dd5825e3ed99a1"),
         "conditions.csv": ("03ec2d2adeec177738fbd0d3bc0d7d104469483a845ab00f51ddac7d32253aee"),
         "data_dictionary.csv": ("4cfff6e5d0910377f23263ecd4f5f1b46d0ad94960ab313cda1abedbefbae1f0"),
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "5b38c8092ad6fe843323aa9deeb773998de0ecf85cff3f1d870ee00448fbd4a7"
+            "25e467bbaf70c0dbac2857d1864ad310e8a663f37edab99bd226c626eba6e5f3"
         ),
     },
     "ds4biomed_apr2020/linkable": {

@@ -237,9 +237,13 @@ def build_safe_harbor(
             + "."
         )
     if ages.age_columns or ages.birth_column:
+        # the sentence says '90+' only where a released age column holds those cells
         pooled = (
             f"Pooled {plural(over_count, 'person')} over 89 as '{AGE_POOLED}' "
             f"(age from {ages.source})"
+            if ages.age_columns.get(person.name) in tables[person.name].columns
+            else f"Found {plural(over_count, 'person')} over 89 (age from {ages.source}; "
+            "no age column is released)"
         )
         if over_count:
             pooled += (
