@@ -15,8 +15,8 @@ from deid_desktop.core.model import (
     LoadedTable,
     Pathway,
     Project,
-    SafeHarborOptions,
     TableSpec,
+    TransformOptions,
 )
 from deid_desktop.core.project import _keyed
 from deid_desktop.core.tagging import suggest_tags
@@ -85,7 +85,7 @@ def synthea(
         tuple(specs),
         pathway=pathway,
         seed=20260423,
-        safe_harbor=SafeHarborOptions(age_reference=reference),
+        transform=TransformOptions(age_reference=reference),
         export=ExportMeta(dua="DUA-TEST-1"),
     )
     return Extract(tables[0], tuple(tables[1:])), project

@@ -24,7 +24,7 @@ import pytest
 from deid_desktop.core import engine
 from deid_desktop.core.export import RECORD_JSON, RECORD_TXT
 from deid_desktop.core.io import read_table
-from deid_desktop.core.model import Pathway, Project, SafeHarborOptions, TableSpec
+from deid_desktop.core.model import Pathway, Project, TableSpec, TransformOptions
 from deid_desktop.core.project import save_project, store_path
 from deid_desktop.core.resources import resources_dir
 from deid_desktop.core.tagging import suggest_tags
@@ -59,7 +59,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("0651c0f2eda6db045370ee5dc9ac17ee6c1ce65ac45a808793d039cdd4ed02fa"),
         "visits.csv": ("6a210bb042b276083e15bb8b104720c36a566d491699913570ac25c0e46e438d"),
         "export_record.json#stable": (
-            "fc46ddc99912a7d69fa46f8d004b42f4c5b8920d583eff4efbccb28631dee1b0"
+            "4b9bd009624b6252e3314e896077c6ebac87769e9f8058bcf135641ae8a3f278"
         ),
     },
     "demo/linkable": {
@@ -69,7 +69,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("a0cda1da62c5bbfebb9637c5e6d3e7948f6511420e4ad6a451ac634f71e73c24"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
-            "e67a05caf8e76d10726893c0e8eda3c514897dc96fd2c04540b325e93873381e"
+            "b31fedb0204ac14ffe7fc7206dea956dc02653dac564b43a866d35f1f8ee735f"
         ),
     },
     "demo/limited_data_set": {
@@ -79,7 +79,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
-            "041801eed6b9256dd20a35098262f8c5ccbe19b38376291f6186b1bc2906ea29"
+            "edab0c2466d5bfd9fc3cb3db004523f5addd44c90d1a84a7b410340d36c5f4f3"
         ),
     },
     "unmc_crane_2023/safe_harbor": {
@@ -90,7 +90,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "26ea9335baef2ac995f1ac35937b604479dc6b0f0832324b977f3a875e3ccf20"
+            "f980b866674a79b5c19e91edba1c342805ea845f520c54ef716b1eff5e354712"
         ),
     },
     "unmc_crane_2023/linkable": {
@@ -101,7 +101,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
         "export_record.json#stable": (
-            "1430de39fe45ad431ee994580fc4d9ab0e3673e3c7cab18f3aa183749467855c"
+            "d4db1fdf1151c254a1359c829008dca7fe411b8901f94da929e701bc504d99b9"
         ),
     },
     "unmc_crane_2023/limited_data_set": {
@@ -112,7 +112,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
         "export_record.json#stable": (
-            "33643db2a14190c60403f08448a0ed4f350cdeac6b58e03859a827efe4d9b54a"
+            "3f15ec2af6a8c27ab454b449408b76017b75304467bdadc01330e05af8b86f53"
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
@@ -122,7 +122,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "25e467bbaf70c0dbac2857d1864ad310e8a663f37edab99bd226c626eba6e5f3"
+            "af04e403ecdbf8de2e30a7153aa76e62ebffb14338125c13fbc44088c44368e0"
         ),
     },
     "ds4biomed_apr2020/linkable": {
@@ -132,7 +132,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
-            "fe1cdd13f6372fe36e6980a4c631492fb186c1124251d32d417f44f10b1a676e"
+            "21990514db16262fe6a67ebf8f7b525537b83a77675ebe2e6f0653dfcaf78e37"
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
@@ -142,7 +142,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (
-            "d999c1e31069066ecefdb6a798df748bcebb31bc8aa971d5ff9428830f06ffb8"
+            "39149683f96c2c0bbed1a2f0db9769d7e02dcc66efe38de62bad858f81b9509e"
         ),
     },
 }
@@ -163,7 +163,7 @@ def _synthea(src: Path, folder: Path, tables: tuple[tuple[str, str], ...]) -> Pa
         uuid.UUID(int=len(tables)).hex,
         "synthea",
         tuple(specs),
-        safe_harbor=SafeHarborOptions(age_reference="2024-01-01"),
+        transform=TransformOptions(age_reference="2024-01-01"),
     )
     save_project(project, project_path)
     return project_path

@@ -9,7 +9,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deid_desktop.core.model import SafeHarborOptions
+from deid_desktop.core.model import TransformOptions
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import verify_release
 from deid_desktop.core.zip3 import load_bundled_zip3
@@ -64,7 +64,7 @@ def test_random_extracts_leave_no_restricted_zip3_no_old_year_no_full_date(
     if not with_age:
         data = data.drop(columns=["age"])
         tags = tuple(t for t in tags if t.name != "age")
-    extract, project = make_case(people_frame=data, people_tags=tags, options=SafeHarborOptions())
+    extract, project = make_case(people_frame=data, people_tags=tags, options=TransformOptions())
     stays = extract.table("stays").frame.copy()
     stays["discharge_date"] = pd.array([d.isoformat() for _, d, _ in rows], dtype="string")
     extract = replace_frame(extract, "stays", stays)

@@ -37,7 +37,7 @@ def _treatment(tag: ColumnTag, wording: ReleaseWording, project: Project, table:
     if tag.role == Role.AGE and wording.age is not None:
         return wording.age
     if tag.cls == ColumnClass.FREE_TEXT:
-        action = project.safe_harbor.free_text.get(f"{table}.{tag.name}")
+        action = project.transform.free_text.get(f"{table}.{tag.name}")
         if action == FreeTextAction.REDACT:
             return "free-text scan hits replaced by [KIND] (redaction cannot prove a note clean)"
         return "kept"
@@ -218,9 +218,7 @@ def render_readme(
     ]
     if free_text_cols:
         redacted = [
-            c
-            for c in free_text_cols
-            if project.safe_harbor.free_text.get(c) == FreeTextAction.REDACT
+            c for c in free_text_cols if project.transform.free_text.get(c) == FreeTextAction.REDACT
         ]
         removed = [c for c in free_text_cols if c not in redacted]
         if removed:

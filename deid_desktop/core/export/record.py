@@ -113,9 +113,10 @@ def build_record(
     neutralised: Mapping[str, int],
 ) -> dict[str, Any]:
     spec = pathway_spec(release.pathway)
-    pathway_options: dict[str, Any] = {}
+    # the options every pathway uses, then the pathway's own (a linkable release's)
+    pathway_options: dict[str, Any] = {"transform": jsonable(project.transform)}
     if spec.options_field is not None:
-        pathway_options = {spec.options_field: jsonable(spec.options_of(project))}
+        pathway_options[spec.options_field] = jsonable(spec.options_of(project))
     rows = {
         name: {
             "input": input_rows.get(name),

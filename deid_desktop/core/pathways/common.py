@@ -366,14 +366,14 @@ def plan_columns(
     extract: Extract, project: Project, *, keep_direct_zip: bool = False
 ) -> tuple[dict[str, dict[str, Treatment]], Redaction]:
     """Table -> column -> treatment for every table (free text as the project's
-    ``safe_harbor.free_text`` asks), and the columns chosen for redaction, redacted.
+    ``transform.free_text`` asks), and the columns chosen for redaction, redacted.
     ``keep_direct_zip``: a ZIP-role column tagged direct is kept as a ZIP (limited
     data set), not removed."""
     treatments = {
         t.name: column_treatments(
             spec_for(project, t),
             t.frame.columns,
-            free_text=project.safe_harbor.free_text,
+            free_text=project.transform.free_text,
             keep_direct_zip=keep_direct_zip,
         )
         for t in extract.tables

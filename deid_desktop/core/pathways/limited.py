@@ -233,7 +233,7 @@ def build_limited(
             "kept_geography": kept_geo,
             "removed_direct": removed,
             "zip_values_not_5_digits": zip_bad,
-            "free_text": {k: str(v) for k, v in sorted(project.safe_harbor.free_text.items())},
+            "free_text": {k: str(v) for k, v in sorted(project.transform.free_text.items())},
             "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
         },
     )

@@ -171,10 +171,10 @@ def build_linkable(
 
     rep.step(0.2, "Assessing ages")
     dates = DateCache(extract)
-    ages = assess_ages(extract, project, dates, positions, project.safe_harbor.age_reference)
+    ages = assess_ages(extract, project, dates, positions, project.transform.age_reference)
     over = ages.over_89
     withheld = ages.years_withheld  # over 89 now, or at the data's cut-off
-    zip_table = load_table_for(project.safe_harbor.zip3_table) if opts.zip_rule == "zip3" else None
+    zip_table = load_table_for(project.transform.zip3_table) if opts.zip_rule == "zip3" else None
 
     treatments_by_table, redacted = plan_columns(extract, project)
 
@@ -294,7 +294,7 @@ def build_linkable(
         "date_output": "ISO YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS where the input had a time",
         "persons_over_89": int(over.sum()),
         "persons_over_89_at_the_cutoff_only": int(ages.only_at_cutoff.sum()),
-        "free_text": {k: str(v) for k, v in sorted(project.safe_harbor.free_text.items())},
+        "free_text": {k: str(v) for k, v in sorted(project.transform.free_text.items())},
         "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
         "age_source": ages.source,
         "age_reference": ages.reference,

@@ -116,7 +116,7 @@ def build_safe_harbor(
 ) -> Release:
     """Build the Safe Harbor release in memory. Nothing is written."""
     rep = Reporter(progress, cancel)
-    options = project.safe_harbor
+    options = project.transform
     person = extract.person
     person_spec = spec_for(project, person)
 

@@ -95,12 +95,12 @@ class VerifyContext:
             self.project,
             self.dates,
             self.positions,
-            self.project.safe_harbor.age_reference,
+            self.project.transform.age_reference,
         )
 
     def zip_table(self) -> Zip3Table:
         if self.zip3_table is None:
-            self.zip3_table = load_table_for(self.project.safe_harbor.zip3_table)
+            self.zip3_table = load_table_for(self.project.transform.zip3_table)
         return self.zip3_table
 
 

@@ -49,7 +49,7 @@ def free_text_combo(
     combo.setAccessibleName(name)
     for action, label in FREE_TEXT_LABELS.items():
         combo.addItem(label, action.value)
-    current = project.safe_harbor.free_text.get(key, FreeTextAction.SUPPRESS)
+    current = project.transform.free_text.get(key, FreeTextAction.SUPPRESS)
     combo.setCurrentIndex(combo.findData(FreeTextAction(current).value))
     combo.currentIndexChanged.connect(lambda _i: on_change(FreeTextAction(combo.currentData())))
     return combo
@@ -180,7 +180,7 @@ class PathwayPage(Page):
             if project.pathway in self.pathway_buttons:
                 self.pathway_buttons[project.pathway].setChecked(True)
             self.options_box.setTitle(f"{pathway_spec(project.pathway).title} options")
-            ref = project.safe_harbor.age_reference
+            ref = project.transform.age_reference
             if ref == "index":
                 self.age_ref.setCurrentIndex(0)
             else:
@@ -203,7 +203,7 @@ class PathwayPage(Page):
         except Exception as exc:
             self.zip3_label.setText("The chosen table cannot be used.")
             self.banner.show_error(exc)
-        self.zip3_reset.setEnabled(project.safe_harbor.zip3_table is not None)
+        self.zip3_reset.setEnabled(project.transform.zip3_table is not None)
 
     def _refresh_free_text(self) -> None:
         project = self.session.project
@@ -265,8 +265,8 @@ class PathwayPage(Page):
             if self.age_ref.currentData() == "index"
             else self.age_date.date().toString("yyyy-MM-dd")
         )
-        sh = self.session.project.safe_harbor
-        self.session.update(safe_harbor=replace(sh, age_reference=ref))
+        sh = self.session.project.transform
+        self.session.update(transform=replace(sh, age_reference=ref))
 
     def _seed_changed(self, value: int) -> None:
         if self._updating or self.session.project is None:
@@ -277,8 +277,8 @@ class PathwayPage(Page):
         project = self.session.project
         if self._updating or project is None:
             return
-        sh = project.safe_harbor
-        self.session.update(safe_harbor=replace(sh, free_text={**sh.free_text, key: action}))
+        sh = project.transform
+        self.session.update(transform=replace(sh, free_text={**sh.free_text, key: action}))
 
     def _load_census(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -302,4 +302,4 @@ class PathwayPage(Page):
         if project is None:
             return
         self.banner.clear()
-        self.session.update(safe_harbor=replace(project.safe_harbor, zip3_table=path))
+        self.session.update(transform=replace(project.transform, zip3_table=path))
