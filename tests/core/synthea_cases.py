@@ -18,8 +18,8 @@ from deid_desktop.core.model import (
     TableSpec,
     TransformOptions,
 )
-from deid_desktop.core.project import _keyed
 from deid_desktop.core.tagging import suggest_tags
+from deid_desktop.core.tagging.retag import keyed_tags
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "synthea"
 SETS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -48,7 +48,7 @@ def _loaded(name: str) -> tuple[tuple[LoadedTable, TableSpec], ...]:
     for table, key in SETS[name]:
         loaded = read_table(DATA / name / f"{table}.csv")
         person = table == "patients"
-        tags = _keyed(suggest_tags(loaded.frame, table=table, is_person=person), key)
+        tags = keyed_tags(suggest_tags(loaded.frame, table=table, is_person=person), key)
         spec = TableSpec(table, f"{table}.csv", loaded.sha256, key, person, tags)
         out.append((loaded, spec))
     return tuple(out)
