@@ -52,96 +52,96 @@ PATHWAYS = (Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET)
 
 GOLDEN: dict[str, dict[str, str]] = {
     "demo/safe_harbor": {
-        "README.txt": ("0d55f46eefff20cb604f69574b7d7228dee94de6f23989ecd4e5e3aacd5bafbb"),
+        "README.txt": ("acf4037ccae9cd3cb384d8ec88567b3bad7911fd8d5e17bd36a1422d86ab31e4"),
         "baseline.csv": ("79cf828a92860e27fac169bc6e70714009bab63e7d5d0b4ae6c97cc84eb78565"),
         "data_dictionary.csv": ("c3372a445b4cabcdba0bcf5d8bf098bbdf51a988440a784cf613c9401d193fd6"),
         "demographics.csv": ("7eb5e82fc85fc9624477e478b4758f07a7f94a626d7aa22c8eaad31abb742bd9"),
         "visits.csv": ("421b9ff0ea5bf07fb463de1ed4b31ea446a471b8ec172cb50ffeec8e56ddd9fe"),
         "export_record.json#stable": (
-            "f5a4f3aa1b4245cf864555f32a17e7b484a3a5443b8373bb76e8f79f6c85802d"
+            "c9a30bebbeb775e3813ecd4ed9ba350475f9b4827180dafd84181e8b0dda5903"
         ),
     },
     "demo/linkable": {
-        "README.txt": ("2f98f6e7a97535a1d3689ac4ac44fde13d5b1cf53a99861ea154c529c7b38cf1"),
+        "README.txt": ("43ad73196ea18853842bc7e8a1c01ee2243843ae98554bbcb82041ff9934ff34"),
         "baseline.csv": ("744648b9fe5af6538802024b6ec5222ca56e1f0ab8ccb47586d43726f4098e73"),
         "data_dictionary.csv": ("92d79074ff297566b025f7c3e6a123c331f48770d0593b5ac5c269d43c6369d2"),
         "demographics.csv": ("d9ad717d3a4c4637b203faf71273812a79397fdd81884a54ba90142ad76dd3c8"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
-            "ad953208f32383a8dd32fe0f94c607607623b9e6dbdae59eede7777e35a27bfc"
+            "322e4f749f9be7541a544d5579ceb134efc84faa1d2828ab76166ed927e1a186"
         ),
     },
     "demo/limited_data_set": {
-        "README.txt": ("f5151ef6610792b8a4745d06614dc811061a167347a571eefc72ee431b3ce4ba"),
+        "README.txt": ("6b3eac3bdcb6c4d05693618784071e8a554bf287c5b30a839cae1a5d0a63003b"),
         "baseline.csv": ("a0a2f4369ad18a13264a14d46ff3bbdc08c01c8650b06089d4d3325f2db0b350"),
         "data_dictionary.csv": ("96ec541b60c5841ce403477a33bbca7ec0e8572a530a9cb07b5880c8f3c7ebaa"),
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
-            "0a8a9bd65b6bfefa2396980beb5d735217f80ae8e71dd45ccad82396139adb05"
+            "05eb47d8a1c6f92c3315af74bb4e20ceb93de2f8e2e8681636ca8a052fd659e5"
         ),
     },
     "unmc_crane_2023/safe_harbor": {
-        "README.txt": ("fe13399541e4997022dbfa066ea067ce588b3749ada011fc7a22beb612359b5d"),
+        "README.txt": ("2bfe50dfdf186735d1075b762dee43cadec5487c28fffcd6f1d10095afa5ff24"),
         "conditions.csv": ("1171dba1ca38a088cf3c7ed19558e61237dc93b8f684fbb2849b4e675a01492c"),
         "data_dictionary.csv": ("b08caf76087577ff78218555232c513771ac37ac3191ebb86b98a7f698a8c377"),
         "encounters.csv": ("371e2135f24d7a5c8d8aca2ecad8703a092edbd7c9566404f9fcae5f36ffdf95"),
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "44867577b2285c016032c61f6d6a9d743974955ab887810997f83b479f1c0e0f"
+            "0b2f69ddddbe9c66be623c0541a8b0da0b56e3a2572a33ab188199a49da99cb6"
         ),
     },
     "unmc_crane_2023/linkable": {
-        "README.txt": ("0e1eafdd1e80184b043dfe4a0c1fbae0daeaa8af63ee42a0ce25196fad580520"),
+        "README.txt": ("ae3ee508fae852f7b28cc92c146c94943a1056fc323773d889ae8e6f32240a94"),
         "conditions.csv": ("4542e5f4490fd3a9faf6c62ad917d7a0454507b178bd7eeeeff639b841f55c59"),
         "data_dictionary.csv": ("92eef8cce2b575c3cbd5aa9be678053ffd9b9459b02f3ec2a483477d07f12ebb"),
         "encounters.csv": ("67a8e368a9082dad8969d722d66f03a055a79a7ec8333717af936cd813f2969b"),
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
         "export_record.json#stable": (
-            "a31c7359adffa717ba50a5ceb57e02826177a5c7163c116b832808ff62f753cf"
+            "615065c074f0474bd7dbc53c90c85de4a3c70b9c66fbd11ff9814a4c62e5fe5d"
         ),
     },
     "unmc_crane_2023/limited_data_set": {
-        "README.txt": ("12dd9b3f2c06192234e793668fb0e2e8e371e91bef38af34d11e882fa7b2fbc2"),
+        "README.txt": ("ce2bdf97b1a45667a1e5c4719ba14b1359a7ad812fe1b351a675c1c1237aff66"),
         "conditions.csv": ("17f16e1a10570b145995ceb39b2548e261ee1a2df9827b830ea2b5173c3fe7c0"),
         "data_dictionary.csv": ("442dd976f639d60de4c67593e2935775df1314ba8140198152061dd0e5529f8a"),
         "encounters.csv": ("ebface18d205fd7aab0c50b99fbb6f90bc7cfe587690ad65fe95fc551f8465a6"),
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
         "export_record.json#stable": (
-            "0750750b43f593c41c65611e2a9afe77529cbb36a56551bce7260569ed797842"
+            "48d1161f73a9c4656b600494f043c1ce034a6fd9698fc7371f859d150135641b"
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
-        "README.txt": ("c01b43261d114a579d68a4a2e6e51e8d6bf052a41b4e0cbc55a02ef328e31b2f"),
+        "README.txt": ("9b191c94746db58051ec3e10e3b87b64b93ac77eae00d74144faa24ebeaddda7"),
         "conditions.csv": ("03ec2d2adeec177738fbd0d3bc0d7d104469483a845ab00f51ddac7d32253aee"),
         "data_dictionary.csv": ("c2a0fd320c6557b2396d3125aa2f8084cd5ae865268c3aede733b52e179922be"),
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "3601cca3ba9f905e419f9bd3c7ff63f0edcaa4a825b41ac8ed310575a83ce6f4"
+            "b12cf13918211fa7c34f89d30d1b0117a6ca73d5c65e908f415b75b8c8a8e586"
         ),
     },
     "ds4biomed_apr2020/linkable": {
-        "README.txt": ("fb1e15e1a0c7f76a309c8311216f8f342c11e38a87988675723883d2ce154de2"),
+        "README.txt": ("6c7d596b77761ad2f93b3ff1f1c2d896054f5da6c5c7afac9d1d5b0c5b81efae"),
         "conditions.csv": ("5df6bc42c37baac51a30722a28e1ea0000533e1173ed07d457c8a9a192a0c7cf"),
         "data_dictionary.csv": ("f92fc6bc870e43d57621dd8644040c49c2c47290d2f0ea2e9c7e51e0dae2b09b"),
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
-            "fa1398d715bfe3003d26cebcabc07fac3cdefc2b63a6d99caaf04938e76861c2"
+            "8dc66dff21ea94e92ce4f0f5bf20d6030374f01fe39ac7161d660e168718aaba"
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
-        "README.txt": ("475355af78d418dc56df0b17c5689a1f313ecec50e2e5f36a8e1ffb9c5693fd7"),
+        "README.txt": ("c46ecb9a2a8589b9cb2fe0655fd92a40984e05b8c7933fe4d0bb6d964cfda112"),
         "conditions.csv": ("dc7c4170b9bce484f216265c1d5e43f62e6db5ae5785924d6fd0e8e8ab947b50"),
         "data_dictionary.csv": ("6b45d2455f6c8fc38934d5fcab76e6618e4db32ad631e1f4c9891edc830ae9fa"),
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (
-            "a3b1ac63f3dc1b88618646cb341295ec2c176014d837b6a21c1ce8384921d874"
+            "dc09d80bbc90a60248c13d356c695322993d2e0c35c1e45d7177d8f75133233f"
         ),
     },
 }

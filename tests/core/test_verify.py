@@ -49,6 +49,7 @@ SH_IDS = {
     "no_age_revealing_year",
     "subject_ids",
     "no_identifier_values",
+    "no_identifiers_in_text",
     "crosswalk_apart",
 }
 

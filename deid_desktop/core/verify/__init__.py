@@ -12,6 +12,7 @@ imports the gate). The registry, in the order the checks run and are reported:
 
 - ``safe_harbor``: Safe Harbor's rows, some shared with the other pathways;
 - ``values``: no released column looks like an identifier, whatever its tag;
+- ``text``: the free-text scanner over every released text cell, whatever its tag;
 - ``linkable``: the linkable release's rows;
 - ``limited``: the limited data set's rows.
 
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from deid_desktop.core.model import Extract, Pathway, Project, Release
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.verify import limited, linkable, safe_harbor, values
+from deid_desktop.core.verify import limited, linkable, safe_harbor, text, values
 from deid_desktop.core.verify.base import (
     BLOCKING,
     WARNING,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 CHECKS: tuple[Check, ...] = (
     *safe_harbor.CHECKS,
     *values.CHECKS,
+    *text.CHECKS,
     *linkable.CHECKS,
     *limited.CHECKS,
 )
@@ -97,7 +99,8 @@ def verify_release(
         rep.step(i / len(checks), f"Checking: {check.name}")
         outcomes.append(run_check(check, extract, release, project, ctx))
     rep.step(1.0, "Checks done")
-    return Verification(tuple(outcomes))
+    scanned = ctx.memo.get(text.MEMO_KEY)
+    return Verification(tuple(outcomes), text_scan=scanned)  # type: ignore[arg-type]
 
 
 __all__ = [
