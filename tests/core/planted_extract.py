@@ -109,7 +109,16 @@ def make_frames(
     m = int(per.sum())
     owner = np.repeat(np.arange(n), per)
     visit_date = _dates(rng, m, "2022-01-01", 730)
-    comments = rng.choice(COMMENTS, m).astype(object)
+    weight = rng.integers(45, 120, m)
+    comments = np.array(
+        [
+            f"{a} Weight {w} kg. {b}"
+            for a, w, b in zip(
+                rng.choice(COMMENTS, m), weight, rng.choice(COMMENTS, m), strict=True
+            )
+        ],
+        dtype=object,
+    )
     notes = rng.choice(NOTES, m).astype(object)
     labels = rng.choice(LABELS, m).astype(object)
     sample = visit_date.astype(str).astype(object)

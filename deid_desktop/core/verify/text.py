@@ -17,7 +17,9 @@ A hit fails the release when it is of a kind the pathway removes and the scanner
 sure of it: names (from the extract's dictionary or after a cue such as 'Mr.' or
 'daughter'), record numbers (a code with letters, or digits after a record word such as
 'MRN' or 'chart'), phones, e-mails, SSNs, web and IP addresses, street addresses and
-full dates (in a limited data set: not dates and not places, which it may keep). A cell
+full dates (in a limited data set: not dates and not places, which it may keep). Ten
+digits run together are a phone only when they make a plausible North American number
+after a cue ('call', 'cell', 'phone' ...) or in a column named for a phone. A cell
 that is exactly one name held by ``CATEGORY_ROWS`` rows or more is a category label
 (race 'White'), as in the direct-value search. The outcome names the column, the kinds
 and the number of cells; never a value. The hits (positions in the released frames)
@@ -76,8 +78,15 @@ LDS_KEEPS_KINDS = frozenset({"DATE", "AGE", "ZIP"})
 _LDS_KEEPS_RULES = frozenset({"gazetteer", "facility"})
 #: Rules the scanner is not sure of, when it says no confidence of its own.
 _UNSURE_RULES = frozenset({"pattern:zip", "pattern:mrn"})
+_PHONE_WORD = re.compile(
+    r"(?i)\b(?:phone|phoned|tel|telephone|cell|mobile|call|called|calling|ph|contact|fax|"
+    r"pager|text|texted|reach|reached)\b"
+)
+_PHONE_NAME = re.compile(r"(?i)phone|tel|mobile|cell|fax|contact")
+#: A North American number: area code and exchange each start with 2-9.
+_NANP = re.compile(r"(?:\+?1[ .-]?)?\(?[2-9]\d\d\)?[ .-]?[2-9]\d\d[ .-]?\d{4}")
 _RECORD_WORD = re.compile(
-    r"(?i)(?:mrn|mr|record|records|chart|acct|account|hospital|medical|patient|pt|case|"
+    r"(?i)\b(?:mrn|mr|record|records|chart|acct|account|hospital|medical|patient|pt|case|"
     r"file|reg|registration|id|no|number|#)\W{0,3}$"
 )
 
@@ -103,6 +112,7 @@ def _gating(pathway: Pathway) -> np.ndarray:
 
 
 _MRN_PATTERN = np.array([r == "pattern:mrn" for r in scan_rules.RULE_OF], dtype=bool)
+_PHONE_PATTERN = np.array([r == "pattern:phone" for r in scan_rules.RULE_OF], dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -173,6 +183,28 @@ def _record_numbers(values: list[str], note: np.ndarray, start: np.ndarray) -> n
     return out
 
 
+def _phones(
+    values: list[str], column: str, note: np.ndarray, start: np.ndarray, end: np.ndarray
+) -> np.ndarray:
+    """Which phone-pattern hits are phone numbers: written with separators, or (ten
+    digits run together, which lab values and IDs also are) a plausible North American
+    number (area code and exchange not starting with 0 or 1) after a cue ('call',
+    'phone', 'cell' ...) or in a column named for a phone. The extract's own phone
+    numbers are found by the dictionary whatever their writing."""
+    named = _PHONE_NAME.search(column) is not None
+    out = np.zeros(note.size, dtype=bool)
+    rows = zip(note.tolist(), start.tolist(), end.tolist(), strict=True)
+    for i, (n, s, e) in enumerate(rows):
+        text = values[n][s:e]
+        if not text.isdigit():
+            out[i] = True
+            continue
+        plausible = _NANP.fullmatch(text) is not None
+        cue = _PHONE_WORD.search(values[n], max(0, s - 32), s) is not None
+        out[i] = plausible and (named or cue)
+    return out
+
+
 def _category_names(
     col: TextColumn, counts: np.ndarray, note: np.ndarray, start: np.ndarray, end: np.ndarray,
     kind: np.ndarray,
@@ -236,6 +268,11 @@ def scan_released_text(
         mrn = _MRN_PATTERN[found.code]
         if mrn.any():
             keep[mrn] = _record_numbers(col.values, found.note[mrn], found.start[mrn])
+        phone = _PHONE_PATTERN[found.code]
+        if phone.any():
+            keep[phone] &= _phones(
+                col.values, col.column, found.note[phone], found.start[phone], found.end[phone]
+            )
         keep &= ~_category_names(col, counts, found.note, found.start, found.end, found.kinds)
         keep &= ~_shared_codes(col, found)
         note, start, end, code = (a[keep] for a in found)
