@@ -3,7 +3,7 @@ whatever the column's tag.
 
 A comments column tagged clinical or quasi is released as it is; the other checks read
 it only for the extract's own direct values and for a few shapes. Here the free-text
-scanner (``core.scan``: the extract's dictionary, patterns, cues) runs over the
+scanner (``core.scan``: patterns, cues, context finders) runs over the
 released text of every column that is not tagged free text (those are suppressed or
 redacted by the pathway from the same scanner), the release's own ID excepted and the
 columns the user accepted after review (``transform.accepted_text_columns``) excepted.
@@ -13,9 +13,12 @@ than a code (``CODE_LENGTH``): numbers, dates and short codes are the other chec
 business. Only the column's distinct values are scanned (once each), then counted over
 the rows holding them.
 
-A hit fails the release when it is of a kind the pathway removes and the scanner is
-sure of it: names (from the extract's dictionary or after a cue such as 'Mr.' or
-'daughter'), record numbers (a code with letters, or digits after a record word such as
+The scanner runs with its patterns, cues and context finders but without the extract's
+dictionary: the extract's own names, record numbers, phones and e-mails are searched in
+every released cell by ``direct.check_no_direct_values`` (rebuilding them here would
+cost about ten seconds at a million persons). A hit fails the release when it is of a
+kind the pathway removes and the scanner is sure of it: names (after a cue such as
+'Mr.' or 'daughter'), record numbers (a code with letters, or digits after a record word such as
 'MRN' or 'chart'), phones, e-mails, SSNs, web and IP addresses, street addresses and
 full dates (in a limited data set: not dates and not places, which it may keep). Ten
 digits run together are a phone only when they make a plausible North American number
@@ -189,8 +192,7 @@ def _phones(
     """Which phone-pattern hits are phone numbers: written with separators, or (ten
     digits run together, which lab values and IDs also are) a plausible North American
     number (area code and exchange not starting with 0 or 1) after a cue ('call',
-    'phone', 'cell' ...) or in a column named for a phone. The extract's own phone
-    numbers are found by the dictionary whatever their writing."""
+    'phone', 'cell' ...) or in a column named for a phone."""
     named = _PHONE_NAME.search(column) is not None
     out = np.zeros(note.size, dtype=bool)
     rows = zip(note.tolist(), start.tolist(), end.tolist(), strict=True)
@@ -251,7 +253,7 @@ def scan_released_text(
     """Scan the released text of every column the check reads: (report of the hits that
     fail the release, as rows of the released frames; columns accepted by the user;
     columns read)."""
-    from deid_desktop.core.scan import build_dictionary, scan_text_arrays
+    from deid_desktop.core.scan import build_dictionary_from_values, scan_text_arrays
 
     columns, skipped = text_columns(release, project)
     if release.pathway is Pathway.LIMITED_DATA_SET:  # the town, city, state and ZIP it keeps
@@ -259,7 +261,9 @@ def scan_released_text(
     gating = _gating(release.pathway)
     spans: list[ColumnSpans] = []
     scans: list[ColumnScan] = []
-    dictionary = build_dictionary(extract, project) if columns else None
+    # The extract's own direct values are searched in every released cell by
+    # ``no_direct_values``; built again here they would cost ~10 s at a million persons.
+    dictionary = build_dictionary_from_values({}) if columns else None
     for col in columns:
         assert dictionary is not None
         found = scan_text_arrays(col.values, dictionary)
@@ -372,8 +376,9 @@ CHECKS: tuple[Check, ...] = (
         "No identifier in released text",
         "45 CFR 164.514(b)(2)(i)(A)-(R)",
         BLOCKING,
-        _EXPLAIN + "name from the extract or after a cue, record number, phone number, "
-        "e-mail, SSN, web or IP address, street address or full date it is sure of.",
+        _EXPLAIN + "name after a cue, record number, phone number, e-mail, SSN, web or IP "
+        "address, street address or full date it is sure of (the extract's own values are "
+        "searched by the direct-value check).",
         check_no_identifiers_in_text,
         frozenset({Pathway.SAFE_HARBOR, Pathway.LINKABLE}),
     ),
@@ -382,8 +387,8 @@ CHECKS: tuple[Check, ...] = (
         "No identifier in released text",
         "45 CFR 164.514(e)(2)",
         BLOCKING,
-        _EXPLAIN + "name from the extract or after a cue, record number, phone number, "
-        "e-mail, SSN, web or IP address or street address it is sure of.",
+        _EXPLAIN + "name after a cue, record number, phone number, e-mail, SSN, web or IP "
+        "address or street address it is sure of.",
         check_no_identifiers_in_text,
         LIMITED,
     ),
