@@ -58,7 +58,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("7eb5e82fc85fc9624477e478b4758f07a7f94a626d7aa22c8eaad31abb742bd9"),
         "visits.csv": ("421b9ff0ea5bf07fb463de1ed4b31ea446a471b8ec172cb50ffeec8e56ddd9fe"),
         "export_record.json#stable": (
-            "c9a30bebbeb775e3813ecd4ed9ba350475f9b4827180dafd84181e8b0dda5903"
+            "92d069e33fe6a38d4342cb21625ea2187be24ae9f1bbf14fc1f661732de72dbc"
         ),
     },
     "demo/linkable": {
@@ -68,7 +68,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("d9ad717d3a4c4637b203faf71273812a79397fdd81884a54ba90142ad76dd3c8"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
-            "322e4f749f9be7541a544d5579ceb134efc84faa1d2828ab76166ed927e1a186"
+            "6659c15590aef3ec75aa2fd325fbb58af5b1c952ebfd020d71cfd630cf7fea53"
         ),
     },
     "demo/limited_data_set": {
@@ -78,7 +78,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
-            "05eb47d8a1c6f92c3315af74bb4e20ceb93de2f8e2e8681636ca8a052fd659e5"
+            "f9bc9a8b010dcfa998290d050a7f36ab073ed9c49124d89c287d17c7951613c9"
         ),
     },
     "unmc_crane_2023/safe_harbor": {
@@ -89,7 +89,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "0b2f69ddddbe9c66be623c0541a8b0da0b56e3a2572a33ab188199a49da99cb6"
+            "09d007d871d2dc703afb6c0ef48ef97caf09bc0207a759dde87dbc61ef9cffdc"
         ),
     },
     "unmc_crane_2023/linkable": {
@@ -100,7 +100,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
         "export_record.json#stable": (
-            "615065c074f0474bd7dbc53c90c85de4a3c70b9c66fbd11ff9814a4c62e5fe5d"
+            "bfc4e127cb61930dc769645cc6de169248e5116e95f02919f4c61672bff7ee17"
         ),
     },
     "unmc_crane_2023/limited_data_set": {
@@ -111,7 +111,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
         "export_record.json#stable": (
-            "48d1161f73a9c4656b600494f043c1ce034a6fd9698fc7371f859d150135641b"
+            "5b8a8840156717e0afea06ba67c42d43547dd385714033b809abebd964e95b6c"
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
@@ -121,7 +121,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "b12cf13918211fa7c34f89d30d1b0117a6ca73d5c65e908f415b75b8c8a8e586"
+            "2545bcaf13e801c6de2fd2c1f5948bc8ed5c858842013dec9726ba81ad34c15b"
         ),
     },
     "ds4biomed_apr2020/linkable": {
@@ -131,7 +131,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
-            "8dc66dff21ea94e92ce4f0f5bf20d6030374f01fe39ac7161d660e168718aaba"
+            "f249be47dc3317cf228b9e101fb5187056b59947c48dd8dbf005f4301e5870fc"
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
@@ -141,7 +141,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (
-            "dc09d80bbc90a60248c13d356c695322993d2e0c35c1e45d7177d8f75133233f"
+            "b6794af74d98ed1357173784e4694cd93677816d393fe9542e0dc0874836f899"
         ),
     },
 }

@@ -110,8 +110,7 @@ def test_a_column_accepted_after_review_no_longer_fails(
     code, err, out = run(project, capsys)
     assert code == 0, err
     record = json.loads((out / "export_record.json").read_text(encoding="utf-8"))
-    options = record["parameters"]["safe_harbor"]
-    assert options["accepted_text_columns"] == ["visits.comments"]
+    assert record["parameters"]["accepted_text_columns"] == ["visits.comments"]
 
 
 def test_review_lists_the_hits_by_row_and_span(

@@ -158,7 +158,12 @@ def _refuse_failed_checks(verification: Verification) -> None:
     listed = "; ".join(f"{o.check.name} ({int(o.count or 0):,})" for o in failures)
     n = len(failures)
     # checks that explain themselves in plain sentences (column, kinds, counts; no value)
-    said = [str(m) for o in failures for m in o.detail.get("messages", ()) or ()]
+    said = [
+        str(m)
+        for o in failures
+        if isinstance(o.detail, dict)
+        for m in o.detail.get("messages", ()) or ()
+    ]
     more = "".join(f" {m}" for m in said)
     raise CheckFailed(
         f"{n} blocking release check{'s' if n != 1 else ''} failed: {listed}. Nothing was "
