@@ -31,22 +31,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run_intruder(args: argparse.Namespace) -> int:
+    from deid_desktop import secrets
     from deid_desktop.core import engine
     from deid_desktop.core.attack import motivated_intruder
-    from deid_desktop.core.model import Pathway
+    from deid_desktop.core.constants import PROJECT_SUFFIX
 
     path = Path(args.project)
-    if not path.name.endswith(".deid.json"):
+    if not path.name.endswith(PROJECT_SUFFIX):
         raise UsageError(
             "deid intruder reads a project (.deid.json).",
             hint="Create one with deid init, then run deid intruder PROJECT.deid.json.",
         )
     project, extract = _load_project(path)
-    salt = None
-    if project.pathway == Pathway.LINKABLE:
-        from deid_desktop import secrets
-
-        salt = secrets.get_salt(project.project_id)
+    salt = secrets.salt_for_project(project)
     review = engine.review(project, extract, salt=salt, scan=False)
     report = motivated_intruder(project, extract, review, on=_columns(args.on), salt=salt)
     if args.json:

@@ -18,7 +18,7 @@ import argparse
 import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +36,6 @@ from deid_desktop.core.model import (
 from deid_desktop.core.project import load_project, new_project, save_project, tag_to_dict
 
 TAG_SYNTAX = "COLUMN=CLASS[/CATEGORY][:ROLE]"
-_REKEY_HINT = (
-    "To use another person key, build the project again with `deid init --key COL` "
-    "(the person table) or `deid init --key TABLE=COL` (an event table)."
-)
-SET_BY_HAND = "set by hand"
 _CLASSES = [c.value for c in ColumnClass]
 _ROLES = [r.value for r in Role]
 _CATEGORIES = [c.value for c in IdentifierCategory]
@@ -496,34 +491,18 @@ def _describe(tag: ColumnTag) -> str:
     return text
 
 
-def apply_change(spec: TableSpec, change: TagChange) -> ColumnTag:
-    """The column's new tag; refuses a change that would break the table's person key."""
-    old = spec.column(change.column)
-    role = change.role if change.set_role else old.role
-    category = change.category
-    if change.cls is ColumnClass.DIRECT and category is None and old.cls is ColumnClass.DIRECT:
-        category = old.category
-    is_key = change.column == spec.key
-    if is_key and (change.cls is not ColumnClass.DIRECT or role is not Role.PERSON_KEY):
-        raise UsageError(
-            f"'{change.column}' is the person key of table '{spec.name}': it stays a direct "
-            "identifier with the person_key role",
-            hint=_REKEY_HINT,
-        )
-    if not is_key and role is Role.PERSON_KEY:
-        raise UsageError(
-            f"Only '{spec.key}' can be the person key of table '{spec.name}'",
-            hint=_REKEY_HINT,
-        )
-    evidence = old.evidence if SET_BY_HAND in old.evidence else (SET_BY_HAND, *old.evidence)
-    return replace(
-        old,
+def apply_change(spec: TableSpec, change: TagChange) -> TableSpec:
+    """The table with the change made, under core's re-tag rule (``core.tagging.retag``):
+    the person key stays a direct identifier with its role unless another column is
+    given the person-key role, which makes that column the key."""
+    from deid_desktop.core.tagging.retag import KEEP, retag
+
+    return retag(
+        spec,
+        change.column,
         cls=change.cls,
-        role=role,
-        category=category if change.cls is ColumnClass.DIRECT else None,
-        unsure=False,
-        evidence=evidence,
-        date_format=old.date_format if change.cls is ColumnClass.DATE else None,
+        role=change.role if change.set_role else KEEP,
+        category=change.category or KEEP,
     )
 
 
@@ -535,12 +514,15 @@ def run_tag(args: argparse.Namespace) -> int:
         for spec in targets:
             spec = project.table(spec.name)
             old = spec.column(change.column)
-            new = apply_change(spec, change)
-            project = project.with_table(spec.with_column(new))
+            changed = apply_change(spec, change)
+            project = project.with_table(changed)
+            new = changed.column(change.column)
             note = "" if _describe(old) != _describe(new) else " (unchanged)"
             lines.append(
                 f"  {spec.name}.{change.column}: {_describe(old)} -> {_describe(new)}{note}"
             )
+            if changed.key != spec.key:
+                lines.append(f"  {spec.name}: person key is now {changed.key} (was {spec.key})")
     save_project(project, args.project)
     print(f"Saved {args.project}:")
     print("\n".join(lines))

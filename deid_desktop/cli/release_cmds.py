@@ -100,13 +100,9 @@ def _progress() -> ProgressFn | None:
 
 
 def _salt(project: Project) -> bytes | None:
-    from deid_desktop.core.model import Pathway
-
-    if project.pathway != Pathway.LINKABLE:
-        return None
     from deid_desktop import secrets
 
-    return secrets.get_salt(project.project_id)
+    return secrets.salt_for_project(project)
 
 
 def _review(
@@ -153,10 +149,13 @@ def _earlier(project: Project) -> list[dict[str, Any]] | None:
     from deid_desktop.core.register import earlier_releases
 
     try:
-        return earlier_releases(project.project_id)
+        earlier = earlier_releases(project.project_id)
     except DeidError as exc:
         print(f"deid: warning: the register could not be read: {exc.message}", file=sys.stderr)
         return None
+    if earlier.damaged:
+        print(f"deid: warning: {earlier.damage_note()}", file=sys.stderr)
+    return list(earlier)
 
 
 def _print_check(payload: dict[str, Any]) -> None:
@@ -268,6 +267,8 @@ def run_run(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         progress=_progress(),
     )
+    for note in record.recovered:  # leftovers of an interrupted export, removed
+        print(f"deid: {note}", file=sys.stderr)
     payload = {
         "schema": JSON_SCHEMA,
         "out": str(record.out_dir),

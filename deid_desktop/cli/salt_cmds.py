@@ -33,18 +33,14 @@ from deid_desktop.core.constants import (
     ROTATE_WARNING,
 )
 from deid_desktop.core.errors import DeidError, InputError, KeyringUnavailable, UsageError
-from deid_desktop.core.model import PATHWAY_LABELS, ExportMeta, OffsetMode, Pathway, Project
+from deid_desktop.core.model import ExportMeta, LinkableOptions, OffsetMode, Project
+from deid_desktop.core.pathways.registry import all_specs, spec_by_cli_name
 from deid_desktop.core.project import load_project, save_project
 
 if TYPE_CHECKING:  # keyring and cryptography load when a command runs, not for `deid --help`
     from deid_desktop.secrets import SaltStatus
 
 PASSPHRASE_ENV = "DEID_PASSPHRASE"
-PATHWAY_NAMES: dict[str, Pathway] = {
-    "safe-harbor": Pathway.SAFE_HARBOR,
-    "linkable": Pathway.LINKABLE,
-    "limited-data-set": Pathway.LIMITED_DATA_SET,
-}
 
 _PASS_HELP = (
     f"read the passphrase from the first line of FILE (else ${PASSPHRASE_ENV}, else a prompt)"
@@ -110,12 +106,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     pathway = subparsers.add_parser(
         "pathway",
         help="choose the release pathway and its options",
-        description="Set the project's pathway - safe-harbor, linkable (requires Expert "
-        "Determination) or limited-data-set (needs a data use agreement) - and save it. "
-        "Then run `deid check` / `deid run`.",
+        description="Set the project's pathway and its options, and save it; the output "
+        "gives the label every release of this pathway carries. Then run `deid check` / "
+        "`deid run`.",
     )
     pathway.add_argument("project", type=Path, help="the project file (.deid.json)")
-    pathway.add_argument("pathway", choices=sorted(PATHWAY_NAMES), help="the pathway")
+    specs = all_specs()  # light modules: the builders and pandas load when a release is built
+    pathway.add_argument(
+        "pathway",
+        choices=[s.cli_name for s in specs],
+        metavar="PATHWAY",
+        help="one of: " + "; ".join(f"{s.cli_name} ({s.label})" for s in specs),
+    )
     pathway.add_argument(
         "--offset-days",
         type=int,
@@ -303,7 +305,8 @@ def run_pathway(args: argparse.Namespace) -> int:
     from deid_desktop import secrets
 
     project = _project(args.project)
-    pathway = PATHWAY_NAMES[args.pathway]
+    spec = spec_by_cli_name(args.pathway)
+    pathway = spec.id
     linkable = project.linkable
     if args.offset_days is not None:
         if not 1 <= args.offset_days <= MAX_OFFSET_DAYS:
@@ -339,14 +342,15 @@ def run_pathway(args: argparse.Namespace) -> int:
     )
     save_project(changed, args.project)
 
-    lines = [f"Pathway: {args.pathway} - {PATHWAY_LABELS[pathway]}."]
+    lines = [f"Pathway: {spec.cli_name} - {spec.label}."]
     salt: dict[str, Any] | None = None
-    if pathway == Pathway.LINKABLE:
+    if spec.options_type is LinkableOptions:
         lines.append(
             f"Dates move per person by 1 to {linkable.offset_days} days "
             f"({linkable.offset_mode.value}); link keys of {linkable.key_length} hex "
             f"characters; ZIP rule {linkable.zip_rule}."
         )
+    if spec.needs_salt:
         try:
             status = secrets.salt_status(changed.project_id)
             salt = {"exists": status.exists, "fingerprint": status.fingerprint}
@@ -357,14 +361,13 @@ def run_pathway(args: argparse.Namespace) -> int:
         except DeidError as exc:
             salt = {"exists": None, "keyring": "error"}
             lines.append(f"warning: {exc.message}")
-    if pathway == Pathway.LIMITED_DATA_SET and not export.dua:
+    for problem in spec.preconditions(changed):
         lines.append(
-            "A limited data set needs a data use agreement reference before export: "
-            "set it with --dua REF here or on 'deid run'."
+            f"Before export: {problem.message} Set it with --dua REF here or on 'deid run'."
         )
     data: dict[str, Any] = {
         "pathway": pathway.value,
-        "label": PATHWAY_LABELS[pathway],
+        "label": spec.label,
         "offset_days": linkable.offset_days,
         "offset_mode": linkable.offset_mode.value,
         "key_length": linkable.key_length,

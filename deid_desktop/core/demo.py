@@ -44,14 +44,14 @@ from deid_desktop.core.model import (
     SafeHarborOptions,
     TableSpec,
 )
-from deid_desktop.core.project import project_to_json
+from deid_desktop.core.project import PROJECT_SUFFIX, project_to_json
 from deid_desktop.core.zip3 import load_bundled_zip3
 
 DEFAULT_ROWS = 2432
 DEFAULT_SEED = 20260423
 MIN_ROWS = 50
 MAX_ROWS = 5_000_000
-PROJECT_FILE = "demo.deid.json"
+PROJECT_FILE = f"demo{PROJECT_SUFFIX}"
 TABLE_FILES = {
     "demographics": "demographics.csv",
     "baseline": "baseline.csv",

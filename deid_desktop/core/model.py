@@ -7,9 +7,11 @@ the salt. Loaded data lives in ``LoadedTable``/``Extract`` (io), released data i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: importing the model must not load pandas (CLI start)
@@ -127,13 +129,19 @@ class Pathway(StrEnum):
     LIMITED_DATA_SET = "limited_data_set"
 
 
-#: The honest label every release and record carries. Never "anonymous".
-PATHWAY_LABELS: dict[Pathway, str] = {
-    Pathway.SAFE_HARBOR: "de-identified under HIPAA Safe Harbor (45 CFR 164.514(b)(2))",
-    Pathway.LINKABLE: "linkable release - requires Expert Determination "
-    "(45 CFR 164.514(b)(1)); not Safe Harbor",
-    Pathway.LIMITED_DATA_SET: "limited data set - data use agreement required (45 CFR 164.514(e))",
-}
+_LABELS: dict[str, str] = {}
+#: The honest label of each pathway, read-only. Its home is the pathway's spec
+#: (``core.pathways.registry.PathwaySpec.label``); registering a spec fills this view,
+#: kept for the gate until it reads ``spec_for(pathway).label``.
+PATHWAY_LABELS: Mapping[str, str] = MappingProxyType(_LABELS)
+
+
+def register_pathway_label(pathway: str, label: str | None) -> None:
+    """Called by the pathway registry only (``None`` removes the pathway's label)."""
+    if label is None:
+        _LABELS.pop(str(pathway), None)
+    else:
+        _LABELS[str(pathway)] = label
 
 
 class FreeTextAction(StrEnum):

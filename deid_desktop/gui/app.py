@@ -14,6 +14,8 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from deid_desktop import __version__
+from deid_desktop.core.steps import Step
+from deid_desktop.core.transaction import recover_pending
 
 log = logging.getLogger("deid.gui")
 
@@ -74,6 +76,12 @@ def excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackT
     )
 
 
+def _tell(message: str) -> None:
+    """Say what the start-up recovery did, in a plain message box."""
+    log.warning("%s", message)
+    QMessageBox.information(None, "deid-desktop", message)
+
+
 def make_app(argv: Sequence[str]) -> QApplication:
     app = QApplication.instance()
     if isinstance(app, QApplication):
@@ -113,8 +121,8 @@ def run_selftest(window, app: QApplication) -> int:  # type: ignore[no-untyped-d
         def to_review() -> None:
             if window.runner.busy:
                 QTimer.singleShot(10, to_review)
-            elif not window.go_to(3):
-                fail("review unavailable: " + (window.step_reason_for(3) or ""))
+            elif not window.go_to(Step.REVIEW):
+                fail("review unavailable: " + (window.step_reason_for(Step.REVIEW) or ""))
 
         QTimer.singleShot(0, to_review)
 
@@ -154,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the self-test has nobody to close a message box: it logs and exits nonzero instead
     sys.excepthook = quiet_excepthook if args.selftest else excepthook
     app = make_app([sys.argv[0]])
+    recover_pending(log.warning if args.selftest else lambda m: _tell(m))  # crashed exports
 
     try:
         from deid_desktop.gui.main_window import MainWindow

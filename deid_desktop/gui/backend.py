@@ -10,19 +10,27 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from deid_desktop.core.errors import DeidError
+from deid_desktop.core.errors import DeidError, Problem
 from deid_desktop.core.model import (
     ColumnTag,
     ExportMeta,
     Extract,
     LoadedTable,
-    Pathway,
     Project,
 )
+from deid_desktop.core.pathways.registry import PathwaySpec, all_specs
 from deid_desktop.core.progress import CancelToken, ProgressFn
 from deid_desktop.core.resources import resources_dir
+
+if TYPE_CHECKING:  # the data stack loads with the first job, not with the window
+    import pandas as pd
+
+    from deid_desktop.core.engine import ReviewResult
+    from deid_desktop.core.export import ExportRecord
+    from deid_desktop.core.risk import SuppressionPreview
+    from deid_desktop.core.zip3 import Zip3Table
 
 
 # -- loading -----------------------------------------------------------------------------
@@ -51,7 +59,7 @@ def date_format_label(fmt: str) -> str:
     return DATE_FORMAT_LABELS.get(fmt, fmt)
 
 
-def suggest_tags(frame: Any, *, table: str, is_person: bool) -> tuple[ColumnTag, ...]:
+def suggest_tags(frame: pd.DataFrame, *, table: str, is_person: bool) -> tuple[ColumnTag, ...]:
     from deid_desktop.core.tagging import suggest_tags as _suggest
 
     return tuple(_suggest(frame, table=table, is_person=is_person))
@@ -100,7 +108,7 @@ def load_extract(
 
 
 # -- project files -----------------------------------------------------------------------
-def open_project(path: Path) -> tuple[Project, list[Any]]:
+def open_project(path: Path) -> tuple[Project, list[Problem]]:
     """The project and what changed about its inputs (moved, changed, lost columns)."""
     from deid_desktop.core import engine
 
@@ -128,7 +136,7 @@ def save_project(project: Project, path: Path, base: Path | None = None) -> Proj
     return p.load_project(path)
 
 
-def check_inputs(project: Project, project_path: Path) -> list[Any]:
+def check_inputs(project: Project, project_path: Path) -> list[Problem]:
     from deid_desktop.core.project import check_inputs as _check
 
     return list(_check(project, project_path))
@@ -147,7 +155,6 @@ def resolve_path(project_path: Path, stored: str) -> Path:
 
 
 # -- demo --------------------------------------------------------------------------------
-DEMO_PROJECT = "demo.deid.json"
 
 
 def shipped_demo_dir() -> Path:
@@ -159,30 +166,29 @@ def install_demo(target: Path) -> Path:
 
     An existing copy is reused (the user's saved tags survive) unless its files are gone.
     """
+    from deid_desktop.core import demo
+
     src = shipped_demo_dir()
-    project = target / DEMO_PROJECT
+    project = target / demo.PROJECT_FILE
     if project.exists():
         return project
-    if (src / DEMO_PROJECT).exists():
+    if (src / demo.PROJECT_FILE).exists():
         target.mkdir(parents=True, exist_ok=True)
         for item in src.iterdir():
             if item.is_file():
                 shutil.copy2(item, target / item.name)
         return project
-    from deid_desktop.core.demo import write_demo
-
-    return write_demo(target)
+    return demo.write_demo(target)
 
 
 # -- pathways, review, export ------------------------------------------------------------
-def available_pathways() -> list[Pathway]:
-    return [Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET]
+def available_pathways() -> tuple[PathwaySpec, ...]:
+    """Every pathway the registry knows, in order (``core.pathways.registry``)."""
+    return all_specs()
 
 
 def salt_for(project: Project) -> bytes | None:
-    """The linkable pathway's salt from the OS keyring (None for the other pathways)."""
-    if project.pathway != Pathway.LINKABLE:
-        return None
+    """The salt from the OS keyring if the project's pathway needs one, else None."""
     from deid_desktop import secrets as store
 
     return store.salt_for_project(project)
@@ -194,29 +200,27 @@ def review(
     *,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
-) -> Any:
-    """Build the release in memory, verify it, measure risk, scan free text (core.engine)."""
-    import inspect
+) -> ReviewResult:
+    """Build the release in memory, verify it, measure risk, scan free text (core.engine).
 
+    The review screen shows the scan of every free-text column, suppressed ones too."""
     from deid_desktop.core import engine
 
-    # the review screen shows the scan of every free-text column, suppressed ones too
-    extra = {"scan": True} if "scan" in inspect.signature(engine.review).parameters else {}
     return engine.review(
-        project, extract, salt=salt_for(project), progress=progress, cancel=cancel, **extra
+        project, extract, salt=salt_for(project), scan=True, progress=progress, cancel=cancel
     )
 
 
 def export(
     project_path: Path | None,
-    result: Any,
+    result: ReviewResult,
     meta: ExportMeta,
     *,
     out_dir: Path,
     crosswalk_dir: Path,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
-) -> Any:
+) -> ExportRecord:
     """Write the reviewed release (core.engine refuses if a blocking check failed)."""
     from deid_desktop.core import engine
 
@@ -240,7 +244,7 @@ def zip3_vintage(project: Project) -> str:
     return zip3.load_bundled_zip3().vintage
 
 
-def load_census_table(path: Path) -> Any:
+def load_census_table(path: Path) -> Zip3Table:
     from deid_desktop.core import zip3
 
     return zip3.load_census_file(path)
@@ -273,14 +277,16 @@ def create_salt(project: Project) -> None:
     store.create_salt(project.project_id)
 
 
-def preview_suppression(frame: Any, quasi_identifiers: Sequence[str], k: int) -> Any:
+def preview_suppression(
+    frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int
+) -> SuppressionPreview:
     """What suppressing rows below ``k`` would remove (counts), before the user commits."""
     from deid_desktop.core.risk import preview_suppression as _preview
 
     return _preview(frame, quasi_identifiers, k)
 
 
-def record_outputs(record: Any) -> list[tuple[str, int | None, str]]:
+def record_outputs(record: ExportRecord) -> list[tuple[str, int | None, str]]:
     """(file, size in bytes, SHA-256 or what it is) of every file an export wrote."""
     hashes = {
         f.get("name"): f.get("sha256")

@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop import __version__
+from deid_desktop.core.project import PROJECT_SUFFIX
+from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.export import ExportPage
@@ -29,7 +31,7 @@ from deid_desktop.gui.pages.load import LoadPage
 from deid_desktop.gui.pages.pathway import PathwayPage
 from deid_desktop.gui.pages.review import ReviewPage
 from deid_desktop.gui.pages.tag import TagPage
-from deid_desktop.gui.session import PROJECT_SUFFIX, Session
+from deid_desktop.gui.session import Session
 from deid_desktop.gui.widgets import MessageBanner, heading, note, plain_error
 from deid_desktop.gui.workers import JobRunner, ProgressStrip
 
@@ -134,18 +136,20 @@ class MainWindow(QMainWindow):
         self.pathway_page = PathwayPage(self.session, self.runner)
         self.review_page = ReviewPage(self.session, self.runner)
         self.export_page = ExportPage(self.session, self.runner)
-        self.pages: list[Page] = [
+        pages: list[Page] = [
             self.load_page,
             self.tag_page,
             self.pathway_page,
             self.review_page,
             self.export_page,
         ]
+        self.pages = sorted(pages, key=lambda p: p.step)  # position = Step value
+        assert [p.step for p in self.pages] == list(Step)
         self.steps = QListWidget()
         self.steps.setAccessibleName("Steps")
         self.steps.setMaximumWidth(200)
-        for i, page in enumerate(self.pages, 1):
-            self.steps.addItem(QListWidgetItem(f"{i}  {page.title}"))
+        for page in self.pages:
+            self.steps.addItem(QListWidgetItem(page.step.heading(page.title)))
             page.readinessChanged.connect(self.update_steps)
         self.steps.currentRowChanged.connect(self._step_clicked)
         self.step_reason = QLabel()
@@ -318,7 +322,7 @@ class MainWindow(QMainWindow):
         self.load_page.last_folder = Path(self.last_folder())
         self.stack.setCurrentWidget(self.wizard)
         self.load_page.start_new(files if isinstance(files, list) else None)
-        self.go_to(0)
+        self.go_to(Step.LOAD)
         self._update_title()
 
     def open_dialog(self) -> None:
@@ -342,7 +346,7 @@ class MainWindow(QMainWindow):
         self.session.open(project, path)
         self._add_recent(path)
         self.stack.setCurrentWidget(self.wizard)
-        self.go_to(0)
+        self.go_to(Step.LOAD)
         self.load_page.load_project_extract()
         self.statusBar().showMessage(f"Opened {path.name}", 5000)
         return True
@@ -405,10 +409,10 @@ class MainWindow(QMainWindow):
 
     # -- wizard navigation ---------------------------------------------------------------
     @property
-    def current_step(self) -> int:
-        return self.page_stack.currentIndex()
+    def current_step(self) -> Step:
+        return Step(max(self.page_stack.currentIndex(), 0))
 
-    def step_reason_for(self, i: int) -> str | None:
+    def step_reason_for(self, i: Step) -> str | None:
         """Why step ``i`` cannot be opened: its own reason or a blocker of an earlier step."""
         if not self.session.has_project and i > 0:
             return "Load the extract and create the project first."
@@ -418,15 +422,17 @@ class MainWindow(QMainWindow):
         for j in range(i):
             b = self.pages[j].blocker()
             if b:
-                return f"Finish step {j + 1} ({self.pages[j].title}) first: {b}"
+                return f"Finish {Step(j).short} ({Step(j).title}) first: {b}"
         return None
 
-    def go_to(self, i: int) -> bool:
-        if not 0 <= i < len(self.pages) or self.runner.busy:
+    def go_to(self, step: Step | int) -> bool:
+        """Open ``step`` (an int is a sidebar row, i.e. a Step value) if it is available."""
+        if step not in list(Step) or self.runner.busy:
             return False
+        i = Step(step)
         reason = self.step_reason_for(i)
-        if reason and i != 0:
-            self.step_reason.setText(f"Step {i + 1}: {reason}")
+        if reason and i != Step.LOAD:
+            self.step_reason.setText(f"Step {i.number}: {reason}")
             self.update_steps()
             return False
         self.page_stack.setCurrentIndex(i)
@@ -450,23 +456,23 @@ class MainWindow(QMainWindow):
     def update_steps(self) -> None:
         reasons: list[str] = []
         busy = self.runner.busy
-        for i, page in enumerate(self.pages):
+        for i, page in zip(Step, self.pages, strict=True):
             item = self.steps.item(i)
             reason = self.step_reason_for(i) if i else None
             enabled = reason is None and not busy
             flags = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
             item.setFlags(flags if enabled or i == self.current_step else Qt.ItemFlag.NoItemFlags)
-            item.setToolTip(reason or f"Step {i + 1}: {page.title}")
+            item.setToolTip(reason or f"Step {i.number}: {page.title}")
             mark = "▶ " if i == self.current_step else "   "
-            item.setText(f"{mark}{i + 1}  {page.title}")
+            item.setText(mark + i.heading(page.title))
             if reason and i > self.current_step and not reasons:
-                reasons.append(f"Step {i + 1} ({page.title}) is not available: {reason}")
+                reasons.append(f"{i.ref} is not available: {reason}")
         self.steps.blockSignals(True)
         self.steps.setCurrentRow(self.current_step)
         self.steps.blockSignals(False)
         self.step_reason.setText(reasons[0] if reasons else "")
         blocker = self.pages[self.current_step].blocker()
-        last = self.current_step == len(self.pages) - 1
+        last = self.current_step == max(Step)
         self.next_button.setEnabled(not busy and not last and blocker is None)
         self.back_button.setEnabled(not busy and self.current_step > 0)
         self.next_reason.setText("" if last or not blocker else blocker)

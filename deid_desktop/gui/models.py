@@ -7,13 +7,13 @@ so a million rows open instantly. Column widths come from a sample of rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Any
 
 import pandas as pd
 from PySide6.QtCore import (
+    QAbstractItemModel,
     QAbstractTableModel,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
@@ -37,9 +37,13 @@ from deid_desktop.core.model import (
     Project,
     Role,
 )
+from deid_desktop.core.tagging.retag import edited_tag
 
 Index = QModelIndex | QPersistentModelIndex
 MASK = "•••••"
+#: Classes whose sample values stay hidden until "Show values" is ticked (free text
+#: holds names and dates as often as a direct column does).
+_HIDDEN_CLASSES = frozenset({ColumnClass.DIRECT, ColumnClass.FREE_TEXT})
 MISSING = "(missing)"
 
 ROLE_LABELS: dict[Role, str] = {
@@ -76,7 +80,7 @@ def category_tooltip(cat: IdentifierCategory) -> str:
 class FrameModel(QAbstractTableModel):
     """Read-only view of a frame of strings; ``masked`` columns show dots, not values."""
 
-    def __init__(self, frame: pd.DataFrame | None = None, parent: Any = None) -> None:
+    def __init__(self, frame: pd.DataFrame | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._frame = frame if frame is not None else pd.DataFrame()
         self._masked: set[str] = set()
@@ -115,7 +119,7 @@ class FrameModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._columns)
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
@@ -135,7 +139,7 @@ class FrameModel(QAbstractTableModel):
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    ) -> object:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
@@ -182,7 +186,9 @@ class TagModel(QAbstractTableModel):
     goes through the session's undo stack; the model is refreshed from the project.
     """
 
-    def __init__(self, on_edit: Callable[[str, ColumnTag], None], parent: Any = None) -> None:
+    def __init__(
+        self, on_edit: Callable[[str, ColumnTag], None], parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._rows: list[tuple[str, ColumnTag]] = []
         self._on_edit = on_edit
@@ -227,13 +233,13 @@ class TagModel(QAbstractTableModel):
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    ) -> object:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return TagColumn.HEADERS[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
             return {
-                TagColumn.SAMPLE: "A few values from the column. Direct identifiers are hidden "
-                "unless you tick “Show values”.",
+                TagColumn.SAMPLE: "A few values from the column. Direct identifiers and free "
+                "text are hidden unless you tick “Show values”.",
                 TagColumn.CLASS: "What kind of column this is; decides how it is treated.",
                 TagColumn.ROLE: "What the column means to the pathway (person key, ZIP, age...).",
                 TagColumn.CATEGORY: "For direct identifiers: which of the 18 Safe Harbor "
@@ -253,12 +259,12 @@ class TagModel(QAbstractTableModel):
         return f
 
     def _sample_text(self, table: str, tag: ColumnTag) -> str:
-        if tag.cls == ColumnClass.DIRECT and not self.show_values:
+        if tag.cls in _HIDDEN_CLASSES and not self.show_values:
             return MASK
         values = self._samples(table, tag.name)
         return ", ".join(v if v else MISSING for v in values)
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         table, tag = self._rows[index.row()]
@@ -294,8 +300,9 @@ class TagModel(QAbstractTableModel):
                 return ROLE_TIPS[tag.role]
             if col == TagColumn.EVIDENCE and tag.evidence:
                 return "<br>".join(tag.evidence)
-            if col == TagColumn.SAMPLE and tag.cls == ColumnClass.DIRECT and not self.show_values:
-                return "Hidden: direct identifier. Tick “Show values” to see them."
+            if col == TagColumn.SAMPLE and tag.cls in _HIDDEN_CLASSES and not self.show_values:
+                what = "direct identifier" if tag.cls == ColumnClass.DIRECT else "free text"
+                return f"Hidden: {what}. Tick “Show values” to see them."
         if role == Qt.ItemDataRole.UserRole:
             return tag.cls.value
         if role == Qt.ItemDataRole.FontRole and col == TagColumn.CLASS and tag.unsure:
@@ -304,26 +311,27 @@ class TagModel(QAbstractTableModel):
             return font
         return None
 
-    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+    def setData(self, index: Index, value: object, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.EditRole or not index.isValid():
             return False
         table, tag = self._rows[index.row()]
         col = index.column()
+        text = str(value) if value else ""  # the editor's value: an enum value or ""
         if col == TagColumn.CLASS:
-            cls = ColumnClass(value)
-            new = replace(
-                tag,
-                cls=cls,
-                category=tag.category if cls == ColumnClass.DIRECT else None,
-                unsure=False,
-            )
+            if not text or ColumnClass(text) == tag.cls:
+                return False
+            new = edited_tag(tag, cls=ColumnClass(text))
         elif col == TagColumn.ROLE:
-            new = replace(tag, role=Role(value) if value else None)
+            role = Role(text) if text else None
+            if role == tag.role:
+                return False
+            new = edited_tag(tag, role=role)
         elif col == TagColumn.CATEGORY:
-            new = replace(tag, category=IdentifierCategory(value) if value else None)
+            category = IdentifierCategory(text) if text else None
+            if category == tag.category:
+                return False
+            new = edited_tag(tag, category=category)
         else:
-            return False
-        if new == tag:
             return False
         self._on_edit(table, new)
         return True
@@ -332,7 +340,7 @@ class TagModel(QAbstractTableModel):
 class ClassFilterProxy(QSortFilterProxyModel):
     """Shows only the rows of one class (or all)."""
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._cls: str | None = None
 
@@ -369,7 +377,9 @@ def category_choices() -> list[tuple[str, str, str]]:
 class ComboDelegate(QStyledItemDelegate):
     """A drop-down editor; items are (value, label, tooltip). Commits on selection."""
 
-    def __init__(self, choices: Callable[[], list[tuple[str, str, str]]], parent: Any = None):
+    def __init__(
+        self, choices: Callable[[], list[tuple[str, str, str]]], parent: QObject | None = None
+    ):
         super().__init__(parent)
         self._choices = choices
 
@@ -393,6 +403,6 @@ class ComboDelegate(QStyledItemDelegate):
         i = editor.findData(index.data(Qt.ItemDataRole.EditRole) or "")
         editor.setCurrentIndex(max(i, 0))
 
-    def setModelData(self, editor: QWidget, model: Any, index: Index) -> None:
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: Index) -> None:
         assert isinstance(editor, QComboBox)
         model.setData(index, editor.currentData(), Qt.ItemDataRole.EditRole)

@@ -9,33 +9,38 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from deid_desktop.core.model import ColumnTag, Extract, LoadedTable, Project
+from deid_desktop.core.model import ColumnTag, Extract, LoadedTable, Project, TableSpec
+from deid_desktop.core.tagging.retag import apply_tag
 
-#: Suffix of project files.
-PROJECT_SUFFIX = ".deid.json"
+if TYPE_CHECKING:
+    from deid_desktop.core.engine import ReviewResult
+    from deid_desktop.core.export import ExportRecord
+    from deid_desktop.core.scan.sample import SampleReview
 
 
 class _TagEdit(QUndoCommand):
-    """Change some columns' tags; undo puts back exactly those tags, nothing else."""
+    """Change some columns' tags (and a table's person key when another one is picked);
+    undo puts back exactly those tags and keys, nothing else."""
 
-    def __init__(
-        self, session: Session, changes: list[tuple[str, ColumnTag, ColumnTag]], text: str
-    ) -> None:
+    def __init__(self, session: Session, changes: list[_SpecChange], text: str) -> None:
         super().__init__(text)
         self._session = session
-        self._changes = changes  # (table, old tag, new tag)
+        self._changes = changes
 
     def _apply(self, new: bool) -> None:
         project = self._session.project
         assert project is not None
-        for table, old_tag, new_tag in self._changes:
-            spec = project.table(table)
-            project = project.with_table(spec.with_column(new_tag if new else old_tag))
+        for change in self._changes:
+            spec = project.table(change.table)
+            for old_tag, new_tag in change.tags:
+                spec = spec.with_column(new_tag if new else old_tag)
+            spec = replace(spec, key=change.new_key if new else change.old_key)
+            project = project.with_table(spec)
         self._session._set_project(project, review_stale=True)
 
     def redo(self) -> None:
@@ -43,6 +48,18 @@ class _TagEdit(QUndoCommand):
 
     def undo(self) -> None:
         self._apply(False)
+
+
+class _SpecChange(NamedTuple):
+    table: str
+    tags: list[tuple[ColumnTag, ColumnTag]]  # (old, new)
+    old_key: str
+    new_key: str
+
+    @classmethod
+    def of(cls, old: TableSpec, new: TableSpec) -> _SpecChange:
+        tags = [(a, b) for a, b in zip(old.columns, new.columns, strict=True) if a != b]
+        return cls(old.name, tags, old.key, new.key)
 
 
 class Session(QObject):
@@ -62,8 +79,9 @@ class Session(QObject):
         self.extract: Extract | None = None
         self.loaded: list[LoadedTable] = []  # tables read for a new project
         self.suggestions: dict | None = None  # (table, column) -> suggested ColumnTag
-        self.review: Any = None  # core.engine.ReviewResult
-        self.export_record: Any = None
+        self.review: ReviewResult | None = None
+        self.export_record: ExportRecord | None = None
+        self.sample_review: SampleReview | None = None  # the reviewer's sample of notes
         self.dirty = False
         self._edited = False  # a non-undoable edit since the last save
         self.undo_stack = QUndoStack(self)
@@ -125,17 +143,24 @@ class Session(QObject):
         self.set_tags([(table, tag)], text or f"Change tag of {tag.name}")
 
     def set_tags(self, changes: list[tuple[str, ColumnTag]], text: str) -> None:
-        """Change several tags as one undo step."""
+        """Change several tags as one undo step, under core's re-tag rule
+        (``core.tagging.retag.apply_tag``: raises ``UsageError``, nothing changed)."""
         assert self.project is not None
+        before = self.project
+        after = before
+        for table, tag in changes:
+            spec = after.table(table)
+            if spec.column(tag.name) != tag:
+                after = after.with_table(apply_tag(spec, tag))
         edits = [
-            (table, old, tag)
-            for table, tag in changes
-            if (old := self.project.table(table).column(tag.name)) != tag
+            _SpecChange.of(old, new)
+            for old, new in zip(before.tables, after.tables, strict=True)
+            if old != new
         ]
         if edits:
             self.undo_stack.push(_TagEdit(self, edits, text))
 
-    def update(self, review_stale: bool = True, **changes: Any) -> None:
+    def update(self, review_stale: bool = True, **changes: object) -> None:
         """Replace top-level project fields (pathway, options, risk, export meta)."""
         assert self.project is not None
         new = replace(self.project, **changes)
@@ -168,11 +193,11 @@ class Session(QObject):
             self.reviewInvalidated.emit()
         self.extractLoaded.emit()
 
-    def set_review(self, review: Any) -> None:
+    def set_review(self, review: ReviewResult) -> None:
         self.review = review
         self.reviewReady.emit()
 
-    def set_export_record(self, record: Any) -> None:
+    def set_export_record(self, record: ExportRecord) -> None:
         self.export_record = record
         self.exportDone.emit(record)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import (
@@ -30,7 +30,9 @@ log = logging.getLogger("deid.gui")
 #: At most this many progress signals per second reach the UI thread.
 MAX_UPDATES_PER_SECOND = 20
 
-JobFn = Callable[[ProgressFn, CancelToken], Any]
+T = TypeVar("T")
+#: A job: (progress, cancel) -> its result, handed to ``on_success``.
+JobFn = Callable[[ProgressFn, CancelToken], object]
 
 
 class JobSignals(QObject):
@@ -119,10 +121,10 @@ class JobRunner(QObject):
 
     def run(
         self,
-        fn: JobFn,
+        fn: Callable[[ProgressFn, CancelToken], T],
         *,
         name: str,
-        on_success: Callable[[Any], None] | None = None,
+        on_success: Callable[[T], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
         on_cancel: Callable[[], None] | None = None,
     ) -> Job:

@@ -57,15 +57,16 @@ def synthea_project(src: Path, folder: Path, pathway: object) -> tuple:
     from deid_desktop.core import engine
     from deid_desktop.core.io import read_table
     from deid_desktop.core.model import ExportMeta, Project, SafeHarborOptions, TableSpec
-    from deid_desktop.core.project import _keyed, save_project, store_path
+    from deid_desktop.core.project import save_project, store_path
     from deid_desktop.core.tagging import suggest_tags
+    from deid_desktop.core.tagging.retag import keyed_tags
 
     project_path = folder / "synthea.deid.json"
     specs = []
     for name, key in SYNTHEA_TABLES:
         (folder / f"{name}.csv").write_bytes((src / f"{name}.csv").read_bytes())
         table = read_table(folder / f"{name}.csv")
-        tags = _keyed(suggest_tags(table.frame, table=name, is_person=name == "patients"), key)
+        tags = keyed_tags(suggest_tags(table.frame, table=name, is_person=name == "patients"), key)
         person = name == "patients"
         path = store_path(table.path, project_path)
         specs.append(TableSpec(name, path, table.sha256, key, person, tags, rows=len(table.frame)))

@@ -22,7 +22,8 @@ from deid_desktop.core.export import (
     RECORD_TXT,
     export_release,
 )
-from deid_desktop.core.model import PATHWAY_LABELS, ExportMeta, Pathway
+from deid_desktop.core.model import ExportMeta, Pathway
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.register import read_register
 from tests.core import test_export_support as sup
 from tests.core.support import sha
@@ -219,7 +220,7 @@ def test_no_output_file_ever_says_anonym(tmp_path: Path) -> None:
 def test_readme_states_the_pathway_label(tmp_path: Path, pathway: Pathway) -> None:
     run_export(tmp_path, release=sup.release(pathway), project=sup.project(pathway))
     readme = (tmp_path / "release" / "README.txt").read_text()
-    assert f"This release is {PATHWAY_LABELS[pathway]}." in readme
+    assert f"This release is {pathway_spec(pathway).label}." in readme
     if pathway == Pathway.SAFE_HARBOR:
         assert "de-identified under HIPAA Safe Harbor (45 CFR 164.514(b)(2))" in readme
     else:
@@ -268,7 +269,8 @@ def test_data_dictionary_lists_every_released_column(tmp_path: Path) -> None:
     row = dd.set_index(["table", "column"])
     dob = row.loc[("demographics", "dob_year")]
     assert dob["transformation"] == (
-        "derived from dob: reduced to the year; removed for persons aged 90 or over"
+        "derived from dob: reduced to the year; removed for persons aged 90 or over; "
+        "counted in the residual risk"
     )
     assert dob["class"] == "date"
     assert "first three digits" in row.loc[("demographics", "zip3"), "transformation"]
@@ -305,7 +307,7 @@ def test_record_carries_time_version_parameters_checks_and_meta(tmp_path: Path) 
     assert rec["time_utc"] == "2026-11-29T13:30:00Z"
     assert rec["app"]["version"]
     assert rec["pathway"] == "safe_harbor"
-    assert rec["label"] == PATHWAY_LABELS[Pathway.SAFE_HARBOR]
+    assert rec["label"] == pathway_spec(Pathway.SAFE_HARBOR).label
     assert rec["seed"] == "held back with the crosswalk"
     assert rec["zip3_table"] == {
         "zip3_table": {"vintage": "2020 Census DHC P1", "source": "bundled"}

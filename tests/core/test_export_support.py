@@ -14,7 +14,6 @@ from pathlib import Path
 import pandas as pd
 
 from deid_desktop.core.model import (
-    PATHWAY_LABELS,
     ColumnClass,
     ColumnTag,
     IdentifierCategory,
@@ -24,6 +23,7 @@ from deid_desktop.core.model import (
     Role,
     TableSpec,
 )
+from deid_desktop.core.pathways.registry import pathway_spec
 
 S = pd.StringDtype("pyarrow")
 
@@ -119,7 +119,7 @@ def release(pathway: Pathway = Pathway.SAFE_HARBOR) -> Release:
     crosswalk = pd.DataFrame({"subject_id": text(subj), "patient_id": text(KEYS)})
     return Release(
         pathway=pathway,
-        label=PATHWAY_LABELS[pathway],
+        label=pathway_spec(pathway).label,
         tables={"demographics": person, "visits": visits},
         crosswalk=crosswalk,
         id_column="subject_id",

@@ -25,9 +25,10 @@ from deid_desktop.core import engine
 from deid_desktop.core.export import RECORD_JSON, RECORD_TXT
 from deid_desktop.core.io import read_table
 from deid_desktop.core.model import Pathway, Project, SafeHarborOptions, TableSpec
-from deid_desktop.core.project import _keyed, save_project, store_path
+from deid_desktop.core.project import save_project, store_path
 from deid_desktop.core.resources import resources_dir
 from deid_desktop.core.tagging import suggest_tags
+from deid_desktop.core.tagging.retag import keyed_tags
 from tests.core.support import sha
 
 SALT = bytes(range(40, 72))
@@ -52,9 +53,9 @@ PATHWAYS = (Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET)
 
 GOLDEN: dict[str, dict[str, str]] = {
     "demo/safe_harbor": {
-        "README.txt": ("acf4037ccae9cd3cb384d8ec88567b3bad7911fd8d5e17bd36a1422d86ab31e4"),
+        "README.txt": ("dd9e6441b1b13612a452e707eebbf49f494ecc7ebdeb20119521c0e4cfbffc05"),
         "baseline.csv": ("79cf828a92860e27fac169bc6e70714009bab63e7d5d0b4ae6c97cc84eb78565"),
-        "data_dictionary.csv": ("c3372a445b4cabcdba0bcf5d8bf098bbdf51a988440a784cf613c9401d193fd6"),
+        "data_dictionary.csv": ("aefd1a94b27ae4b78ad5ce8fe97e844b1784fe5ecb08d592d7a2649c40624710"),
         "demographics.csv": ("7eb5e82fc85fc9624477e478b4758f07a7f94a626d7aa22c8eaad31abb742bd9"),
         "visits.csv": ("421b9ff0ea5bf07fb463de1ed4b31ea446a471b8ec172cb50ffeec8e56ddd9fe"),
         "export_record.json#stable": (
@@ -62,9 +63,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "demo/linkable": {
-        "README.txt": ("43ad73196ea18853842bc7e8a1c01ee2243843ae98554bbcb82041ff9934ff34"),
+        "README.txt": ("28b59a938eab198efb170e36643a66ad292dd97ffeb4b10d61269a5406f9fb28"),
         "baseline.csv": ("744648b9fe5af6538802024b6ec5222ca56e1f0ab8ccb47586d43726f4098e73"),
-        "data_dictionary.csv": ("92d79074ff297566b025f7c3e6a123c331f48770d0593b5ac5c269d43c6369d2"),
+        "data_dictionary.csv": ("47aa06004f82ca43a066a2a21d2da7a88ff6c54ff765e321f7d544ae4cf2db91"),
         "demographics.csv": ("d9ad717d3a4c4637b203faf71273812a79397fdd81884a54ba90142ad76dd3c8"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
@@ -72,9 +73,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "demo/limited_data_set": {
-        "README.txt": ("6b3eac3bdcb6c4d05693618784071e8a554bf287c5b30a839cae1a5d0a63003b"),
+        "README.txt": ("8cb785fcedeccdc52cde8813c904421ad79df7271116938d3a9b740379bcdd7a"),
         "baseline.csv": ("a0a2f4369ad18a13264a14d46ff3bbdc08c01c8650b06089d4d3325f2db0b350"),
-        "data_dictionary.csv": ("96ec541b60c5841ce403477a33bbca7ec0e8572a530a9cb07b5880c8f3c7ebaa"),
+        "data_dictionary.csv": ("97b930af4ea645c8a0582aa0f7c78332e485f99ebacd705b4e444b81b2ceceb0"),
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
@@ -82,9 +83,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/safe_harbor": {
-        "README.txt": ("2bfe50dfdf186735d1075b762dee43cadec5487c28fffcd6f1d10095afa5ff24"),
+        "README.txt": ("d6077f5c14684bd39e734600c7ecc7de9ac5df8fbc3118408dd4e96e23770d31"),
         "conditions.csv": ("1171dba1ca38a088cf3c7ed19558e61237dc93b8f684fbb2849b4e675a01492c"),
-        "data_dictionary.csv": ("b08caf76087577ff78218555232c513771ac37ac3191ebb86b98a7f698a8c377"),
+        "data_dictionary.csv": ("c69842de1c036edcc0f60bb2178bb821ab8a967ebb89454fa634b1bdb667188f"),
         "encounters.csv": ("371e2135f24d7a5c8d8aca2ecad8703a092edbd7c9566404f9fcae5f36ffdf95"),
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
@@ -93,9 +94,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/linkable": {
-        "README.txt": ("ae3ee508fae852f7b28cc92c146c94943a1056fc323773d889ae8e6f32240a94"),
+        "README.txt": ("b39e881929228fcb2c5de13848273f158618493997ada4ee1131eb9cd7dbd93e"),
         "conditions.csv": ("4542e5f4490fd3a9faf6c62ad917d7a0454507b178bd7eeeeff639b841f55c59"),
-        "data_dictionary.csv": ("92eef8cce2b575c3cbd5aa9be678053ffd9b9459b02f3ec2a483477d07f12ebb"),
+        "data_dictionary.csv": ("51550183b096f6e1f20dd6d04c4f88385e1f096606fb245f95fb88c90e721b76"),
         "encounters.csv": ("67a8e368a9082dad8969d722d66f03a055a79a7ec8333717af936cd813f2969b"),
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
@@ -104,9 +105,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/limited_data_set": {
-        "README.txt": ("ce2bdf97b1a45667a1e5c4719ba14b1359a7ad812fe1b351a675c1c1237aff66"),
+        "README.txt": ("263261ff6a2c30f928b775c774bd81eb3d6aba7f644ac5d15055ed73b1441258"),
         "conditions.csv": ("17f16e1a10570b145995ceb39b2548e261ee1a2df9827b830ea2b5173c3fe7c0"),
-        "data_dictionary.csv": ("442dd976f639d60de4c67593e2935775df1314ba8140198152061dd0e5529f8a"),
+        "data_dictionary.csv": ("1b43be98ec1943993ca760a72f10202fa7316e6eee12e84e90962b57e15d0e3e"),
         "encounters.csv": ("ebface18d205fd7aab0c50b99fbb6f90bc7cfe587690ad65fe95fc551f8465a6"),
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
@@ -115,9 +116,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
-        "README.txt": ("9b191c94746db58051ec3e10e3b87b64b93ac77eae00d74144faa24ebeaddda7"),
+        "README.txt": ("d2c84a600f3eea9825a4ca0565e119807196aae857fe67f3745447dd1631912d"),
         "conditions.csv": ("03ec2d2adeec177738fbd0d3bc0d7d104469483a845ab00f51ddac7d32253aee"),
-        "data_dictionary.csv": ("c2a0fd320c6557b2396d3125aa2f8084cd5ae865268c3aede733b52e179922be"),
+        "data_dictionary.csv": ("4cfff6e5d0910377f23263ecd4f5f1b46d0ad94960ab313cda1abedbefbae1f0"),
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
@@ -125,9 +126,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/linkable": {
-        "README.txt": ("6c7d596b77761ad2f93b3ff1f1c2d896054f5da6c5c7afac9d1d5b0c5b81efae"),
+        "README.txt": ("6ca94517ba3db74266cab05fe58786046a81baf63ed8277d0e3036027c242c12"),
         "conditions.csv": ("5df6bc42c37baac51a30722a28e1ea0000533e1173ed07d457c8a9a192a0c7cf"),
-        "data_dictionary.csv": ("f92fc6bc870e43d57621dd8644040c49c2c47290d2f0ea2e9c7e51e0dae2b09b"),
+        "data_dictionary.csv": ("33b209ffaa8e63940daba2791b76298a10df71360266d7d385008c3a6e97b9d9"),
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
@@ -135,9 +136,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
-        "README.txt": ("c46ecb9a2a8589b9cb2fe0655fd92a40984e05b8c7933fe4d0bb6d964cfda112"),
+        "README.txt": ("c7e2e15d54f0d5a9646de9f59abbfec4bd4a859e664333f2b50a302c1b6d4ed6"),
         "conditions.csv": ("dc7c4170b9bce484f216265c1d5e43f62e6db5ae5785924d6fd0e8e8ab947b50"),
-        "data_dictionary.csv": ("6b45d2455f6c8fc38934d5fcab76e6618e4db32ad631e1f4c9891edc830ae9fa"),
+        "data_dictionary.csv": ("09427269dcd371bc0d983d55b0a03b66f50e8c9b1f8aafd60e6c7aa986d09be9"),
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (
@@ -155,7 +156,7 @@ def _synthea(src: Path, folder: Path, tables: tuple[tuple[str, str], ...]) -> Pa
         shutil.copyfile(src / f"{name}.csv", folder / f"{name}.csv")
         table = read_table(folder / f"{name}.csv")
         person = name == "patients"
-        tags = _keyed(suggest_tags(table.frame, table=name, is_person=person), key)
+        tags = keyed_tags(suggest_tags(table.frame, table=name, is_person=person), key)
         path = store_path(table.path, project_path)
         specs.append(TableSpec(name, path, table.sha256, key, person, tags, rows=len(table.frame)))
     project = Project(

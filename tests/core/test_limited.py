@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 
 from deid_desktop.core.model import (
-    PATHWAY_LABELS,
     ColumnClass,
     ColumnTag,
     ExportMeta,
@@ -18,6 +17,7 @@ from deid_desktop.core.model import (
 )
 from deid_desktop.core.pathways import build_release
 from deid_desktop.core.pathways.limited import build_limited, lds_keeps, name_words
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.verify import verify_release
 from tests.core.linkable_fixtures import extract_and_project
 
@@ -40,7 +40,7 @@ def _by_person(release: Release) -> dict[str, str]:
 def test_label_says_a_dua_is_required(built) -> None:
     _, _, release = built
     assert release.pathway == Pathway.LIMITED_DATA_SET
-    assert release.label == PATHWAY_LABELS[Pathway.LIMITED_DATA_SET]
+    assert release.label == pathway_spec(Pathway.LIMITED_DATA_SET).label
     assert "data use agreement required" in release.label
     assert "anonym" not in release.label.lower()
     assert "Safe Harbor" not in release.label

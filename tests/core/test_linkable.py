@@ -12,7 +12,6 @@ import pytest
 
 from deid_desktop.core.errors import DeidError, InputError
 from deid_desktop.core.model import (
-    PATHWAY_LABELS,
     FreeTextAction,
     OffsetMode,
     Pathway,
@@ -22,6 +21,7 @@ from deid_desktop.core.model import (
 )
 from deid_desktop.core.pathways import build_release
 from deid_desktop.core.pathways.linkable import LINK_KEY, build_linkable
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.verify import verify_release
 from tests.core.linkable_fixtures import (
     LINKABLE_CHECKS,
@@ -53,7 +53,7 @@ def built() -> tuple:
 def test_label_is_honest(built) -> None:
     _, _, release = built
     assert release.pathway == Pathway.LINKABLE
-    assert release.label == PATHWAY_LABELS[Pathway.LINKABLE]
+    assert release.label == pathway_spec(Pathway.LINKABLE).label
     assert "requires Expert Determination" in release.label
     assert "anonym" not in release.label.lower()
     assert release.id_column == "link_key"

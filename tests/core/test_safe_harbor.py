@@ -11,7 +11,6 @@ import pytest
 
 from deid_desktop.core.errors import Cancelled, InputError, ProjectError
 from deid_desktop.core.model import (
-    PATHWAY_LABELS,
     FreeTextAction,
     Pathway,
     RiskSettings,
@@ -19,6 +18,7 @@ from deid_desktop.core.model import (
 )
 from deid_desktop.core.pathways import build_release
 from deid_desktop.core.pathways.common import random_subject_ids, year_column_name
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.progress import CancelToken
 from deid_desktop.core.verify import verify_release
@@ -44,7 +44,7 @@ def test_release_shape_label_and_direct_columns_gone() -> None:
     extract, project = make_case()
     release = build_release(extract, project)
     assert release.pathway == Pathway.SAFE_HARBOR
-    assert release.label == PATHWAY_LABELS[Pathway.SAFE_HARBOR]
+    assert release.label == pathway_spec(Pathway.SAFE_HARBOR).label
     assert list(release.tables["people"].columns) == [
         "subject_id",
         "dob_year",

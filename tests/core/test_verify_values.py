@@ -25,8 +25,8 @@ from deid_desktop.core.model import (
     TableSpec,
 )
 from deid_desktop.core.pathways import build_release
-from deid_desktop.core.project import _keyed
 from deid_desktop.core.tagging import suggest_tags
+from deid_desktop.core.tagging.retag import keyed_tags
 from deid_desktop.core.tagging.values import SAMPLE_SIZE
 from deid_desktop.core.verify import Verification, checks_for, verify_release
 from deid_desktop.core.verify.values import (
@@ -289,7 +289,7 @@ def test_adult_passes(public_data: Path, name: str) -> None:
     table = read_table(public_data / "adult" / name)
     frame = table.frame.copy()
     frame.insert(0, "person_id", pd.array([f"P{i}" for i in range(len(frame))], dtype="string"))
-    tags = _keyed(suggest_tags(frame, table="adult", is_person=True), "person_id")
+    tags = keyed_tags(suggest_tags(frame, table="adult", is_person=True), "person_id")
     project = Project(
         uuid.uuid4().hex,
         "adult",

@@ -299,8 +299,8 @@ def test_tag_usage_errors_list_the_choices_and_change_nothing(
         (["mrn=direct/Z"], "Unknown category", "A, B, C"),
         (["age=quasi/B"], "only for direct", "mrn=direct/H"),
         (["visits.nope=clinical"], "Table 'visits' has no column 'nope'", "visit_day"),
-        (["patient_id=clinical"], "person key", "deid init --key"),
-        (["mrn=direct:person_key"], "Only 'patient_id'", "deid init --key"),
+        (["patient_id=clinical"], "person key", "=direct:person_key"),
+        (["patient_id=direct:none"], "person-key role", "give that column"),
         (["mrn"], "not a tag change", "COLUMN=CLASS"),
         ([], "required", "COLUMN=CLASS"),
     ]

@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QDropEvent, QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication
 
 from deid_desktop.core.errors import ProjectError
+from deid_desktop.core.steps import Step
 from deid_desktop.gui import app as gui_app
 from deid_desktop.gui import backend
 
@@ -112,7 +113,7 @@ def test_steps_not_ready_are_disabled_with_the_reason(window) -> None:  # type: 
     assert not item.flags() & Qt.ItemFlag.ItemIsEnabled
     assert "first" in item.toolTip()
     assert "not available" in window.step_reason.text()
-    assert not window.go_to(3) and window.current_step == 0
+    assert not window.go_to(Step.REVIEW) and window.current_step == Step.LOAD
 
 
 def test_pages_render_with_a_dark_palette(window, qapp) -> None:  # type: ignore[no-untyped-def]

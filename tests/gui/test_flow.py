@@ -9,6 +9,7 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QComboBox, QGroupBox, QLabel, QMessageBox
 
 from deid_desktop.core.model import ColumnClass
+from deid_desktop.core.steps import Step
 from deid_desktop.gui.main_window import MainWindow
 from deid_desktop.gui.models import TagColumn
 
@@ -57,13 +58,13 @@ def test_whole_flow_on_the_demo_writes_the_release(
     open_demo(qtbot, window)
     s = window.session
     # 1 Load: the preview and the report
-    assert window.current_step == 0
+    assert window.current_step == Step.LOAD
     assert window.load_page.preview_tabs.count() == 3
     assert "2,432 rows" in window.load_page.report_text()
     window.next_button.click()
 
     # 2 Tag: accept every suggestion, change one tag, undo it
-    assert window.current_step == 1
+    assert window.current_step == Step.TAG
     page = window.tag_page
     assert page.model.rowCount() == sum(len(t.columns) for t in s.project.tables)
     page.accept_button.click()
@@ -79,7 +80,7 @@ def test_whole_flow_on_the_demo_writes_the_release(
     window.next_button.click()
 
     # 3 Pathway: Safe Harbor with its options
-    assert window.current_step == 2
+    assert window.current_step == Step.PATHWAY
     assert window.pathway_page.pathway_buttons[
         next(iter(window.pathway_page.pathway_buttons))
     ].isChecked()
@@ -87,7 +88,7 @@ def test_whole_flow_on_the_demo_writes_the_release(
     window.next_button.click()
 
     # 4 Review: runs on entry; every blocking check passes
-    assert window.current_step == 3
+    assert window.current_step == Step.REVIEW
     wait_review(qtbot, window)
     review = window.review_page
     assert review.checks.topLevelItemCount() == len(s.review.verification.outcomes)
@@ -97,15 +98,15 @@ def test_whole_flow_on_the_demo_writes_the_release(
     )
     assert review.figure_labels["k"].text() == str(s.review.risk.k)
     assert review.lone_model.rowCount() == s.review.risk.lone
-    assert review.notes_model.rowCount() > 0  # the demo's notes mention people
-    review.step_hit(1)
-    assert review.note_view.extraSelections()
-    assert "cannot" in review.text_warning.message
+    assert review.text.notes_model.rowCount() > 0  # the demo's notes mention people
+    review.text.step_hit(1)
+    assert review.text.note_view.extraSelections()
+    assert "cannot" in review.text.text_warning.message
     assert window.next_button.isEnabled()
     window.next_button.click()
 
     # 5 Export to two separate folders
-    assert window.current_step == 4
+    assert window.current_step == Step.EXPORT
     export = window.export_page
     out, cw = tmp_path / "release", tmp_path / "crosswalk"
     export.release_dir.set_path(out)
@@ -137,27 +138,27 @@ def test_the_gate_blocks_export_when_a_check_fails(qtbot, window: MainWindow) ->
     choose_in_cell(qtbot, window, "demographics", "dob", TagColumn.ROLE, "—")
     dob = s.project.table("demographics").column("dob")
     assert (dob.cls, dob.role) == (ColumnClass.CLINICAL, None)
-    assert window.go_to(3)
+    assert window.go_to(Step.REVIEW)
     wait_review(qtbot, window)
     first = window.review_page.checks.topLevelItem(0)
     assert first.text(0) == "FAIL"  # failed checks are listed first
     assert "Export is blocked" in window.review_page.gate.message
     assert not window.next_button.isEnabled()
     assert "blocking check" in window.next_reason.text()
-    assert not window.go_to(4) and window.current_step == 3
+    assert not window.go_to(Step.EXPORT) and window.current_step == Step.REVIEW
     assert "blocking" in window.steps.item(4).toolTip()
     assert not window.export_page.export_button.isEnabled()
     # putting the tag back (undo twice) re-runs the review and opens the gate
     window.act_undo.trigger()
     window.act_undo.trigger()
     qtbot.waitUntil(lambda: s.review is not None and not window.runner.busy, timeout=WAIT)
-    assert window.go_to(4)
+    assert window.go_to(Step.EXPORT)
 
 
 def test_cancelling_the_review_leaves_no_result(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     open_demo(qtbot, window)
-    window.go_to(1)
-    window.go_to(2)
+    window.go_to(Step.TAG)
+    window.go_to(Step.PATHWAY)
     window.review_page.run_review()
     window.progress.cancel_button.click()
     idle(qtbot, window)
@@ -248,7 +249,7 @@ def test_keyboard_users_reach_every_control(window: MainWindow) -> None:  # type
 def test_raising_k_from_the_review_page_is_saved_in_the_project(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     open_demo(qtbot, window)
     s = window.session
-    assert window.go_to(3)
+    assert window.go_to(Step.REVIEW)
     wait_review(qtbot, window)
     page = window.review_page
     before = s.review.risk
@@ -271,12 +272,12 @@ def test_choosing_to_redact_a_free_text_column_is_recorded(qtbot, window: MainWi
 
     open_demo(qtbot, window)
     s = window.session
-    assert window.go_to(2)
+    assert window.go_to(Step.PATHWAY)
     combo = window.pathway_page.free_text.cellWidget(0, 1)
     assert isinstance(combo, QComboBox)
     combo.setCurrentIndex(combo.findData(FreeTextAction.REDACT.value))
     assert s.project.safe_harbor.free_text == {"demographics.notes": FreeTextAction.REDACT}
-    assert window.go_to(3)
+    assert window.go_to(Step.REVIEW)
     wait_review(qtbot, window)
     released = s.review.release.tables["demographics"]
     assert "notes" in released.columns  # kept, with every scan hit replaced by [KIND]
@@ -286,7 +287,7 @@ def test_choosing_to_redact_a_free_text_column_is_recorded(qtbot, window: MainWi
 def test_risk_figures_are_not_clipped_nor_overlap_the_controls(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     window.resize(1200, 780)  # the default window size
     open_demo(qtbot, window)
-    assert window.go_to(3)
+    assert window.go_to(Step.REVIEW)
     wait_review(qtbot, window)
     page = window.review_page
     page.tabs.setCurrentIndex(1)

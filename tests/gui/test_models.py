@@ -159,25 +159,17 @@ def test_edits_invalidate_the_review_only_when_they_change_the_release(
     assert (s.review is None) is review_stale
 
 
-def test_notes_index_groups_hits_per_note_in_position_order() -> None:
-    import numpy as np
-
-    from deid_desktop.core.scan.report import ColumnSpans
-    from deid_desktop.gui.pages.review import index_notes
-
-    spans = ColumnSpans(
-        "demographics",
-        "notes",
-        row=np.array([7, 2, 7, 2]),
-        start=np.array([30, 12, 4, 0]),
-        end=np.array([35, 16, 9, 3]),
-        kind=np.array(["PHONE", "NAME", "NAME", "DATE"], dtype=object),
-        rule=np.array(["phone", "dict", "dict", "date"], dtype=object),
+def test_tag_model_hides_free_text_samples_until_show_values() -> None:
+    cols = (
+        ColumnTag("patient_id", ColumnClass.DIRECT, Role.PERSON_KEY, IdentifierCategory.H),
+        ColumnTag("note", ColumnClass.FREE_TEXT),
     )
-    index = index_notes(type("Scan", (), {"spans": (spans,)})())
-    assert len(index) == 2 and index.total == 4
-    key, hits = index.note(0)
-    assert key == ("demographics", 2, "notes")
-    assert [(h.start, h.kind) for h in hits] == [(0, "DATE"), (12, "NAME")]
-    assert index.note(1)[0][1] == 7 and index.hit_count(1) == 2
-    assert ("demographics.notes", "NAME", 2) in index.counts
+    spec = TableSpec("visits", "visits.csv", "0" * 64, "patient_id", True, cols)
+    model = TagModel(lambda _t, _tag: None)
+    model.set_project(Project(project_id="p" * 32, name="t", tables=(spec,)))
+    model.set_samples(lambda _t, c: {"note": ["Dtr Okafor called"]}.get(c, []))
+    sample = model.index(1, TagColumn.SAMPLE)
+    assert model.data(sample) == MASK
+    assert "free text" in model.data(sample, Qt.ItemDataRole.ToolTipRole)
+    model.set_show_values(True)
+    assert model.data(sample) == "Dtr Okafor called"

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from deid_desktop.core.model import Pathway
+from deid_desktop.core.steps import Step
 from deid_desktop.gui.main_window import MainWindow
 
 WAIT = 60_000
@@ -17,7 +18,7 @@ def on_pathway_page(qtbot, window: MainWindow) -> MainWindow:  # type: ignore[no
     assert window.open_demo()
     qtbot.waitUntil(lambda: window.session.extract is not None, timeout=WAIT)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=WAIT)
-    assert window.go_to(2)
+    assert window.go_to(Step.PATHWAY)
     return window
 
 

@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
-from deid_desktop.core.model import Pathway, Project, Release
+from deid_desktop.core.model import Project, Release
+from deid_desktop.core.pathways.registry import pathway_spec
 
 RECORD_VERSION = 1
 RECORD_JSON = "export_record.json"
@@ -109,11 +110,10 @@ def build_record(
     meta: Mapping[str, Any],
     neutralised: Mapping[str, int],
 ) -> dict[str, Any]:
+    spec = pathway_spec(release.pathway)
     pathway_options: dict[str, Any] = {}
-    if release.pathway == Pathway.SAFE_HARBOR:
-        pathway_options = {"safe_harbor": jsonable(project.safe_harbor)}
-    elif release.pathway == Pathway.LINKABLE:
-        pathway_options = {"linkable": jsonable(project.linkable)}
+    if spec.options_field is not None:
+        pathway_options = {spec.options_field: jsonable(spec.options_of(project))}
     rows = {
         name: {
             "input": input_rows.get(name),

@@ -18,6 +18,7 @@ from deid_desktop.core.facts.dates import DateCache, earliest_per_person
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.text import arrow_text
 from deid_desktop.core.model import ColumnTag, Extract, Project, Role
+from deid_desktop.core.steps import Step
 
 #: Ages above this are pooled (45 CFR 164.514(b)(2)(i)(C)).
 MAX_AGE = 89
@@ -158,9 +159,9 @@ def assess_ages(
                     "date). Command line: 'deid pathway PROJECT "
                     + project.pathway.value.replace("_", "-")
                     + " --age-reference YYYY-MM-DD', or 'deid tag PROJECT "
-                    "TABLE.COLUMN=date:index_date'. Desktop app: in Step 3 (Pathway) set "
+                    f"TABLE.COLUMN=date:index_date'. Desktop app: in {Step.PATHWAY.ref} set "
                     "'Reference date for ages' to a fixed date, or tag the index date in "
-                    "Step 2 (Tag).",
+                    f"{Step.TAG.ref}.",
                 )
             warnings.append(
                 "Ages were not cross-checked against the birth date: no index date is "

@@ -1,45 +1,24 @@
 """Pathways: functions from (extract, project) to a Release held in memory.
 
-``build_release`` dispatches on ``project.pathway``. Each pathway lives in its own
-module, imported only when used. The gate's checks are not declared here: each check in
+Each pathway has a spec (a ``registry.PathwaySpec``: label, titles, CLI name, salt,
+options, builder, export wording, preconditions) in ``core/pathways/specs/``; the registry
+finds them. ``build_release`` dispatches on ``project.pathway`` through it, importing the
+pathway's module only when used. The gate's checks are not declared here: each check in
 ``core.verify`` lists the pathways it applies to, and no pathway imports the gate.
 """
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
-from deid_desktop.core.errors import UsageError
 from deid_desktop.core.model import Extract, Pathway, Project, Release
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn
-
-#: Pathway -> (module under deid_desktop.core.pathways, builder function name).
-PATHWAY_MODULES: dict[Pathway, tuple[str, str]] = {
-    Pathway.SAFE_HARBOR: ("safe_harbor", "build_safe_harbor"),
-    Pathway.LINKABLE: ("linkable", "build_linkable"),
-    Pathway.LIMITED_DATA_SET: ("limited", "build_limited"),
-}
 
 
 def pathway_module(pathway: Pathway) -> ModuleType:
-    """The module that implements ``pathway`` (imported lazily)."""
-    try:
-        module, _ = PATHWAY_MODULES[Pathway(pathway)]
-    except (KeyError, ValueError) as exc:
-        raise UsageError(
-            "The project names a pathway this version does not know",
-            hint="Choose Safe Harbor, linkable or limited data set.",
-        ) from exc
-    try:
-        return importlib.import_module(f"{__name__}.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{module}":
-            raise
-        raise UsageError(
-            f"The {Pathway(pathway).value} pathway is not available in this build",
-            hint="Choose another pathway.",
-        ) from exc
+    """The module that implements ``pathway`` (``UsageError`` if it is unknown)."""
+    return pathway_spec(pathway).module
 
 
 def build_release(
@@ -52,10 +31,10 @@ def build_release(
 ) -> Release:
     """Build the release of ``project.pathway`` in memory. Nothing is written.
 
-    ``salt`` is passed only to the linkable pathway (the keyed hash); Safe Harbor and
-    the limited data set never see it.
+    ``salt`` reaches only a pathway whose spec ``needs_salt`` (the linkable release's
+    keyed hash); Safe Harbor and the limited data set never see it.
     """
-    builder = getattr(pathway_module(project.pathway), PATHWAY_MODULES[project.pathway][1])
-    if project.pathway == Pathway.LINKABLE:
-        return builder(extract, project, salt=salt, progress=progress, cancel=cancel)
-    return builder(extract, project, progress=progress, cancel=cancel)
+    spec = pathway_spec(project.pathway)
+    if spec.needs_salt:
+        return spec.builder_function(extract, project, salt=salt, progress=progress, cancel=cancel)
+    return spec.builder_function(extract, project, progress=progress, cancel=cancel)

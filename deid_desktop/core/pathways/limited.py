@@ -36,7 +36,6 @@ import pandas as pd
 from deid_desktop.core.facts.persons import all_positions, spec_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.model import (
-    PATHWAY_LABELS,
     ColumnClass,
     Extract,
     IdentifierCategory,
@@ -56,6 +55,7 @@ from deid_desktop.core.pathways.common import (
     removed_below_k_sentences,
     subject_crosswalk,
 )
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 
 #: Name words of a kept geographic column, and words that make it finer than a town.
@@ -218,7 +218,7 @@ def build_limited(
     rep.step(1.0, "Limited data set built")
     return Release(
         pathway=Pathway.LIMITED_DATA_SET,
-        label=PATHWAY_LABELS[Pathway.LIMITED_DATA_SET],
+        label=pathway_spec(Pathway.LIMITED_DATA_SET).label,
         tables=tables,
         crosswalk=crosswalk,
         id_column=SUBJECT_ID,

@@ -44,7 +44,6 @@ from deid_desktop.core.linkage import (
     shift_dates,
 )
 from deid_desktop.core.model import (
-    PATHWAY_LABELS,
     ColumnClass,
     Extract,
     IdentifierCategory,
@@ -66,6 +65,7 @@ from deid_desktop.core.pathways.common import (
     removed_below_k_sentences,
     zip3_series,
 )
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.zip3 import load_table_for
 
@@ -293,7 +293,7 @@ def build_linkable(
     rep.step(1.0, "Linkable release built")
     return Release(
         pathway=Pathway.LINKABLE,
-        label=PATHWAY_LABELS[Pathway.LINKABLE],
+        label=pathway_spec(Pathway.LINKABLE).label,
         tables=tables,
         crosswalk=crosswalk,
         id_column=LINK_KEY,

@@ -18,7 +18,6 @@ from deid_desktop.core.facts.dates import DateCache
 from deid_desktop.core.facts.persons import all_positions, spec_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.model import (
-    PATHWAY_LABELS,
     Extract,
     Pathway,
     Project,
@@ -40,6 +39,7 @@ from deid_desktop.core.pathways.common import (
     year_text,
     zip3_series,
 )
+from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.zip3 import load_table_for
 
@@ -280,7 +280,7 @@ def build_safe_harbor(
     rep.step(1.0, "Safe Harbor release built")
     return Release(
         pathway=Pathway.SAFE_HARBOR,
-        label=PATHWAY_LABELS[Pathway.SAFE_HARBOR],
+        label=pathway_spec(Pathway.SAFE_HARBOR).label,
         tables=tables,
         crosswalk=crosswalk,
         id_column=SUBJECT_ID,

@@ -5,47 +5,15 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from deid_desktop.core.errors import InputError, UsageError
 from deid_desktop.core.model import (
-    ColumnClass,
-    ColumnTag,
-    IdentifierCategory,
     LoadedTable,
     Project,
-    Role,
     TableSpec,
 )
 from deid_desktop.core.project.paths import store_path
-
-
-def _as_person_key(tag: ColumnTag, evidence: str = "chosen as the person key") -> ColumnTag:
-    category = tag.category if tag.cls is ColumnClass.DIRECT and tag.category else None
-    return replace(
-        tag,
-        cls=ColumnClass.DIRECT,
-        role=Role.PERSON_KEY,
-        category=category or IdentifierCategory.R,
-        evidence=(*tag.evidence, evidence),
-        unsure=False,
-    )
-
-
-def _keyed(
-    tags: Sequence[ColumnTag], key: str, evidence: str = "chosen as the person key"
-) -> tuple[ColumnTag, ...]:
-    """Tags with ``key`` as the one person-key column."""
-    out = []
-    for t in tags:
-        if t.name == key:
-            out.append(_as_person_key(t, evidence))
-        elif t.role is Role.PERSON_KEY:
-            out.append(replace(t, role=None))
-        else:
-            out.append(t)
-    return tuple(out)
 
 
 def _check_chosen_keys(
@@ -83,20 +51,22 @@ def new_project(
     name: str = "",
     keys: Mapping[str, str] | None = None,
 ) -> Project:
-    """An auto-tagged project over loaded tables; ``person`` names the person table.
+    """
+    An auto-tagged project over loaded tables; ``person`` names the person table.
 
-    ``key`` is the person table's key column. Each event table's key column is, in order:
-    ``keys[table]`` when given, a column named ``key``, the column the tagger suggests as
-    the person key, or the one column whose values are the person keys (rules 2-4 need at
-    least 99% of the column's filled values to be person keys; see ``core.event_keys``).
-    No column, or several, is a ``UsageError`` naming the table and the candidates.
-    Whichever column is chosen is tagged a direct identifier with the person_key role.
-    Relations are then checked with each table's own key (duplicate or unmatched keys are
-    an ``InputError`` with counts).
+        ``key`` is the person table's key column. Each event table's key column is, in order:
+        ``keys[table]`` when given, a column named ``key``, the column the tagger suggests as
+        the person key, or the one column whose values are the person keys (rules 2-4 need at
+        least 99% of the column's filled values to be person keys; see ``core.event_keys``).
+        No column, or several, is a ``UsageError`` naming the table and the candidates.
+        Whichever column is chosen is tagged a direct identifier with the person_key role.
+        Relations are then checked with each table's own key (duplicate or unmatched keys are
+        an ``InputError`` with counts).
     """
     from deid_desktop.core.event_keys import person_key_set, resolve_event_key
     from deid_desktop.core.io import check_relations
     from deid_desktop.core.tagging import suggest_tags
+    from deid_desktop.core.tagging.retag import keyed_tags  # pandas: load on use
 
     chosen = dict(keys or {})
     names = [t.name for t in tables]
@@ -154,7 +124,7 @@ def new_project(
                 sha256=t.sha256,
                 key=table_key,
                 is_person=is_person,
-                columns=_keyed(tags[t.name], table_key, evidence[t.name]),
+                columns=keyed_tags(tags[t.name], table_key, evidence[t.name]),
                 sheet=t.report.sheet,
                 rows=len(t.frame),
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from deid_desktop.core.steps import Step
 from deid_desktop.gui.session import Session
 from deid_desktop.gui.workers import JobRunner
 
@@ -12,7 +13,12 @@ from deid_desktop.gui.workers import JobRunner
 class Page(QWidget):
     """A wizard step. ``blocker()`` says in plain words why the user cannot go on."""
 
-    title = ""
+    step: Step  # each page sets its own
+
+    @property
+    def title(self) -> str:
+        return self.step.title
+
     #: Emitted when readiness may have changed (the sidebar re-reads ``blocker``).
     readinessChanged = Signal()
 

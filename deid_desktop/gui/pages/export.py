@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import QDesktopServices
@@ -26,11 +26,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from deid_desktop.core.model import PATHWAY_LABELS, Pathway
+from deid_desktop.core.errors import DeidError
+from deid_desktop.core.export import check_placement
+from deid_desktop.core.pathways.registry import pathway_spec, preconditions
+from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review import gate_reason
 from deid_desktop.gui.widgets import FolderPicker, MessageBanner, heading, note, wrap
+
+if TYPE_CHECKING:
+    from deid_desktop.core.export import ExportRecord
 
 CROSSWALK_WHY = (
     "The crosswalk links each released code back to the person. It must never travel with "
@@ -39,7 +45,7 @@ CROSSWALK_WHY = (
 
 
 class ExportPage(Page):
-    title = "Export"
+    step = Step.EXPORT
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
@@ -137,7 +143,7 @@ class ExportPage(Page):
 
         content = QWidget()
         lay = QVBoxLayout(content)
-        lay.addWidget(heading("5  Export the release"))
+        lay.addWidget(heading(self.step.heading("Export the release")))
         lay.addWidget(where)
         lay.addWidget(record)
         summary_box = QGroupBox("What the export will do")
@@ -164,7 +170,7 @@ class ExportPage(Page):
     # -- readiness ---------------------------------------------------------------------
     def enter_reason(self) -> str | None:
         if self.session.project is None or self.session.extract is None:
-            return "Load the extract first (step 1)."
+            return f"Load the extract first ({Step.LOAD.short})."
         return gate_reason(self.session.review)
 
     def blocker(self) -> str | None:
@@ -179,18 +185,18 @@ class ExportPage(Page):
             return "Choose the release folder."
         if cw is None:
             return "Choose the crosswalk folder."
-        out_r, cw_r = out.resolve(), cw.resolve()
-        if out_r == cw_r or out_r in cw_r.parents:
-            return "The crosswalk folder must be outside the release folder. " + CROSSWALK_WHY
-        if cw_r in out_r.parents:
-            return "The release folder must not be inside the crosswalk folder."
+        try:  # the folder rule is core's (the export refuses the same folders)
+            check_placement(out, cw)
+        except DeidError as exc:
+            return exc.message
         if not (self.csv.isChecked() or self.xlsx.isChecked()):
             return "Choose at least one format."
         project = self.session.project
-        limited = project is not None and project.pathway == Pathway.LIMITED_DATA_SET
-        if limited and not self.dua.text().strip():
-            return "A limited data set needs the data use agreement reference."
-        return None
+        if project is None:
+            return None
+        meta = replace(project.export, dua=self.dua.text().strip())
+        problems = preconditions(replace(project, export=meta))
+        return problems[0].message if problems else None
 
     # -- display -----------------------------------------------------------------------
     def _reset(self) -> None:
@@ -226,7 +232,7 @@ class ExportPage(Page):
         finally:
             self._updating = False
         review = self.session.review
-        lines = [f"<b>Pathway:</b> {PATHWAY_LABELS[project.pathway]}"]
+        lines = [f"<b>Pathway:</b> {pathway_spec(project.pathway).label}"]
         if review is not None:
             rel = review.release
             for name, frame in rel.tables.items():
@@ -295,7 +301,7 @@ class ExportPage(Page):
                 cancel=cancel,
             )
 
-        def done(record: Any) -> None:
+        def done(record: ExportRecord) -> None:
             self._written_dir, self._crosswalk_written = out, cw
             s.set_export_record(record)
             self._show_record(record, out)
@@ -308,7 +314,7 @@ class ExportPage(Page):
             on_cancel=lambda: self.banner.show_info("Export cancelled. Nothing was written."),
         )
 
-    def _show_record(self, record: Any, out: Path) -> None:
+    def _show_record(self, record: ExportRecord, out: Path) -> None:
         outputs = backend.record_outputs(record)
         self.files.setRowCount(len(outputs))
         for r, (name, rows, sha) in enumerate(outputs):

@@ -26,11 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from deid_desktop.core.errors import Problem
 from deid_desktop.core.model import ColumnClass, ColumnTag, LoadedTable, Role
+from deid_desktop.core.project import PROJECT_SUFFIX
+from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
-from deid_desktop.gui.session import PROJECT_SUFFIX
 from deid_desktop.gui.widgets import MessageBanner, heading, note
 
 log = logging.getLogger("deid.gui")
@@ -52,7 +54,7 @@ class PendingTable:
 
 
 class LoadPage(Page):
-    title = "Load"
+    step = Step.LOAD
     tableAdded = Signal()
 
     COLS = ("Role", "File", "Sheet", "Key column", "Rows", "Status")
@@ -148,7 +150,7 @@ class LoadPage(Page):
         gl.addLayout(buttons)
 
         lay = QVBoxLayout(self)
-        lay.addWidget(heading("1  Load the extract"))
+        lay.addWidget(heading(self.step.heading("Load the extract")))
         lay.addWidget(group)
         lay.addWidget(self.banner)
         lay.addWidget(split, 1)
@@ -379,12 +381,12 @@ class LoadPage(Page):
         self.repoint_button.setVisible(not new_mode and self.session.project_path is not None)
         self.repoint_button.setEnabled(not busy)
 
-    def _refresh_list(self, problems: list | None = None) -> None:  # type: ignore[type-arg]
+    def _refresh_list(self, problems: list[Problem] | None = None) -> None:
         tl = self.table_list
         tl.setRowCount(0)
         project = self.session.project
         if project is not None:
-            bad = {getattr(p, "file", None) for p in problems or []}
+            bad = {p.file for p in problems or []}
             for spec in project.tables:
                 r = tl.rowCount()
                 tl.insertRow(r)

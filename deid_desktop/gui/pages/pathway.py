@@ -26,33 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from deid_desktop.core.model import (
-    PATHWAY_LABELS,
-    ColumnClass,
-    FreeTextAction,
-    Pathway,
-    Project,
-)
+from deid_desktop.core.model import ColumnClass, FreeTextAction, Pathway, Project
+from deid_desktop.core.pathways.registry import pathway_spec
+from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.widgets import MessageBanner, heading, note, wrap
 
-PATHWAY_TITLES = {
-    Pathway.SAFE_HARBOR: "Safe Harbor",
-    Pathway.LINKABLE: "Linkable release (Expert Determination)",
-    Pathway.LIMITED_DATA_SET: "Limited data set",
-}
-PATHWAY_HELP = {
-    Pathway.SAFE_HARBOR: "Removes the 18 identifiers of 45 CFR 164.514(b)(2): direct "
-    "identifiers suppressed, the person key replaced by a random code, dates reduced to the "
-    "year, ages over 89 pooled as 90+, ZIP codes cut to three digits (small areas become 000), "
-    "free text suppressed.",
-    Pathway.LINKABLE: "Keyed pseudonyms (the salt stays in this computer's keyring) and "
-    "per-person date shifts, so later extracts link and intervals are kept. Requires an "
-    "Expert Determination; it is not Safe Harbor.",
-    Pathway.LIMITED_DATA_SET: "Keeps dates, town, state, 5-digit ZIP and ages; removes the other "
-    "direct identifiers. Requires a data use agreement.",
-}
 FREE_TEXT_LABELS = {
     FreeTextAction.SUPPRESS: "Suppress the column (default)",
     FreeTextAction.REDACT: "Keep, with scan hits redacted",
@@ -76,7 +56,7 @@ def free_text_combo(
 
 
 class PathwayPage(Page):
-    title = "Pathway"
+    step = Step.PATHWAY
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
@@ -88,17 +68,17 @@ class PathwayPage(Page):
         self.pathway_group = QButtonGroup(self)
         pv = QVBoxLayout(self.pathway_box)
         self.pathway_buttons: dict[Pathway, QRadioButton] = {}
-        for pw in backend.available_pathways():
-            rb = QRadioButton(PATHWAY_TITLES[pw])
-            rb.setAccessibleName(f"Pathway: {PATHWAY_TITLES[pw]}")
-            rb.setToolTip(PATHWAY_LABELS[pw])
+        for spec in backend.available_pathways():
+            rb = QRadioButton(spec.title)
+            rb.setAccessibleName(f"Pathway: {spec.title}")
+            rb.setToolTip(spec.label)
             self.pathway_group.addButton(rb)
-            self.pathway_buttons[pw] = rb
+            self.pathway_buttons[spec.id] = rb
             pv.addWidget(rb)
-            help_label = note(PATHWAY_HELP[pw])
+            help_label = note(spec.help)
             help_label.setContentsMargins(24, 0, 0, 6)
             pv.addWidget(help_label)
-            rb.toggled.connect(lambda on, p=pw: on and self._set_pathway(p))
+            rb.toggled.connect(lambda on, p=spec.id: on and self._set_pathway(p))
         self.salt_status = QLabel()
         self.salt_status.setWordWrap(True)
         self.salt_status.setAccessibleName("Salt status")
@@ -171,7 +151,7 @@ class PathwayPage(Page):
 
         content = QWidget()
         lay = QVBoxLayout(content)
-        lay.addWidget(heading("3  Choose the pathway"))
+        lay.addWidget(heading(self.step.heading("Choose the pathway")))
         lay.addWidget(self.pathway_box)
         lay.addWidget(self.options_box)
         lay.addWidget(self.banner)
@@ -187,7 +167,7 @@ class PathwayPage(Page):
 
     def enter_reason(self) -> str | None:
         if self.session.project is None or self.session.extract is None:
-            return "Load the extract first (step 1)."
+            return f"Load the extract first ({Step.LOAD.short})."
         return None
 
     # -- show the project --------------------------------------------------------------
@@ -199,7 +179,7 @@ class PathwayPage(Page):
         try:
             if project.pathway in self.pathway_buttons:
                 self.pathway_buttons[project.pathway].setChecked(True)
-            self.options_box.setTitle(f"{PATHWAY_TITLES[project.pathway]} options")
+            self.options_box.setTitle(f"{pathway_spec(project.pathway).title} options")
             ref = project.safe_harbor.age_reference
             if ref == "index":
                 self.age_ref.setCurrentIndex(0)
@@ -252,7 +232,7 @@ class PathwayPage(Page):
     def _refresh_salt(self) -> None:
         project = self.session.project
         assert project is not None
-        show = project.pathway == Pathway.LINKABLE
+        show = pathway_spec(project.pathway).needs_salt
         self.salt_status.setVisible(show)
         exists = True
         if show:

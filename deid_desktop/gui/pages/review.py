@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
-from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, QTimer
-from PySide6.QtGui import QPainter, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtCore import (
+    Qt,
+    QTimer,
+)
+from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QFormLayout,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
-    QListView,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -27,183 +27,59 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStyle,
     QTableView,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
-    QTextEdit,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from deid_desktop.core.model import ColumnClass, FreeTextAction, RiskSettings
+from deid_desktop.core.model import RiskSettings
+from deid_desktop.core.scan.notes import NoteIndex, index_notes
+from deid_desktop.core.steps import Step
+from deid_desktop.core.verify import BLOCKING
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
-from deid_desktop.gui.pages.pathway import free_text_combo
-from deid_desktop.gui.widgets import MessageBanner, heading
+from deid_desktop.gui.pages.review_text import FreeTextPanel
+from deid_desktop.gui.widgets import MessageBanner, heading, plain_error
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from deid_desktop.core.engine import ReviewResult
+    from deid_desktop.core.risk import RiskReport
+    from deid_desktop.core.verify import CheckOutcome
 
 DEFAULT_BANDS = "0, 18, 30, 45, 65, 75, 90"
 SIZE_BUCKETS = ((1, 1, "1"), (2, 2, "2"), (3, 3, "3"), (4, 4, "4"), (5, 9, "5–9"),
                 (10, 19, "10–19"), (20, 49, "20–49"), (50, 10**12, "50+"))  # fmt: skip
-DICTIONARY_WARNING = (
-    "The scan looks for the names, numbers and addresses found in this extract's own "
-    "identifier columns, plus common patterns. It cannot find a name that is in no column "
-    "(a relative, a neighbour, a doctor), so it can never prove a note clean. Free text is "
-    "suppressed unless you choose to redact it."
-)
 
 
 # -- helpers over the engine's result (ReviewResult: release, verification, risk, scan) --
-def blocking_failures(review: Any) -> list[Any]:
+def blocking_failures(review: ReviewResult | None) -> list[CheckOutcome]:
     if review is None:
         return []
     return list(review.verification.blocking_failures)
 
 
-def gate_reason(review: Any) -> str | None:
+def gate_reason(review: ReviewResult | None) -> str | None:
     """Why export is blocked (None = allowed)."""
     if review is None:
-        return "Run the review first (step 4)."
+        return f"Run the review first ({Step.REVIEW.short})."
     failed = blocking_failures(review)
     if failed:
         names = ", ".join(o.check.name for o in failed[:3])
         more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
-        return f"{len(failed)} blocking check(s) failed: {names}{more}. Fix them in step 2 or 3."
+        return (
+            f"{len(failed)} blocking check(s) failed: {names}{more}. "
+            f"Fix them in {Step.TAG.short} or {Step.PATHWAY.number}."
+        )
     return None
 
 
-NoteKey = tuple[str, int, str]  # (table, 0-based row, column)
-
-
-class NoteHit(NamedTuple):
-    """One hit of the note on screen (made on demand, one note at a time)."""
-
-    start: int
-    end: int
-    kind: str
-    rule: str
-
-
-@dataclass(frozen=True, eq=False)
-class _Block:
-    """The hits of one column, sorted by row then position, with per-note offsets."""
-
-    table: str
-    column: str
-    rows: np.ndarray  # the notes (rows) with hits, ascending
-    offsets: np.ndarray  # len(rows) + 1 offsets into the arrays below
-    start: np.ndarray
-    end: np.ndarray
-    kind: np.ndarray
-    rule: np.ndarray
-
-
-@dataclass(frozen=True, eq=False)
-class NoteIndex:
-    """Hits grouped per note as arrays, built off the UI thread: a 1M-row scan has
-    ~10^5 notes and ~10^6 hits, and no Python object is made per hit or per note."""
-
-    blocks: tuple[_Block, ...] = ()
-    counts: tuple[tuple[str, str, int], ...] = ()  # (table.column, kind, hits)
-    total: int = 0
-
-    def __post_init__(self) -> None:
-        sizes = [len(b.rows) for b in self.blocks]
-        object.__setattr__(self, "_cum", np.concatenate(([0], np.cumsum(sizes))).astype(int))
-
-    def __len__(self) -> int:
-        return int(self._cum[-1])  # type: ignore[attr-defined]
-
-    def hit_count(self, i: int) -> int:
-        block, j = self._locate(i)
-        return int(block.offsets[j + 1] - block.offsets[j])
-
-    def _locate(self, i: int) -> tuple[_Block, int]:
-        b = int(np.searchsorted(self._cum, i, side="right")) - 1  # type: ignore[attr-defined]
-        return self.blocks[b], i - int(self._cum[b])  # type: ignore[attr-defined]
-
-    def note(self, i: int) -> tuple[NoteKey, list[NoteHit]]:
-        block, j = self._locate(i)
-        lo, hi = int(block.offsets[j]), int(block.offsets[j + 1])
-        hits = [
-            NoteHit(int(a), int(z), str(k), str(r))
-            for a, z, k, r in zip(
-                block.start[lo:hi], block.end[lo:hi], block.kind[lo:hi], block.rule[lo:hi],
-                strict=True,
-            )
-        ]  # fmt: skip
-        return (block.table, int(block.rows[j]), block.column), hits
-
-
-def _block(table: str, column: str, row: Any, start: Any, end: Any, kind: Any, rule: Any) -> _Block:
-    row, start, end = (np.asarray(a, dtype=np.int64) for a in (row, start, end))
-    order = np.lexsort((start, row))
-    row = row[order]
-    rows, first = np.unique(row, return_index=True)
-    offsets = np.append(first, row.size)
-    return _Block(
-        table, column, rows, offsets, start[order], np.asarray(end)[order],
-        np.asarray(kind, dtype=object)[order], np.asarray(rule, dtype=object)[order],
-    )  # fmt: skip
-
-
-def index_notes(scan: Any) -> NoteIndex:
-    spans = getattr(scan, "spans", None)
-    blocks: list[_Block] = []
-    if spans is not None:
-        for sp in spans:
-            if sp.row.size:
-                blocks.append(
-                    _block(sp.table, sp.column, sp.row, sp.start, sp.end, sp.kind, sp.rule)
-                )
-    else:  # an older report: a tuple of Hit objects
-        by_col: dict[tuple[str, str], list[Any]] = {}
-        for h in getattr(scan, "hits", ()) or ():
-            by_col.setdefault((h.table, h.column), []).append(h)
-        for (table, column), hs in by_col.items():
-            cols = list(zip(*((h.row, *_span(h), h.kind, h.rule) for h in hs), strict=True))
-            blocks.append(_block(table, column, *cols))
-    counts: list[tuple[str, str, int]] = []
-    for b in blocks:
-        kinds, n = np.unique(b.kind.astype(str), return_counts=True)
-        counts += [(f"{b.table}.{b.column}", str(k), int(c)) for k, c in zip(kinds, n, strict=True)]
-    return NoteIndex(tuple(blocks), tuple(counts), sum(int(b.start.size) for b in blocks))
-
-
-class NotesModel(QAbstractListModel):
-    """Virtual list of the notes with hits: text is made only for the visible rows."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.index_ = NoteIndex()
-
-    def set_index(self, index: NoteIndex) -> None:
-        self.beginResetModel()
-        self.index_ = index
-        self.endResetModel()
-
-    def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.index_)
-
-    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or role not in (
-            Qt.ItemDataRole.DisplayRole,
-            Qt.ItemDataRole.ToolTipRole,
-        ):
-            return None
-        (table, row, column), hits = self.index_.note(index.row())
-        if role == Qt.ItemDataRole.DisplayRole:
-            kinds = sorted({str(h.kind) for h in hits})
-            return f"Line {row + 2}: {', '.join(kinds)}"
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{table}.{column}, line {row + 2}: {len(hits)} hit(s)"
-        return None
-
-
 class ReviewPage(Page):
-    title = "Review"
+    step = Step.REVIEW
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
@@ -216,10 +92,12 @@ class ReviewPage(Page):
         self.tabs.setAccessibleName("Review panels")
         self.tabs.addTab(self._build_checks(), "Checks")
         self.tabs.addTab(self._build_risk(), "Residual risk")
-        self.tabs.addTab(self._build_text(), "Free text")
+        self.text = FreeTextPanel(session)
+        self._notes_index = NoteIndex()  # of the review on screen (built with it)
+        self.tabs.addTab(self.text, "Free text")
 
         top = QHBoxLayout()
-        top.addWidget(heading("4  Review before export"))
+        top.addWidget(heading(self.step.heading("Review before export")))
         top.addStretch(1)
         top.addWidget(self.rerun_button)
         lay = QVBoxLayout(self)
@@ -235,7 +113,7 @@ class ReviewPage(Page):
     # -- readiness ---------------------------------------------------------------------
     def enter_reason(self) -> str | None:
         if self.session.project is None or self.session.extract is None:
-            return "Load the extract first (step 1)."
+            return f"Load the extract first ({Step.LOAD.short})."
         return None
 
     def blocker(self) -> str | None:
@@ -258,7 +136,7 @@ class ReviewPage(Page):
             progress(1.0, "Preparing the review")
             return result, index_notes(result.scan)
 
-        def done(value: Any) -> None:
+        def done(value: tuple[ReviewResult, NoteIndex]) -> None:
             result, notes = value
             if s.project is project and s.extract is extract:
                 self._notes_index = notes
@@ -313,24 +191,24 @@ class ReviewPage(Page):
         lay.addWidget(self.checks, 1)
         return w
 
-    def _show_checks(self, review: Any) -> None:
+    def _show_checks(self, review: ReviewResult) -> None:
         self.checks.clear()
         outcomes = sorted(
             review.verification.outcomes,
-            key=lambda o: (o.passed, getattr(o.check, "severity", "") != "blocking"),
+            key=lambda o: (o.passed, o.check.severity != BLOCKING),
         )
         style = self.style()
         for o in outcomes:
-            blocking = getattr(o.check, "severity", "blocking") == "blocking"
+            blocking = o.check.severity == BLOCKING
             if o.passed:
                 result, icon = "Pass", QStyle.StandardPixmap.SP_DialogApplyButton
             elif blocking:
                 result, icon = "FAIL", QStyle.StandardPixmap.SP_MessageBoxCritical
             else:
                 result, icon = "Warning", QStyle.StandardPixmap.SP_MessageBoxWarning
-            explanation = getattr(o.check, "explanation", "")
-            detail = detail_text(getattr(o, "detail", None))
-            rule = getattr(o.check, "rule", "")
+            explanation = o.check.explanation
+            detail = detail_text(o.detail)
+            rule = o.check.rule
             item = QTreeWidgetItem([result, o.check.name, f"{o.count:,}", explanation])
             item.setIcon(0, style.standardIcon(icon))
             item.setToolTip(1, rule)
@@ -470,7 +348,7 @@ class ReviewPage(Page):
         lay.addWidget(split, 1)
         return w
 
-    def _show_risk(self, review: Any) -> None:
+    def _show_risk(self, review: ReviewResult) -> None:
         risk = review.risk
         f = self.figure_labels
         if risk is None:
@@ -515,7 +393,7 @@ class ReviewPage(Page):
         self.suppress.setChecked(settings.suppress_below_k)
         self._update_suppress_preview()
 
-    def _lone_frame(self, review: Any) -> Any:
+    def _lone_frame(self, review: ReviewResult) -> pd.DataFrame:
         """The lone records with their subject ID (not a row position) and their QIs."""
         lone = review.risk.lone_records
         project = self.session.project
@@ -528,7 +406,7 @@ class ReviewPage(Page):
         out.insert(0, id_col, ids)
         return out.reset_index(drop=True)
 
-    def _candidate_qis(self, review: Any) -> list[str]:
+    def _candidate_qis(self, review: ReviewResult) -> list[str]:
         project = self.session.project
         release = review.release
         person = project.person_table.name if project else None
@@ -567,14 +445,14 @@ class ReviewPage(Page):
         try:
             p = backend.preview_suppression(frame, qis, self.k_target.value())
         except Exception as exc:
-            self.suppress_preview.setText(" ".join(x for x in _plain(exc) if x))
+            self.suppress_preview.setText(" ".join(x for x in plain_error(exc) if x))
             return
         self.suppress_preview.setText(
             f"Suppressing would remove {p.rows_removed:,} of {p.rows:,} rows "
             f"({p.share:.1%}) in {p.classes_removed:,} classes below k = {p.k_target}."
         )
 
-    def _show_chart(self, risk: Any) -> None:
+    def _show_chart(self, risk: RiskReport) -> None:
         chart = self.chart
         chart.removeAllSeries()
         for axis in chart.axes():
@@ -636,196 +514,6 @@ class ReviewPage(Page):
         )
         self.session.update(risk=risk)  # invalidates the review, which runs again
 
-    # -- free text ---------------------------------------------------------------------
-    def _build_text(self) -> QWidget:
-        self.text_warning = MessageBanner()
-        self.text_warning.show_warning(DICTIONARY_WARNING)
-        self.hit_counts = QTableWidget(0, 3)
-        self.hit_counts.setHorizontalHeaderLabels(["Column", "Kind", "Hits"])
-        self.hit_counts.setAccessibleName("Hits per column and kind")
-        self.hit_counts.verticalHeader().setVisible(False)
-        self.hit_counts.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.hit_counts.setColumnWidth(1, 70)
-        self.hit_counts.setColumnWidth(2, 90)
-        self.hit_counts.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.actions = QTableWidget(0, 2)
-        self.actions.setHorizontalHeaderLabels(["Column", "Action"])
-        self.actions.setAccessibleName("Action per free-text column")
-        self.actions.verticalHeader().setVisible(False)
-        self.actions.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.actions.setMaximumHeight(120)
-        self.notes_model = NotesModel(self)
-        self.notes = QListView()
-        self.notes.setModel(self.notes_model)
-        self.notes.setUniformItemSizes(True)
-        self.notes.setAccessibleName("Notes with hits")
-        self.notes.selectionModel().currentRowChanged.connect(
-            lambda current, _previous: self._show_note(current.row())
-        )
-        self.note_view = QTextEdit()
-        self.note_view.setReadOnly(True)
-        self.note_view.setAccessibleName("Note text with hits highlighted")
-        self.prev_hit = QPushButton("Previous hit")
-        self.prev_hit.setAccessibleName("Previous hit")
-        self.next_hit = QPushButton("Next hit")
-        self.next_hit.setAccessibleName("Next hit")
-        self.prev_hit.clicked.connect(lambda: self.step_hit(-1))
-        self.next_hit.clicked.connect(lambda: self.step_hit(1))
-        self.hit_label = QLabel()
-        self._notes_index = NoteIndex()
-        self._pos: tuple[int, int] = (0, -1)  # (note, hit within the note)
-
-        left = QWidget()
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(QLabel("Hits by column and kind:"))
-        ll.addWidget(self.hit_counts, 1)
-        ll.addWidget(QLabel("What to do with each free-text column:"))
-        ll.addWidget(self.actions)
-        mid = QWidget()
-        ml = QVBoxLayout(mid)
-        ml.setContentsMargins(0, 0, 0, 0)
-        ml.addWidget(QLabel("Notes with hits:"))
-        ml.addWidget(self.notes, 1)
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        nav = QHBoxLayout()
-        nav.addWidget(self.prev_hit)
-        nav.addWidget(self.next_hit)
-        nav.addWidget(self.hit_label, 1)
-        rl.addLayout(nav)
-        rl.addWidget(self.note_view, 1)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        for part in (left, mid, right):
-            split.addWidget(part)
-        split.setSizes([340, 200, 560])
-        w = QWidget()
-        lay = QVBoxLayout(w)
-        lay.addWidget(self.text_warning)
-        lay.addWidget(split, 1)
-        return w
-
-    def _show_scan(self, review: Any) -> None:
-        scan = review.scan
-        project = self.session.project
-        index = self._notes_index
-        self.hit_counts.setRowCount(0)
-        rows: list[tuple[str, str, str]] = []
-        columns = list(getattr(scan, "columns", ()) or ())
-        if columns:
-            for c in columns:
-                key = f"{c.table}.{c.column}"
-                notes = f"{c.notes_with_hits:,} of {c.notes:,} notes"
-                if not c.hits_by_kind:
-                    rows.append((key, "none", f"0 ({notes})"))
-                for kind, n in sorted(c.hits_by_kind.items()):
-                    rows.append((key, kind, f"{n:,}"))
-        else:
-            rows = [(col, kind, f"{n:,}") for col, kind, n in index.counts]
-        for values in rows:
-            r = self.hit_counts.rowCount()
-            self.hit_counts.insertRow(r)
-            for c, v in enumerate(values):
-                self.hit_counts.setItem(r, c, QTableWidgetItem(v))
-        disclaimer = getattr(scan, "disclaimer", None)
-        if disclaimer:
-            self.text_warning.show_warning(disclaimer)
-        self.notes_model.set_index(index)
-        self._pos = (0, -1)
-        self.hit_label.setText(f"{index.total:,} hits in {len(index):,} notes")
-        # per-column actions
-        self.actions.setRowCount(0)
-        if project is not None:
-            for t in project.tables:
-                for c in t.by_class(ColumnClass.FREE_TEXT):
-                    key = f"{t.name}.{c.name}"
-                    r = self.actions.rowCount()
-                    self.actions.insertRow(r)
-                    self.actions.setItem(r, 0, QTableWidgetItem(key))
-                    combo = free_text_combo(
-                        project,
-                        key,
-                        f"Action for {key}",
-                        lambda action, k=key: self._set_action(k, action.value),
-                    )
-                    self.actions.setCellWidget(r, 1, combo)
-        if len(index):
-            self.notes.setCurrentIndex(self.notes_model.index(0))
-        else:
-            self.note_view.setPlainText("No hit was found in the free-text columns.")
-
-    def _set_action(self, key: str, action: str) -> None:
-        project = self.session.project
-        if project is None:
-            return
-        sh = project.safe_harbor
-        self.session.update(
-            safe_harbor=replace(sh, free_text={**sh.free_text, key: FreeTextAction(action)})
-        )
-
-    def _note_text(self, table: str, row: int, column: str) -> str:
-        extract = self.session.extract
-        if extract is None:
-            return ""
-        value = extract.table(table).frame[column].iat[row]
-        return "" if value is None or value is __import__("pandas").NA else str(value)
-
-    def _show_note(self, index: int, hit_index: int = -1) -> None:
-        notes = self._notes_index
-        if not 0 <= index < len(notes):
-            return
-        if hit_index < 0:
-            self._pos = (index, -1)
-        (table, row, column), hits = notes.note(index)
-        self.note_view.setPlainText(self._note_text(table, row, column))
-        selections = []
-        pal = self.palette()
-        for j, h in enumerate(hits):
-            start, end = _span(h)
-            cursor = QTextCursor(self.note_view.document())
-            cursor.setPosition(start)
-            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-            fmt = QTextCharFormat()
-            current = j == hit_index
-            fmt.setBackground(pal.color(QPalette.ColorRole.Highlight))
-            fmt.setForeground(pal.color(QPalette.ColorRole.HighlightedText))
-            fmt.setFontUnderline(current)
-            fmt.setFontWeight(700 if current else 400)
-            fmt.setToolTip(f"{h.kind} ({getattr(h, 'rule', '')})")
-            sel = QTextEdit.ExtraSelection()
-            sel.cursor = cursor  # type: ignore[attr-defined]
-            sel.format = fmt  # type: ignore[attr-defined]
-            selections.append(sel)
-        self.note_view.setExtraSelections(selections)
-        if hit_index >= 0:
-            start, _ = _span(hits[hit_index])
-            cursor = self.note_view.textCursor()
-            cursor.setPosition(start)
-            self.note_view.setTextCursor(cursor)
-            self.note_view.ensureCursorVisible()
-
-    def step_hit(self, delta: int) -> None:
-        """Go to the next (+1) or previous (-1) hit, across notes, wrapping around."""
-        notes = self._notes_index
-        if not len(notes):
-            return
-        note, hit = self._pos
-        hit += delta
-        if hit >= notes.hit_count(note):
-            note, hit = (note + 1) % len(notes), 0
-        elif hit < 0:
-            note = (note - 1) % len(notes)
-            hit = notes.hit_count(note) - 1
-        self._pos = (note, hit)
-        self.notes.selectionModel().blockSignals(True)
-        self.notes.setCurrentIndex(self.notes_model.index(note))
-        self.notes.selectionModel().blockSignals(False)
-        self._show_note(note, hit)
-        self.hit_label.setText(
-            f"Note {note + 1:,} of {len(notes):,}, hit {hit + 1} of {notes.hit_count(note)}"
-        )
-
     # -- all together ------------------------------------------------------------------
     def _show(self) -> None:
         review = self.session.review
@@ -834,20 +522,20 @@ class ReviewPage(Page):
         self.banner.clear()
         self._show_checks(review)
         self._show_risk(review)
-        self._show_scan(review)
+        self.text.show_scan(review, self._notes_index)
         reason = gate_reason(review)
         if reason:
             self.gate.show_error_text(f"Export is blocked. {reason}")
         else:
-            warnings = list(getattr(review.release, "warnings", ()))
+            warnings = list(review.release.warnings)
             self.gate.show_info(
-                "Every blocking check passed: you can export (step 5)."
+                f"Every blocking check passed: you can export ({Step.EXPORT.short})."
                 + ("\n" + "\n".join(warnings) if warnings else "")
             )
         self.readinessChanged.emit()
 
 
-def detail_text(detail: Any) -> str:
+def detail_text(detail: Mapping[str, object] | None) -> str:
     """A check's detail (counts and column names from core, never values) in one line."""
     if not detail:
         return ""
@@ -868,16 +556,3 @@ def detail_text(detail: Any) -> str:
         else:
             parts.append(f"{label}: {value}")
     return "; ".join(parts)
-
-
-def _span(hit: Any) -> tuple[int, int]:
-    span = getattr(hit, "span", None)
-    if span is not None:
-        return int(span[0]), int(span[1])
-    return int(hit.start), int(hit.end)
-
-
-def _plain(exc: BaseException) -> tuple[str, str]:
-    from deid_desktop.gui.widgets import plain_error
-
-    return plain_error(exc)

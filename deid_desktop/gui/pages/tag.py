@@ -18,7 +18,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from deid_desktop.core.errors import UsageError
 from deid_desktop.core.model import CLASS_LABELS, ColumnClass, ColumnTag
+from deid_desktop.core.steps import Step
+from deid_desktop.core.tagging.retag import suggested_tag
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import (
     ClassFilterProxy,
@@ -37,7 +40,7 @@ SAMPLES_PER_COLUMN = 3
 
 
 class TagPage(Page):
-    title = "Tag"
+    step = Step.TAG
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
@@ -127,7 +130,7 @@ class TagPage(Page):
         self.banner = MessageBanner()
 
         lay = QVBoxLayout(self)
-        lay.addWidget(heading("2  Tag every column"))
+        lay.addWidget(heading(self.step.heading("Tag every column")))
         lay.addWidget(
             note(
                 "Each column was given a suggested class; check each one. Direct identifiers "
@@ -147,9 +150,9 @@ class TagPage(Page):
     # -- readiness ---------------------------------------------------------------------
     def enter_reason(self) -> str | None:
         if self.session.project is None:
-            return "Load the extract first (step 1)."
+            return f"Load the extract first ({Step.LOAD.short})."
         if self.session.extract is None:
-            return "The extract is not loaded yet (step 1)."
+            return f"The extract is not loaded yet ({Step.LOAD.short})."
         return None
 
     def blocker(self) -> str | None:
@@ -197,19 +200,26 @@ class TagPage(Page):
         self.readinessChanged.emit()
 
     def _edit(self, table: str, tag: ColumnTag) -> None:
-        self.session.set_tag(table, tag, f"Tag {table}.{tag.name} as {tag.cls.label}")
+        """Apply the user's re-tag; core refuses one that breaks the person key."""
+        self.banner.clear()
+        try:
+            self.session.set_tag(table, tag, f"Tag {table}.{tag.name} as {tag.cls.label}")
+        except UsageError as exc:
+            self.banner.show_error(exc)
 
     def accept_all(self) -> None:
         project = self.session.project
         if project is None or not self._suggested:
             return
+        # the person key stays the project's key whatever the suggestion says (core rule)
         changes = [
-            (t.name, self._suggested[(t.name, c.name)])
+            (t.name, tag)
             for t in project.tables
             for c in t.columns
-            if (t.name, c.name) in self._suggested and self._suggested[(t.name, c.name)] != c
+            if (t.name, c.name) in self._suggested
+            and (tag := suggested_tag(t, self._suggested[(t.name, c.name)])) is not None
+            and tag != c
         ]
-        # the person key stays the project's key whatever the suggestion says
         self.session.set_tags(changes, "Accept all suggestions")
         if not changes:
             self.banner.show_info("Every column already has its suggested tag.")
