@@ -79,8 +79,6 @@ KIND_WORDS: dict[str, str] = {
 #: Kinds a limited data set may keep (164.514(e)(2) lists neither dates nor towns).
 LDS_KEEPS_KINDS = frozenset({"DATE", "AGE", "ZIP"})
 _LDS_KEEPS_RULES = frozenset({"gazetteer", "facility"})
-#: Rules the scanner is not sure of, when it says no confidence of its own.
-_UNSURE_RULES = frozenset({"pattern:zip", "pattern:mrn"})
 _PHONE_WORD = re.compile(
     r"(?i)\b(?:phone|phoned|tel|telephone|cell|mobile|call|called|calling|ph|contact|fax|"
     r"pager|text|texted|reach|reached)\b"
@@ -95,11 +93,8 @@ _RECORD_WORD = re.compile(
 
 
 def _confidence_high() -> np.ndarray:
-    """Per scanner rule: is the scanner sure of its hits?"""
-    levels = getattr(scan_rules, "CONFIDENCE", None)
-    if levels is not None:
-        return np.asarray(levels) == getattr(scan_rules, "HIGH", 0)
-    return np.array([r not in _UNSURE_RULES for r in scan_rules.RULE_OF], dtype=bool)
+    """Per scanner rule: is the scanner sure of its hits (``scan.rules.CONFIDENCE``)?"""
+    return np.asarray(scan_rules.CONFIDENCE) == scan_rules.HIGH
 
 
 def _gating(pathway: Pathway) -> np.ndarray:
