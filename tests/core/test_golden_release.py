@@ -53,13 +53,13 @@ PATHWAYS = (Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET)
 
 GOLDEN: dict[str, dict[str, str]] = {
     "demo/safe_harbor": {
-        "README.txt": ("dd9e6441b1b13612a452e707eebbf49f494ecc7ebdeb20119521c0e4cfbffc05"),
+        "README.txt": ("f83eba9ad6c1a9cdc4c622528bdb0017f41fab9ce661b8df552fa23eba131779"),
         "baseline.csv": ("79cf828a92860e27fac169bc6e70714009bab63e7d5d0b4ae6c97cc84eb78565"),
         "data_dictionary.csv": ("aefd1a94b27ae4b78ad5ce8fe97e844b1784fe5ecb08d592d7a2649c40624710"),
         "demographics.csv": ("7eb5e82fc85fc9624477e478b4758f07a7f94a626d7aa22c8eaad31abb742bd9"),
         "visits.csv": ("421b9ff0ea5bf07fb463de1ed4b31ea446a471b8ec172cb50ffeec8e56ddd9fe"),
         "export_record.json#stable": (
-            "92d069e33fe6a38d4342cb21625ea2187be24ae9f1bbf14fc1f661732de72dbc"
+            "86ca28d6310e074d5d5b3da53640e6eb2501f0eabb63e327faece81ad07068a5"
         ),
     },
     "demo/linkable": {
@@ -83,14 +83,14 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/safe_harbor": {
-        "README.txt": ("d6077f5c14684bd39e734600c7ecc7de9ac5df8fbc3118408dd4e96e23770d31"),
+        "README.txt": ("661a8dac34b83e73e0707fa42ea355332d9cb3d801624937da09b4fcd1198879"),
         "conditions.csv": ("1171dba1ca38a088cf3c7ed19558e61237dc93b8f684fbb2849b4e675a01492c"),
         "data_dictionary.csv": ("c69842de1c036edcc0f60bb2178bb821ab8a967ebb89454fa634b1bdb667188f"),
         "encounters.csv": ("371e2135f24d7a5c8d8aca2ecad8703a092edbd7c9566404f9fcae5f36ffdf95"),
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "09d007d871d2dc703afb6c0ef48ef97caf09bc0207a759dde87dbc61ef9cffdc"
+            "05bec674efb6d4d448425d41d5bcd6dd262a89dee98f57514ba10e791e28a555"
         ),
     },
     "unmc_crane_2023/linkable": {
@@ -116,13 +116,13 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
-        "README.txt": ("d2c84a600f3eea9825a4ca0565e119807196aae857fe67f3745447dd1631912d"),
+        "README.txt": ("71916486940006dcb4a9656a929bb4bc86d6606077ce7aa5cadda7b8934fe9e4"),
         "conditions.csv": ("03ec2d2adeec177738fbd0d3bc0d7d104469483a845ab00f51ddac7d32253aee"),
         "data_dictionary.csv": ("4cfff6e5d0910377f23263ecd4f5f1b46d0ad94960ab313cda1abedbefbae1f0"),
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "2545bcaf13e801c6de2fd2c1f5948bc8ed5c858842013dec9726ba81ad34c15b"
+            "8e904a52afdfca06fe6bb425fbb79192b8fcf4103a5ca8efbf1b2dcc55fd2240"
         ),
     },
     "ds4biomed_apr2020/linkable": {

@@ -50,6 +50,7 @@ SH_IDS = {
     "subject_ids",
     "no_identifier_values",
     "no_identifiers_in_text",
+    "no_date_elements",
     "crosswalk_apart",
 }
 

@@ -146,11 +146,6 @@ def test_relatives_names_in_notes_set_to_redact_hits(
         assert_refused(code, err, out, tmp_path, "nurse_notes")
 
 
-# Rows that need the date-shape detector (branch bad-input): strict xfail, so that each
-# one fails loudly the day it starts passing and the marker must go.
-NEEDS_SHAPES = pytest.mark.xfail(strict=True, reason="needs the bad-input date shapes")
-
-
 def test_street_address_in_comments_tagged_clinical(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -169,13 +164,7 @@ def test_carers_full_names_in_comments_tagged_clinical(
     assert "30 cells with person names" in err
 
 
-@pytest.mark.parametrize(
-    "shape",
-    [
-        pytest.param(s, marks=() if s == "month-name year" else NEEDS_SHAPES)
-        for s in sorted(LABEL_DATES)
-    ],
-)
+@pytest.mark.parametrize("shape", sorted(LABEL_DATES))
 def test_dates_in_a_label_column(
     shape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -185,7 +174,6 @@ def test_dates_in_a_label_column(
     assert LABEL_DATES[shape] not in err
 
 
-@NEEDS_SHAPES
 @pytest.mark.parametrize("system", ["excel_serial", "excel_serial_1904"])
 def test_excel_serial_dates_in_a_date_column(
     system: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

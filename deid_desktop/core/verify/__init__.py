@@ -11,6 +11,7 @@ The gate owns every check; pathway modules declare none (``core.pathways`` never
 imports the gate). The registry, in the order the checks run and are reported:
 
 - ``safe_harbor``: Safe Harbor's rows, some shared with the other pathways;
+- ``dates``: no released value finer than a year, in any column and format (Safe Harbor);
 - ``values``: no released column looks like an identifier, whatever its tag;
 - ``text``: the free-text scanner over every released text cell, whatever its tag;
 - ``linkable``: the linkable release's rows;
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from deid_desktop.core.model import Extract, Pathway, Project, Release
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.verify import limited, linkable, safe_harbor, text, values
+from deid_desktop.core.verify import dates, limited, linkable, safe_harbor, text, values
 from deid_desktop.core.verify.base import (
     BLOCKING,
     WARNING,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 #: Every check of the gate, each once (ids are unique), in the order they run.
 CHECKS: tuple[Check, ...] = (
     *safe_harbor.CHECKS,
+    *dates.CHECKS,
     *values.CHECKS,
     *text.CHECKS,
     *linkable.CHECKS,
