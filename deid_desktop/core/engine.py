@@ -69,6 +69,13 @@ class ReviewResult:
         """True when no blocking check failed (the release may be exported)."""
         return not list(self.verification.blocking_failures)
 
+    @property
+    def text_hits(self) -> ScanReport | None:
+        """What the gate's scan found in released text of columns not tagged free text
+        (rows are positions in ``release.tables``): for the Review page to list, and for
+        the user to fix the tag or accept the column (``accept_text_column``)."""
+        return self.verification.text_scan
+
 
 def _slice(rep: Reporter, start: float, end: float) -> ProgressFn:
     """A progress callback covering [start, end] of ``rep`` (for functions taking one)."""

@@ -213,6 +213,9 @@ class TransformOptions:
     zip3_table: str | None = None
     # column ("table.column") -> action; columns not listed are suppressed.
     free_text: dict[str, FreeTextAction] = field(default_factory=dict)
+    # "table.column" of text columns not tagged free text that the user reviewed and
+    # accepted: the gate's text scan no longer fails the release on their hits.
+    accepted_text_columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

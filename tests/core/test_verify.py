@@ -52,6 +52,8 @@ SH_IDS = {
     "no_identifier_values",
     "no_geography",
     "new_year_events",
+    "no_identifiers_in_text",
+    "no_date_elements",
     "crosswalk_apart",
 }
 

@@ -142,6 +142,8 @@ def build_record(
             "release": jsonable(release.parameters),
             **pathway_options,
             "risk": jsonable(project.risk),
+            # text columns the gate's scan no longer fails on: accepted after review
+            "accepted_text_columns": list(project.transform.accepted_text_columns),
         },
         "zip3_table": zip3_vintage(release.parameters),
         "column_tags": column_tags(project),

@@ -167,13 +167,17 @@ def _refuse_failed_checks(verification: Verification) -> None:
         return
     listed = "; ".join(f"{o.check.name} ({int(o.count or 0):,})" for o in failures)
     n = len(failures)
-    said = " ".join(
-        str(m) for o in failures if isinstance(o.detail, dict) for m in o.detail.get("messages", ())
-    )
+    # checks that explain themselves in plain sentences (column, kinds, counts; no value)
+    said = [
+        str(m)
+        for o in failures
+        if isinstance(o.detail, dict)
+        for m in o.detail.get("messages", ()) or ()
+    ]
+    more = "".join(f" {m}" for m in said)
     raise CheckFailed(
-        f"{n} blocking release check{'s' if n != 1 else ''} failed: {listed}. "
-        + (f"{said} " if said else "")
-        + "Nothing was written.",
+        f"{n} blocking release check{'s' if n != 1 else ''} failed: {listed}. Nothing was "
+        f"written.{more}",
         hint="Run `deid check PROJECT` (or open the Review page) to see every check, then "
         "fix the column tags or settings and try again.",
     )

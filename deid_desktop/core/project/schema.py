@@ -154,6 +154,10 @@ RULES: dict[type, dict[str, Rule]] = {
         ),
         zip3_table=Rule(help="Census ZCTA population file; none = the bundled table"),
         free_text=Rule(help="per free-text column: suppress or redact"),
+        accepted_text_columns=Rule(
+            optional=True,
+            help="text columns (table.column) accepted after reviewing the gate's scan hits",
+        ),
     ),
     LinkableOptions: dict(
         offset_days=Rule(lo=1, hi=MAX_OFFSET_DAYS, help="dates move by up to this many days"),

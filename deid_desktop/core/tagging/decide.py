@@ -20,6 +20,9 @@ order they are tried:
    in an event table a short repeating list -> clinical; anything between -> free text
    (unsure).
 
+Clinical or quasi (without a role) is never the answer for values that read like prose
+(long, many words, mostly distinct): free text instead (``prose_guard``).
+
 Clinical is never the answer while any sign of an identifier remains: a column headed for
 clinical with one in ten values looking like an identifier, or mostly person names, or
 unique codes, becomes direct (unsure).
@@ -328,6 +331,26 @@ def _description(hint: NameHint, p: ValueProfile) -> Draft:
 
 def decide_column(hints: tuple[NameHint, ...], p: ValueProfile, *, is_person: bool) -> Draft:
     """Suggest a class for one column from its name hints and value profile."""
+    return prose_guard(_decide(hints, p, is_person=is_person), p)
+
+
+def prose_guard(draft: Draft, p: ValueProfile) -> Draft:
+    """A column headed for clinical or quasi (without a role) whose values read like
+    prose (long, many words, mostly distinct) is suggested as free text: a comments
+    column released as it is would carry whatever was typed into it."""
+    if draft.cls not in (ColumnClass.CLINICAL, ColumnClass.QUASI) or draft.role is not None:
+        return draft
+    if not free_text_values(p):
+        return draft
+    was = draft.cls.label.lower()
+    out = Draft(ColumnClass.FREE_TEXT, evidence=[*draft.evidence, free_text_sentence(p)])
+    return out.doubt(
+        f"the values read like prose; suggested as free text rather than {was}, so that it "
+        "is suppressed or scanned and redacted"
+    )
+
+
+def _decide(hints: tuple[NameHint, ...], p: ValueProfile, *, is_person: bool) -> Draft:
     for hint in hints:
         if hint.kind in (HintKind.DIRECT, HintKind.PERSON_KEY):
             return _direct_from_name(hint, p)

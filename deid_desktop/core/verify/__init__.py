@@ -11,9 +11,11 @@ The gate owns every check; pathway modules declare none (``core.pathways`` never
 imports the gate). The registry, in the order the checks run and are reported:
 
 - ``safe_harbor``: Safe Harbor's rows, some shared with the other pathways;
+- ``dates``: no released value finer than a year, in any column and format (Safe Harbor);
 - ``values``: no released column looks like an identifier, whatever its tag;
 - ``geography``: no place smaller than a state, by names, shapes and the gazetteer;
 - ``new_year``: a warning for short events whose two released years pin them to New Year;
+- ``text``: the free-text scanner over every released text cell, whatever its tag;
 - ``linkable``: the linkable release's rows;
 - ``limited``: the limited data set's rows.
 
@@ -28,7 +30,16 @@ from typing import TYPE_CHECKING
 
 from deid_desktop.core.model import Extract, Pathway, Project, Release
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.verify import geography, limited, linkable, new_year, safe_harbor, values
+from deid_desktop.core.verify import (
+    dates,
+    geography,
+    limited,
+    linkable,
+    new_year,
+    safe_harbor,
+    text,
+    values,
+)
 from deid_desktop.core.verify.base import (
     BLOCKING,
     WARNING,
@@ -50,9 +61,11 @@ if TYPE_CHECKING:
 #: Every check of the gate, each once (ids are unique), in the order they run.
 CHECKS: tuple[Check, ...] = (
     *safe_harbor.CHECKS,
+    *dates.CHECKS,
     *values.CHECKS,
     *geography.CHECKS,
     *new_year.CHECKS,
+    *text.CHECKS,
     *linkable.CHECKS,
     *limited.CHECKS,
 )
@@ -101,7 +114,8 @@ def verify_release(
         rep.step(i / len(checks), f"Checking: {check.name}")
         outcomes.append(run_check(check, extract, release, project, ctx))
     rep.step(1.0, "Checks done")
-    return Verification(tuple(outcomes))
+    scanned = ctx.memo.get(text.MEMO_KEY)
+    return Verification(tuple(outcomes), text_scan=scanned)  # type: ignore[arg-type]
 
 
 __all__ = [

@@ -29,6 +29,7 @@ from deid_desktop.core.zip3 import Zip3Table, load_table_for
 
 if TYPE_CHECKING:
     from deid_desktop.core.risk import RiskReport
+    from deid_desktop.core.scan import ScanReport
 
 
 class Severity(StrEnum):
@@ -78,6 +79,8 @@ class VerifyContext:
         return all_positions(self.extract, self.project)
 
     _counts: dict[tuple[str, str], pd.Series] = field(default_factory=dict, init=False, repr=False)
+    #: what a check leaves for the caller (e.g. the scan of the released text)
+    memo: dict[str, object] = field(default_factory=dict, init=False, repr=False)
 
     def uniques(self, table: str, column: str, values: pd.Series) -> pd.Series:
         """Distinct cells of a released column -> rows holding each (computed once)."""
@@ -144,6 +147,9 @@ class CheckOutcome:
 @dataclass(frozen=True)
 class Verification:
     outcomes: tuple[CheckOutcome, ...]
+    #: the hits of the gate's scan of the released text (``verify.text``), rows being
+    #: positions in the released frames; None when that check did not run
+    text_scan: ScanReport | None = field(default=None, compare=False)
 
     @property
     def passed(self) -> bool:

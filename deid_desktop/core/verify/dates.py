@@ -1,0 +1,87 @@
+"""The gate's date-element check: under Safe Harbor no released value is finer than a
+year, in any column and in any format (45 CFR 164.514(b)(2)(i)(C)).
+
+``safe_harbor.check_no_full_dates`` finds full dates inside any cell; this check reads
+each released cell as a whole with the loader's date-shape detector
+(``core.io.date_shapes``): year-month (``2024-03``, ``03/2024``), month-name and year
+(``March 2024``), day and month (``12 Mar``, ``Mar. 12``), two-digit years
+(``12-Mar-24``), compact date-times (``20240312 1015``), ISO weeks (``2024-W11``), and,
+in a column whose name says date, Excel serial day numbers (1900 and 1904 systems) and
+bare ``YYYYMMDD`` numbers. Each column's distinct cells are read once. The outcome
+names the columns and the number of cells of each shape; never a value.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from deid_desktop.core.facts.text import STRING
+from deid_desktop.core.model import Extract, Project, Release
+from deid_desktop.core.verify.base import (
+    BLOCKING,
+    SAFE_HARBOR,
+    Check,
+    Finding,
+    VerifyContext,
+    released_columns,
+)
+
+
+def _sentence(where: str, shapes: dict[str, int]) -> str:
+    table, _, column = where.partition(".")
+    said = ", ".join(
+        f"{n:,} cell{'s' if n != 1 else ''} shaped as {shape}"
+        for shape, n in sorted(shapes.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    return (
+        f"Column '{column}' of table '{table}' holds dates finer than a year ({said}); "
+        "tag it as a date (only the year is kept) or remove it."
+    )
+
+
+def check_no_date_elements(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    from deid_desktop.core.io.date_shapes import date_shape_of
+
+    per_column: dict[str, int] = {}
+    shapes_by_column: dict[str, dict[str, int]] = {}
+    for t, c, values in released_columns(release):
+        uniq = ctx.uniques(t, c, values)
+        if uniq.empty:
+            continue
+        shapes = date_shape_of(pd.Series(uniq.index, dtype=STRING), column=c)
+        found = shapes.notna().to_numpy(dtype=bool)
+        if not found.any():
+            continue
+        rows = uniq.to_numpy()[found]
+        where = f"{t}.{c}"
+        per_column[where] = int(rows.sum())
+        counted = pd.Series(rows, index=shapes[found].astype(str).to_numpy())
+        shapes_by_column[where] = {
+            str(k): int(v) for k, v in counted.groupby(level=0, sort=True).sum().items()
+        }
+    count = sum(per_column.values())
+    detail = {
+        "columns": sorted(per_column),
+        "cells_by_column": per_column,
+        "cells_by_shape": shapes_by_column,
+        "messages": [_sentence(w, shapes_by_column[w]) for w in sorted(per_column)],
+    }
+    return Finding(count == 0, count, detail)
+
+
+CHECKS: tuple[Check, ...] = (
+    Check(
+        "no_date_elements",
+        "No date element finer than a year",
+        "45 CFR 164.514(b)(2)(i)(C)",
+        BLOCKING,
+        "No released cell, in any column, is a date or part of a date finer than a year in "
+        "any format: year-month, month-name and year, day and month, two-digit years, "
+        "compact date-times, ISO weeks, and, in a column whose name says date, Excel "
+        "serial day numbers (1900 and 1904 systems) and YYYYMMDD numbers.",
+        check_no_date_elements,
+        SAFE_HARBOR,
+    ),
+)
