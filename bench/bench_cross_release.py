@@ -2,7 +2,8 @@
 
 Each earlier release's held-back quasi-identifier file is written as the export writes it
 (Parquet, keyed by person key) with different quasi-identifier sets (sex + ZIP3; age band
-+ race; ethnicity + birth year), then ``check_cross_release`` reads the register's
++ race; ethnicity + birth year). Timed: the new release's persons mapped through its
+crosswalk (``released_quasi_identifiers``), then ``check_cross_release`` reads the register's
 entries, verifies each file's SHA-256, joins on the person and measures each combination
 and all three together. Runs in a fresh subprocess so the peak RSS is its own. Prints
 wall and CPU seconds of the check and peak RSS (the whole child, frames included).
@@ -22,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from deid_desktop.core.cross_release import (
-    PERSON, QI_FILE, QI_RECORD_KEY, check_cross_release, write_quasi_identifiers,
+    PERSON, QI_FILE, QI_RECORD_KEY, check_cross_release, released_quasi_identifiers,
+    write_quasi_identifiers,
 )
 
 n = int(sys.argv[1])
@@ -52,9 +54,13 @@ for i, qis in enumerate([("sex", "zip3"), ("age_band", "race"), ("ethnicity", "b
     entries.append({"project": {"id": "p"}, "time_utc": f"t{i}", "meta": {},
                     "outputs": {"folder": f"out{i}"},
                     "crosswalk": {"folder": str(folder), QI_RECORD_KEY: info}})
-new = pd.DataFrame({PERSON: keys, "sex": base["sex"], "age": base["age"], "race": base["race"]})
+ids = col([f"S{i:07d}" for i in range(n)])
+person = pd.DataFrame({"subject_id": ids, "sex": base["sex"], "age": base["age"],
+                       "race": base["race"]}).iloc[rng.permutation(n)].reset_index(drop=True)
+crosswalk = pd.DataFrame({"subject_id": ids, "mrn": keys})
 del base
 t = time.perf_counter(); c = time.process_time()
+new = released_quasi_identifiers(person, crosswalk, ["sex", "age", "race"])
 rep = check_cross_release(new, project_id="p", k_target=5, entries=entries)
 wall, cpu = time.perf_counter() - t, time.process_time() - c
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

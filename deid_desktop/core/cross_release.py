@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.model import Project, Release
@@ -59,20 +61,16 @@ def released_quasi_identifiers(
     id_col, key_col = crosswalk.columns[0], crosswalk.columns[1]
     if id_col not in person_frame.columns or any(q not in person_frame.columns for q in qis):
         return None
-    ids = pd.Index(crosswalk[id_col].astype(STRING))
-    at = ids.get_indexer(person_frame[id_col].astype(STRING)) if ids.is_unique else None
-    if at is None or (at < 0).any():
+    found = pc.index_in(_keys(person_frame[id_col]), value_set=_keys(crosswalk[id_col]))
+    if found.null_count:
         return None  # every released person must be in the crosswalk
-    keys = crosswalk[key_col].astype(STRING).to_numpy()[at]
-    out = pd.DataFrame({PERSON: pd.array(keys, dtype=STRING)})
-    for q in qis:
-        out[q] = person_frame[q].astype(STRING).to_numpy()
-    return out
+    columns = {PERSON: _keys(crosswalk[key_col]).take(found)}
+    columns.update({q: _keys(person_frame[q]) for q in qis})
+    return pa.table(columns).to_pandas(types_mapper=lambda _t: STRING)
 
 
 def write_quasi_identifiers(frame: pd.DataFrame, path: Path) -> dict[str, Any]:
     """Write ``frame`` as Parquet at ``path``; what the record keeps (no value)."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(frame, preserve_index=False)
@@ -174,12 +172,20 @@ def _load(entry: Mapping[str, Any]) -> tuple[pd.DataFrame | None, str]:
     return frame, "checked"
 
 
+def _keys(series: pd.Series) -> Any:
+    """The column as one Arrow large-string array (hash joins in Arrow, not Python)."""
+    got = pa.array(series.astype(STRING).array)
+    if isinstance(got, pa.ChunkedArray):
+        got = got.combine_chunks()
+    return got.cast(pa.large_string())
+
+
 def _earlier_codes(
     earlier: pd.DataFrame, persons: pd.Series
 ) -> tuple[list[tuple[np.ndarray, int]], int]:
     """Codes of the earlier release's columns for each new person (absent: own code)."""
-    earlier = earlier.drop_duplicates(PERSON, keep="first")
-    at = pd.Index(earlier[PERSON]).get_indexer(persons)
+    found = pc.index_in(_keys(persons), value_set=_keys(earlier[PERSON]))  # first match
+    at = np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
     absent = at < 0
     codes: list[tuple[np.ndarray, int]] = []
     for column in earlier.columns:
