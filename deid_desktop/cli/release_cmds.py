@@ -141,7 +141,20 @@ def check_payload(
         "warnings": list(result.release.warnings),
         "problems": [{"severity": p.severity, "message": p.message} for p in problems],
         "earlier_releases": _earlier(project),
+        "cross_release": _cross_release(project, result),
     }
+
+
+def _cross_release(project: Project, result: engine.ReviewResult) -> dict[str, Any] | None:
+    """Persons the combination with each earlier release isolates (None: nothing to
+    combine, or the register unreadable - warned by ``_earlier``)."""
+    from deid_desktop.core.cross_release import check_review
+
+    try:
+        report = check_review(project, result.release, result.quasi_identifiers, result.inputs)
+    except DeidError:
+        return None
+    return None if report is None else report.to_dict()
 
 
 def _earlier(project: Project) -> list[dict[str, Any]] | None:
@@ -221,6 +234,10 @@ def _print_check(payload: dict[str, Any]) -> None:
             "against them.",
             file=out,
         )
+    cross = payload.get("cross_release")
+    if cross:
+        for w in cross["warnings"]:
+            print(f"Warning (across releases): {w}", file=out)
     for w in payload["warnings"]:
         print(f"Warning: {w}", file=out)
     verdict = (

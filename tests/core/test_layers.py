@@ -88,6 +88,7 @@ CORE_LAYERS: tuple[frozenset[str], ...] = (
             "event_keys",
             "register",
             "transaction",
+            "cross_release",
         }
     ),
     frozenset({"pathways", "project"}),

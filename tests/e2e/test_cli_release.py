@@ -70,6 +70,7 @@ def test_check_json_schema(demo: Path, tmp_path: Path) -> None:
         "warnings",
         "problems",
         "earlier_releases",
+        "cross_release",
     }
     assert doc["schema"] == 1 and doc["passed"] is True and doc["pathway"] == "safe_harbor"
     assert doc["label"] == "de-identified under HIPAA Safe Harbor (45 CFR 164.514(b)(2))"

@@ -35,6 +35,12 @@ import pandas as pd
 
 from deid_desktop import __version__
 from deid_desktop.core.atomic import StagedDirectory
+from deid_desktop.core.cross_release import (
+    QI_FILE,
+    QI_RECORD_KEY,
+    released_quasi_identifiers,
+    write_quasi_identifiers,
+)
 from deid_desktop.core.errors import CheckFailed, OutputError, UsageError
 from deid_desktop.core.export.cells import neutralise_frame
 from deid_desktop.core.export.csvout import write_csv
@@ -328,6 +334,21 @@ def _write_crosswalk(
     }
 
 
+def _write_held_quasi_identifiers(
+    xw: StagedDirectory, release: Release, project: Project, risk_d: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """Each released person's quasi-identifiers by person key, in the crosswalk folder."""
+    qis = list((risk_d or {}).get("quasi_identifiers") or ())
+    frame = released_quasi_identifiers(
+        release.tables.get(project.person_table.name), release.crosswalk, qis
+    )
+    if frame is None:
+        return None
+    info = write_quasi_identifiers(frame, xw.file(QI_FILE))
+    fault_point("quasi-identifiers held back")
+    return info
+
+
 def export_release(
     release: Release,
     verification: Verification,
@@ -402,6 +423,10 @@ def export_release(
             crosswalk_info = _write_crosswalk(staged[1], release.crosswalk, crosswalk_dir, out_dir)
             where["folder"] = out_dir
             crosswalk_files = (crosswalk_dir / CROSSWALK_FILE, crosswalk_dir / CROSSWALK_README)
+            held = _write_held_quasi_identifiers(staged[1], release, project, risk_d)
+            if held is not None:  # for the cross-release check; never in the release folder
+                crosswalk_info[QI_RECORD_KEY] = held
+                crosswalk_files += (crosswalk_dir / QI_FILE,)
 
         reporter.step(0.9, "Writing the README")
         # what the recipient reads never names the seed (45 CFR 164.514(c)(2))
