@@ -103,7 +103,12 @@ def load(
     from deid_desktop.core.io import load_extract
 
     base = Path(project_path).absolute().parent
-    return load_extract(project, base, progress=progress, cancel=cancel)
+    extract = load_extract(project, base, progress=progress, cancel=cancel)
+    if project.generalization is None:
+        return extract
+    from deid_desktop.core.risk.applied import read_hierarchy_files
+
+    return replace(extract, hierarchies=read_hierarchy_files(project, Path(project_path)))
 
 
 # -- review -----------------------------------------------------------------------------

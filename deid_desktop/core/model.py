@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # annotations only: importing the model must not load pandas (CLI start)
     import pandas as pd
 
+    from deid_desktop.core.risk.hierarchy import Hierarchy
+
 
 class ColumnClass(StrEnum):
     DIRECT = "direct"
@@ -234,6 +236,32 @@ class RiskSettings:
 
 
 @dataclass(frozen=True)
+class GeneralizedColumn:
+    """One released person-table column of a chosen generalization (``deid generalize
+    --apply``): its hierarchy (a built-in kind, or an ARX CSV file stored relative to the
+    project with its SHA-256) and the level released (None: the column as released)."""
+
+    name: str
+    level: int | None = None
+    builtin: str | None = None  # built-in hierarchy kind (core.risk.builtin_hierarchies)
+    path: str | None = None  # ARX CSV hierarchy file, relative to the project file
+    sha256: str | None = None  # of that file, checked at load like an input
+    sep: str = ";"  # the file's separator
+
+
+@dataclass(frozen=True)
+class Generalization:
+    """The generalization chosen by the optimal search: levels per quasi-identifier, then
+    the records still in groups smaller than ``k`` suppressed (at most ``max_suppression``
+    of them, as searched). ``metric`` is the information loss the search minimised."""
+
+    columns: tuple[GeneralizedColumn, ...]
+    k: int = 5
+    max_suppression: float = 0.05
+    metric: str = "loss"
+
+
+@dataclass(frozen=True)
 class ExportMeta:
     purpose: str = ""
     recipient: str = ""
@@ -258,6 +286,7 @@ class Project:
     linkable: LinkableOptions = field(default_factory=LinkableOptions)
     risk: RiskSettings = field(default_factory=RiskSettings)
     export: ExportMeta = field(default_factory=ExportMeta)
+    generalization: Generalization | None = None  # deid generalize --apply
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -312,6 +341,8 @@ class Extract:
 
     person: LoadedTable
     events: tuple[LoadedTable, ...] = ()
+    #: column -> hierarchy read from the project's generalization files (hash checked)
+    hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
 
     @property
     def tables(self) -> tuple[LoadedTable, ...]:
