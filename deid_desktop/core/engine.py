@@ -106,9 +106,11 @@ def load(
     extract = load_extract(project, base, progress=progress, cancel=cancel)
     if project.generalization is None:
         return extract
+    from deid_desktop.core.project import resolve_path
     from deid_desktop.core.risk.applied import read_hierarchy_files
 
-    return replace(extract, hierarchies=read_hierarchy_files(project, Path(project_path)))
+    files = read_hierarchy_files(project, lambda stored: resolve_path(Path(project_path), stored))
+    return replace(extract, hierarchies=files)
 
 
 # -- review -----------------------------------------------------------------------------

@@ -12,12 +12,10 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: importing the model must not load pandas (CLI start)
     import pandas as pd
-
-    from deid_desktop.core.risk.hierarchy import Hierarchy
 
 
 class ColumnClass(StrEnum):
@@ -342,7 +340,7 @@ class Extract:
     person: LoadedTable
     events: tuple[LoadedTable, ...] = ()
     #: column -> hierarchy read from the project's generalization files (hash checked)
-    hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
+    hierarchies: Mapping[str, Any] = field(default_factory=dict)  # core.risk Hierarchy
 
     @property
     def tables(self) -> tuple[LoadedTable, ...]:

@@ -13,7 +13,7 @@ Messages name files, columns and counts, never a value.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,15 +27,10 @@ from deid_desktop.core.risk.loss import LOSS_EXPLAINED, Figures
 _RERUN = "Run deid generalize PROJECT --apply again to choose with the hierarchy as it is now."
 
 
-def _resolve(project_path: Path, stored: str) -> Path:
-    from deid_desktop.core.project.paths import resolve_path
-
-    return resolve_path(project_path, stored)
-
-
-def read_hierarchy_files(project: Project, project_path: Path) -> dict[str, Hierarchy]:
-    """Column -> hierarchy for each file of ``project.generalization``; a missing file
-    or one whose SHA-256 changed is an ``InputError`` (exit 4) naming it."""
+def read_hierarchy_files(project: Project, resolve: Callable[[str], Path]) -> dict[str, Hierarchy]:
+    """Column -> hierarchy for each file of ``project.generalization`` (``resolve`` turns
+    a stored path into a file: ``core.project.resolve_path`` against the project file); a
+    missing file or one whose SHA-256 changed is an ``InputError`` (exit 4) naming it."""
     chosen = project.generalization
     out: dict[str, Hierarchy] = {}
     if chosen is None:
@@ -43,7 +38,7 @@ def read_hierarchy_files(project: Project, project_path: Path) -> dict[str, Hier
     for col in chosen.columns:
         if col.path is None:
             continue
-        path = _resolve(project_path, col.path)
+        path = resolve(col.path)
         try:
             data = path.read_bytes()
         except OSError:
