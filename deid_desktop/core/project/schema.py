@@ -83,7 +83,8 @@ class Rule:
     item: Rule | None = None  # lists and objects: the rule of each item or value
     increasing: bool = False  # lists: strictly increasing (sorted, each once)
     unique: str = ""  # lists of records: the problem when two share a name
-    optional: bool = False  # an older file may lack it: the model's default applies
+    optional: bool = False  # an older file may lack it: the model's default applies (a
+    # None value is then not written, so a file saved without it reads as before)
     internal: bool = False  # written and read apart from the generic code; never set
     settable: bool = True  # `deid set` may change it
     edit_lo: int | None = None  # `deid set`: a tighter bound than files may hold
@@ -154,17 +155,17 @@ RULES: dict[type, dict[str, Rule]] = {
     ),
     Generalization: dict(
         columns=Rule(nonempty=True, unique="names a column already listed"),
-        k=Rule(lo=1, hi=1_000_000),
-        max_suppression=Rule(check=_share),
-        metric=Rule(choices=GENERALIZATION_METRICS),
+        k=Rule(lo=1, hi=1_000_000, optional=True),
+        max_suppression=Rule(check=_share, optional=True),
+        metric=Rule(choices=GENERALIZATION_METRICS, optional=True),
     ),
     GeneralizedColumn: dict(
         name=_TEXT,
-        level=Rule(lo=0, hi=1000),
-        builtin=Rule(nonempty=True),
-        path=Rule(nonempty=True),
-        sha256=Rule(check=_hex(_HEX64, 64)),
-        sep=Rule(check=_one_char),
+        level=Rule(lo=0, hi=1000, optional=True),
+        builtin=Rule(nonempty=True, optional=True),
+        path=Rule(nonempty=True, optional=True),
+        sha256=Rule(check=_hex(_HEX64, 64), optional=True),
+        sep=Rule(check=_one_char, optional=True),
     ),
     TableSpec: dict(
         name=_TEXT,
@@ -274,7 +275,7 @@ def encode(value: Any) -> Any:
         return {
             f.key: encode(getattr(value, f.attr))
             for f in fields_of(type(value))
-            if not f.rule.internal
+            if not f.rule.internal and not (f.rule.optional and getattr(value, f.attr) is None)
         }
     if isinstance(value, StrEnum):
         return value.value
