@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from deid_desktop.core.demo import write_demo
-from deid_desktop.core.project import load_project
+from deid_desktop.core.project import check_inputs, load_project
 from tests.core.support import sha
 from tests.e2e._cli import main_captured
 
@@ -99,6 +99,10 @@ def test_hierarchy_files_are_hashed_and_checked(
     code, err = _run(capsys, demo, tmp_path / "changed")
     assert code == 4 and "age.csv" in err and "changed" in err
     assert not (tmp_path / "changed").exists()
+    problems = check_inputs(load_project(demo), demo)
+    assert [(p.kind, Path(p.file or "").name) for p in problems] == [
+        ("hierarchy_changed", "age.csv")
+    ]
 
     (folder / "age.csv").unlink()
     code, err = _run(capsys, demo, tmp_path / "gone")
