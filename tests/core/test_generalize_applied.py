@@ -5,9 +5,11 @@ are applied, and every class left has at least k records."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deid_desktop.core.errors import InputError
 from deid_desktop.core.model import Generalization, GeneralizedColumn
 from deid_desktop.core.risk import suppress_below_k
 from deid_desktop.core.risk.applied import generalize_person
@@ -47,3 +49,11 @@ def test_suppressed_records_are_those_the_figures_count(
         assert set(done.frame["age"].dropna()) <= {
             r[age_level] for r in done.hierarchies["age"].rows
         }
+
+
+def test_an_unknown_built_in_is_an_input_error_naming_the_column() -> None:
+    frame = pd.DataFrame({"age": ["30", "31"]}, dtype="string[pyarrow]")
+    chosen = Generalization((GeneralizedColumn("age", 1, builtin="shoe-size"),))
+    with pytest.raises(InputError, match="'age'") as caught:
+        generalize_person(frame, chosen, {})
+    assert caught.value.exit_code == 4

@@ -67,10 +67,15 @@ def hierarchies_for(
 ) -> dict[str, Hierarchy]:
     """The hierarchy of each column: the file read at load, or the built-in built for
     the column's released values (as the search built it)."""
-    from deid_desktop.core.risk.builtin_hierarchies import builtin_hierarchy
+    from deid_desktop.core.risk.builtin_hierarchies import builtin_hierarchy, builtin_kinds
 
     out: dict[str, Hierarchy] = {}
     for col in chosen.columns:
+        if col.builtin is not None and col.builtin not in builtin_kinds():
+            raise InputError(
+                f"The project names an unknown built-in hierarchy for column '{col.name}'.",
+                hint="Choose " + ", ".join(builtin_kinds()) + ". " + _RERUN,
+            )
         if col.name not in frame.columns:
             raise InputError(
                 f"Column '{col.name}' of the chosen generalization is not in the released "
