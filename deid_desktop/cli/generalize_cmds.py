@@ -20,6 +20,7 @@ from deid_desktop.core.errors import CheckFailed, UsageError
 if TYPE_CHECKING:  # pandas and the risk package load when the command runs
     import pandas as pd
 
+    from deid_desktop.core.model import Project
     from deid_desktop.core.risk.hierarchy import Hierarchy
     from deid_desktop.core.risk.lattice import SearchResult
 
@@ -78,21 +79,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="COLUMN",
         help="FILE mode: the person key; k and the limit then count persons, not rows",
     )
+    p.add_argument(
+        "--apply",
+        action="store_true",
+        help="PROJECT mode: save the chosen levels and hierarchies into the project, so "
+        "deid run releases exactly that",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_generalize)
 
 
 def run_generalize(args: argparse.Namespace) -> int:
-    from deid_desktop.cli.risk_scan_cmds import _columns, _is_project, _read_file, _release_person
+    from deid_desktop.cli.risk_scan_cmds import _columns, _is_project, _read_file
     from deid_desktop.core.risk.lattice import Prepared, search
     from deid_desktop.core.risk.persons import PersonPrepared
 
     source = Path(args.source)
     qis = _columns(args.qi)
     k = args.k
+    project = None
+    if args.apply and (not _is_project(source) or args.person or args.local_suppression):
+        raise UsageError(
+            "--apply saves the choice into a project (.deid.json), searched on its "
+            "released person table.",
+            hint="Give a project, without --person or --local-suppression.",
+        )
     if _is_project(source):
-        released = _release_person(source, qis, k, [])
-        frame, qis, k = released.frame, released.qis, released.k
+        project, frame, qis, k = _unapplied_person(source, qis, k)
     else:
         if not qis:
             raise UsageError(
@@ -100,7 +113,8 @@ def run_generalize(args: argparse.Namespace) -> int:
             )
         frame = _read_file(source, args.data_sep, False)
     k = 5 if k is None else k
-    hierarchies = _hierarchies(frame, qis, args)
+    kinds: dict[str, str] = {}
+    hierarchies = _hierarchies(frame, qis, args, kinds)
     if args.export_hierarchies:
         _export(hierarchies, args.export_hierarchies, args.sep)
     started = time.process_time()
@@ -124,10 +138,15 @@ def run_generalize(args: argparse.Namespace) -> int:
     out["unit"] = "persons" if args.person else "rows"
     if args.local_suppression and result.best is not None:
         out["local_suppression"] = _local(frame, hierarchies, result, args, k)
+    if args.apply and result.best is not None and project is not None:
+        _apply(project, source, hierarchies, kinds, result, args)
+        out["applied"] = source.name
     if args.json:
         print_json(out)
     else:
         print(_text(result, out))
+        if out.get("applied"):
+            print(f"Saved into {source.name}: deid run releases these levels.")
     if result.best is None:
         raise CheckFailed(
             f"No generalization reaches k = {k} with at most "
@@ -137,9 +156,73 @@ def run_generalize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unapplied_person(
+    source: Path, qis: list[str], k: int | None
+) -> tuple[Project, pd.DataFrame, list[str], int | None]:
+    """The project, its released person table as the generalization step receives it (no
+    generalization yet, no suppression), its quasi-identifiers and k unless overridden."""
+    from dataclasses import replace
+
+    from deid_desktop import secrets
+    from deid_desktop.cli.risk_scan_cmds import _load_project
+    from deid_desktop.core import engine
+    from deid_desktop.core.pathways import build_release
+
+    project, extract = _load_project(source)
+    bare = replace(project, generalization=None, risk=replace(project.risk, suppress_below_k=False))
+    release = build_release(extract, bare, salt=secrets.salt_for_project(project))
+    qis = qis or list(engine.quasi_identifiers_for(project, release))
+    return project, release.tables[project.person_table.name], qis, k or project.risk.k_target
+
+
+def _apply(
+    project: Project,
+    source: Path,
+    hierarchies: dict[str, Hierarchy],
+    kinds: dict[str, str],
+    result: SearchResult,
+    args: argparse.Namespace,
+) -> None:
+    """Save the chosen levels and hierarchies into the project (atomic)."""
+    import hashlib
+    from dataclasses import replace
+
+    from deid_desktop.core.model import Generalization, GeneralizedColumn
+    from deid_desktop.core.project import save_project, store_path
+
+    assert result.best is not None
+    columns = []
+    for col, level in zip(result.columns, result.best.levels, strict=True):
+        if col in kinds:
+            columns.append(GeneralizedColumn(col, int(level), builtin=kinds[col]))
+            continue
+        path = Path(args.hierarchies) / hierarchies[col].source
+        columns.append(
+            GeneralizedColumn(
+                col,
+                int(level),
+                path=store_path(path, source),
+                sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+                sep=args.sep,
+            )
+        )
+    chosen = Generalization(
+        tuple(columns), k=result.k, max_suppression=result.max_suppression, metric=result.metric
+    )
+    risk = replace(project.risk, k_target=result.k)
+    if args.qi:
+        risk = replace(risk, quasi_identifiers=tuple(result.columns))
+    save_project(replace(project, generalization=chosen, risk=risk), source)
+
+
 def _hierarchies(
-    frame: pd.DataFrame, qis: list[str], args: argparse.Namespace
+    frame: pd.DataFrame,
+    qis: list[str],
+    args: argparse.Namespace,
+    kinds: dict[str, str] | None = None,
 ) -> dict[str, Hierarchy]:
+    """The hierarchy of each column; ``kinds`` receives the built-in kind of the columns
+    that use one (the others use a file of --hierarchies)."""
     from deid_desktop.core.risk.builtin_hierarchies import builtin_hierarchy, guess_kind
     from deid_desktop.core.risk.hierarchy import read_hierarchy_dir
 
@@ -167,6 +250,8 @@ def _hierarchies(
             lacking.append(col)
             continue
         out[col] = builtin_hierarchy(kind, frame[col], col)
+        if kinds is not None:
+            kinds[col] = kind
     if lacking:
         raise UsageError(
             "No hierarchy for column(s) " + ", ".join(repr(c) for c in lacking) + ".",

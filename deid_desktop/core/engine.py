@@ -110,7 +110,14 @@ def load(
     from deid_desktop.core.io import load_extract
 
     base = Path(project_path).absolute().parent
-    return load_extract(project, base, progress=progress, cancel=cancel)
+    extract = load_extract(project, base, progress=progress, cancel=cancel)
+    if project.generalization is None:
+        return extract
+    from deid_desktop.core.project import resolve_path
+    from deid_desktop.core.risk.applied import read_hierarchy_files
+
+    files = read_hierarchy_files(project, lambda stored: resolve_path(Path(project_path), stored))
+    return replace(extract, hierarchies=files)
 
 
 # -- review -----------------------------------------------------------------------------

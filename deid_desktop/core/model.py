@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: importing the model must not load pandas (CLI start)
     import pandas as pd
@@ -237,6 +237,32 @@ class RiskSettings:
 
 
 @dataclass(frozen=True)
+class GeneralizedColumn:
+    """One released person-table column of a chosen generalization (``deid generalize
+    --apply``): its hierarchy (a built-in kind, or an ARX CSV file stored relative to the
+    project with its SHA-256) and the level released (None: the column as released)."""
+
+    name: str
+    level: int | None = None
+    builtin: str | None = None  # built-in hierarchy kind (core.risk.builtin_hierarchies)
+    path: str | None = None  # ARX CSV hierarchy file, relative to the project file
+    sha256: str | None = None  # of that file, checked at load like an input
+    sep: str = ";"  # the file's separator
+
+
+@dataclass(frozen=True)
+class Generalization:
+    """The generalization chosen by the optimal search: levels per quasi-identifier, then
+    the records still in groups smaller than ``k`` suppressed (at most ``max_suppression``
+    of them, as searched). ``metric`` is the information loss the search minimised."""
+
+    columns: tuple[GeneralizedColumn, ...]
+    k: int = 5
+    max_suppression: float = 0.05
+    metric: str = "loss"
+
+
+@dataclass(frozen=True)
 class ExportMeta:
     purpose: str = ""
     recipient: str = ""
@@ -261,6 +287,7 @@ class Project:
     linkable: LinkableOptions = field(default_factory=LinkableOptions)
     risk: RiskSettings = field(default_factory=RiskSettings)
     export: ExportMeta = field(default_factory=ExportMeta)
+    generalization: Generalization | None = None  # deid generalize --apply
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -315,6 +342,8 @@ class Extract:
 
     person: LoadedTable
     events: tuple[LoadedTable, ...] = ()
+    #: column -> hierarchy read from the project's generalization files (hash checked)
+    hierarchies: Mapping[str, Any] = field(default_factory=dict)  # core.risk Hierarchy
 
     @property
     def tables(self) -> tuple[LoadedTable, ...]:

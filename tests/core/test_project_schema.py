@@ -17,7 +17,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.errors import ProjectError
-from deid_desktop.core.model import ColumnTag, Project, RiskSettings, TableSpec, TransformOptions
+from deid_desktop.core.model import (
+    ColumnTag,
+    Generalization,
+    GeneralizedColumn,
+    Project,
+    RiskSettings,
+    TableSpec,
+    TransformOptions,
+)
 from deid_desktop.core.project import project_from_dict, project_from_json, project_to_dict
 from deid_desktop.core.project import project_to_json as to_json
 from deid_desktop.core.project.schema import RULES, Rule, fields_of, unwrap_optional
@@ -29,6 +37,27 @@ CHECKED: dict[tuple[type, str], st.SearchStrategy[Any]] = {
     (TableSpec, "sha256"): st.text("0123456789abcdef", min_size=64, max_size=64),
     (TransformOptions, "age_reference"): st.just("index")
     | st.dates().map(lambda d: d.isoformat()).filter(lambda s: len(s) == 10),
+    (GeneralizedColumn, "sha256"): st.text("0123456789abcdef", min_size=64, max_size=64),
+    (GeneralizedColumn, "sep"): st.sampled_from([";", ",", "\t"]),
+    (Generalization, "max_suppression"): st.floats(0.0, 1.0),
+}
+
+#: Records whose rules span fields: a hierarchy is a built-in or a hashed file.
+SPANNING: dict[type, st.SearchStrategy[Any]] = {
+    GeneralizedColumn: st.builds(
+        GeneralizedColumn,
+        name=st.text(max_size=12).filter(lambda s: s.strip() != ""),
+        level=st.none() | st.integers(0, 1000),
+        builtin=st.just("age"),
+    )
+    | st.builds(
+        GeneralizedColumn,
+        name=st.text(max_size=12).filter(lambda s: s.strip() != ""),
+        level=st.none() | st.integers(0, 1000),
+        path=st.just("hierarchies/age.csv"),
+        sha256=CHECKED[(TableSpec, "sha256")],
+        sep=st.sampled_from([";", ","]),
+    ),
 }
 
 
@@ -46,11 +75,13 @@ def value_of(hint: Any, rule: Rule, owner: type, attr: str) -> st.SearchStrategy
 
 def _value(hint: Any, rule: Rule, owner: type, attr: str) -> st.SearchStrategy[Any]:
     if dataclasses.is_dataclass(hint):
-        return record_of(hint)
+        return SPANNING[hint] if hint in SPANNING else record_of(hint)
     if isinstance(hint, type) and issubclass(hint, StrEnum):
         return st.sampled_from(list(hint))
     if hint is bool:
         return st.booleans()
+    if hint is float:
+        return _checked(owner, attr) if rule.check is not None else st.floats(allow_nan=False)
     if hint is int:
         return st.integers(
             rule.lo if rule.lo is not None else -(2**63),
@@ -65,7 +96,12 @@ def _value(hint: Any, rule: Rule, owner: type, attr: str) -> st.SearchStrategy[A
         return text.filter(lambda s: s.strip() != "") if rule.nonempty else text
     if get_origin(hint) is tuple:
         item = value_of(get_args(hint)[0], rule.item or Rule(), owner, attr)
-        items = st.lists(item, min_size=1 if rule.nonempty else 0, max_size=4)
+        items = st.lists(
+            item,
+            min_size=1 if rule.nonempty else 0,
+            max_size=4,
+            unique_by=(lambda v: v.name) if rule.unique else None,
+        )
         if rule.increasing:
             items = items.map(lambda v: sorted(set(v))).filter(lambda v: not rule.nonempty or v)
         return items.map(tuple)
@@ -181,3 +217,21 @@ def test_an_optional_field_may_be_absent_from_an_older_file(
     finally:
         monkeypatch.undo()
         fields_of.cache_clear()
+
+
+def test_a_generalization_is_a_built_in_or_a_hashed_file() -> None:
+    p = make_project()
+    body = project_to_dict(p)
+    assert "generalization" not in body  # none chosen: the file reads as before
+    ok = {"columns": [{"name": "age", "level": 2, "builtin": "age"}], "max_suppression": 0.05}
+    chosen = project_from_dict({**body, "generalization": ok}).generalization
+    assert chosen is not None and chosen.columns[0].level == 2 and chosen.k == 5
+    for bad, where in (
+        ({"name": "age", "level": 1}, "either a built-in"),
+        ({"name": "age", "builtin": "age", "path": "a.csv", "sha256": "0" * 64}, "either"),
+        ({"name": "age", "path": "a.csv"}, "sha256 is missing"),
+    ):
+        with pytest.raises(ProjectError, match=where):
+            project_from_dict({**body, "generalization": {"columns": [bad]}})
+    with pytest.raises(ProjectError, match="must be a share from 0 to 1"):
+        project_from_dict({**body, "generalization": {**ok, "max_suppression": 5}})

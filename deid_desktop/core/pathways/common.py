@@ -486,18 +486,21 @@ def apply_risk_settings(
     id_column: str,
     *,
     released_qis_only: bool,
+    hierarchies: Mapping[str, Any] | None = None,
 ) -> RiskApplied:
     """The user's generalizations and suppression (``project.risk``), in place.
 
     Age bands on age columns, ZIP3 dropped, and persons in classes below k removed from
     the person table and, through ``id_column``, from every event table.
     ``released_qis_only``: the user's quasi-identifiers not in the released person table
-    are passed over (else ``core.risk`` refuses them).
+    are passed over (else ``core.risk`` refuses them). Then the chosen generalization
+    (``project.generalization``, hierarchy files in ``hierarchies``) and its suppression.
     """
     settings = project.risk
     notes: list[str] = []
     suppressed: dict[str, int] = {}
-    if not (settings.age_bands or settings.drop_zip3 or settings.suppress_below_k):
+    chosen = project.generalization
+    if not (settings.age_bands or settings.drop_zip3 or settings.suppress_below_k or chosen):
         return RiskApplied(suppressed, notes)
     from deid_desktop.core import risk
 
@@ -518,6 +521,16 @@ def apply_risk_settings(
             if ZIP3_COLUMN in frame.columns:
                 tables[name] = frame.drop(columns=[ZIP3_COLUMN])
                 notes.append(f"Removed {name}.{ZIP3_COLUMN} to raise k.")
+    if chosen is not None:
+        from deid_desktop.core.risk.applied import generalize_person, sentences
+
+        done = generalize_person(tables[person], chosen, hierarchies or {})
+        persons = len(done.frame)
+        tables[person] = done.frame
+        kept, removed, _ = risk.suppress_below_k(done.frame, done.columns, chosen.k)
+        if removed:
+            _remove_persons(tables, person, id_column, kept, suppressed)
+        notes.extend(sentences(done, chosen, removed, persons))
     if not settings.suppress_below_k:
         return RiskApplied(suppressed, notes)
     frame = tables[person]
@@ -528,17 +541,30 @@ def apply_risk_settings(
         return RiskApplied(suppressed, notes)
     kept, removed, share = risk.suppress_below_k(frame, qis, settings.k_target)
     if removed:
-        gone = frame[id_column][~frame.index.isin(kept.index)]
-        tables[person] = kept.reset_index(drop=True)
-        suppressed[person] = removed
-        for name, other in list(tables.items()):
-            if name == person:
-                continue
-            mask = in_set(other[id_column], gone)
-            if mask.any():
-                tables[name] = other.loc[~mask].reset_index(drop=True)
-                suppressed[name] = int(mask.sum())
+        _remove_persons(tables, person, id_column, kept, suppressed)
     return RiskApplied(suppressed, notes, qis, removed, share)
+
+
+def _remove_persons(
+    tables: dict[str, pd.DataFrame],
+    person: str,
+    id_column: str,
+    kept: pd.DataFrame,
+    suppressed: dict[str, int],
+) -> None:
+    """Keep only the ``kept`` person rows, and through ``id_column`` only their event
+    rows; add the rows removed per table to ``suppressed``."""
+    frame = tables[person]
+    gone = frame[id_column][~frame.index.isin(kept.index)]
+    tables[person] = kept.reset_index(drop=True)
+    suppressed[person] = suppressed.get(person, 0) + len(frame) - len(kept)
+    for name, other in list(tables.items()):
+        if name == person:
+            continue
+        mask = in_set(other[id_column], gone)
+        if mask.any():
+            tables[name] = other.loc[~mask].reset_index(drop=True)
+            suppressed[name] = suppressed.get(name, 0) + int(mask.sum())
 
 
 def removed_below_k_sentences(risk: RiskApplied, k_target: int) -> list[str]:

@@ -176,7 +176,14 @@ def build_limited(
         tables[table.name] = order_rows(pd.DataFrame(out), subjects.numbers[pos])
 
     rep.step(0.85, "Applying risk settings")
-    risk = apply_risk_settings(tables, project, person.name, SUBJECT_ID, released_qis_only=True)
+    risk = apply_risk_settings(
+        tables,
+        project,
+        person.name,
+        SUBJECT_ID,
+        released_qis_only=True,
+        hierarchies=extract.hierarchies,
+    )
     crosswalk = subject_crosswalk(subjects, person, pspec.key)
     sentences = [
         "Limited data set under 45 CFR 164.514(e): not de-identified; it may be disclosed "

@@ -248,7 +248,14 @@ def build_linkable(
         tables[table.name] = frame.iloc[order].reset_index(drop=True)
 
     rep.step(0.95, "Applying risk settings")
-    risk = apply_risk_settings(tables, project, person.name, LINK_KEY, released_qis_only=True)
+    risk = apply_risk_settings(
+        tables,
+        project,
+        person.name,
+        LINK_KEY,
+        released_qis_only=True,
+        hierarchies=extract.hierarchies,
+    )
 
     rep.step(0.97, "Holding back the crosswalk")
     person_order = release_order(numbers)

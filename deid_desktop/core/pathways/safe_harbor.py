@@ -214,7 +214,14 @@ def build_safe_harbor(
         )
 
     rep.step(0.85, "Applying risk settings")
-    risk = apply_risk_settings(tables, project, person.name, SUBJECT_ID, released_qis_only=False)
+    risk = apply_risk_settings(
+        tables,
+        project,
+        person.name,
+        SUBJECT_ID,
+        released_qis_only=False,
+        hierarchies=extract.hierarchies,
+    )
     crosswalk = subject_crosswalk(subjects, person, person_spec.key)
 
     over_count = int(ages.over_89.sum())

@@ -123,7 +123,38 @@ def check_inputs(project: Project, project_path: Path) -> list[InputProblem]:
             )
             continue
         problems.extend(_column_problems(spec, columns, shown))
-    return problems
+    return problems + _hierarchy_problems(project, project_path)
+
+
+def _hierarchy_problems(project: Project, project_path: Path) -> list[InputProblem]:
+    """The chosen generalization's hierarchy files: gone, or changed since --apply
+    (``deid run`` refuses them; kinds "hierarchy_missing", "hierarchy_changed")."""
+    import hashlib
+
+    chosen = project.generalization
+    out: list[InputProblem] = []
+    for col in chosen.columns if chosen is not None else ():
+        if col.path is None:
+            continue
+        path = resolve_path(project_path, col.path)
+        try:
+            same = hashlib.sha256(path.read_bytes()).hexdigest() == col.sha256
+        except OSError:
+            says, kind = "is missing or cannot be read", "hierarchy_missing"
+        else:
+            if same:
+                continue
+            says, kind = "changed since the generalization was chosen", "hierarchy_changed"
+        out.append(
+            InputProblem(
+                f"The hierarchy file of column '{col.name}' {says}; run deid generalize "
+                "PROJECT --apply again.",
+                file=str(path),
+                severity="error",
+                kind=kind,
+            )
+        )
+    return out
 
 
 def repoint_table(project: Project, table: str, new_path: Path, project_path: Path) -> Project:

@@ -33,6 +33,8 @@ from deid_desktop.core.model import (
     ColumnTag,
     ExportMeta,
     FreeTextAction,
+    Generalization,
+    GeneralizedColumn,
     IdentifierCategory,
     LinkableOptions,
     OffsetMode,
@@ -81,7 +83,8 @@ class Rule:
     item: Rule | None = None  # lists and objects: the rule of each item or value
     increasing: bool = False  # lists: strictly increasing (sorted, each once)
     unique: str = ""  # lists of records: the problem when two share a name
-    optional: bool = False  # an older file may lack it: the model's default applies
+    optional: bool = False  # an older file may lack it: the model's default applies (a
+    # None value is then not written, so a file saved without it reads as before)
     internal: bool = False  # written and read apart from the generic code; never set
     settable: bool = True  # `deid set` may change it
     edit_lo: int | None = None  # `deid set`: a tighter bound than files may hold
@@ -115,6 +118,17 @@ def _age_reference(value: Any) -> str | None:
     return 'must be "index" or a date written YYYY-MM-DD'
 
 
+def _share(value: Any) -> str | None:
+    return None if 0.0 <= value <= 1.0 else "must be a share from 0 to 1 (5 % is 0.05)"
+
+
+def _one_char(value: Any) -> str | None:
+    return None if len(value) == 1 else "must be one character"
+
+
+#: What ``deid generalize --metric`` may minimise (core.risk.loss.METRICS).
+GENERALIZATION_METRICS = ("loss", "discernibility", "aecs", "entropy", "precision", "iyengar")
+
 #: How an enum is named in a complaint ("is not a known column class; expected ...").
 ENUM_LABELS: dict[type[StrEnum], str] = {
     ColumnClass: "column class",
@@ -135,7 +149,22 @@ RULES: dict[type, dict[str, Rule]] = {
         tables=Rule(unique="repeats another table's name", settable=False),
         pathway=Rule(help="how the release is made"),
         seed=Rule(lo=0, hi=2**63 - 1, help="draws the subject IDs: same seed, same release"),
+        generalization=Rule(optional=True, settable=False),
         schema_version=Rule(internal=True),
+    ),
+    Generalization: dict(
+        columns=Rule(nonempty=True, unique="names a column already listed"),
+        k=Rule(lo=1, hi=1_000_000, optional=True),
+        max_suppression=Rule(check=_share, optional=True),
+        metric=Rule(choices=GENERALIZATION_METRICS, optional=True),
+    ),
+    GeneralizedColumn: dict(
+        name=_TEXT,
+        level=Rule(lo=0, hi=1000, optional=True),
+        builtin=Rule(nonempty=True, optional=True),
+        path=Rule(nonempty=True, optional=True),
+        sha256=Rule(check=_hex(_HEX64, 64), optional=True),
+        sep=Rule(check=_one_char, optional=True),
     ),
     TableSpec: dict(
         name=_TEXT,
@@ -249,7 +278,7 @@ def encode(value: Any) -> Any:
         return {
             f.key: encode(getattr(value, f.attr))
             for f in fields_of(type(value))
-            if not f.rule.internal
+            if not f.rule.internal and not (f.rule.optional and getattr(value, f.attr) is None)
         }
     if isinstance(value, StrEnum):
         return value.value
@@ -286,6 +315,12 @@ def decode(data: Any, hint: Any, path: str, rule: Rule = Rule()) -> Any:
         return data
     if inner is int:
         return whole_number(data, path, rule.lo, rule.hi, orn)
+    if inner is float:
+        if not isinstance(data, int | float) or isinstance(data, bool) or data != data:
+            raise Invalid(path, f"must be a number{orn}")
+        if rule.check is not None and (problem := rule.check(data)):
+            raise Invalid(path, problem)
+        return float(data)
     if inner is str:
         return _text(data, path, rule, orn)
     origin = get_origin(inner)
@@ -391,6 +426,13 @@ def _table_check(spec: TableSpec, path: str) -> None:
         raise Invalid(_at(path, "key"), "must name one of the table's columns")
 
 
+def _generalized_check(column: GeneralizedColumn, path: str) -> None:
+    if (column.builtin is None) == (column.path is None):
+        raise Invalid(path, "must name either a built-in hierarchy or a hierarchy file")
+    if column.path is not None and column.sha256 is None:
+        raise Invalid(_at(path, "sha256"), "is missing for the hierarchy file")
+
+
 def _project_check(project: Project, path: str) -> None:
     persons = sum(t.is_person for t in project.tables)
     if persons != 1:
@@ -404,5 +446,6 @@ def _project_check(project: Project, path: str) -> None:
 CHECKS: dict[type, tuple[Callable[[Any, str], None], ...]] = {
     ColumnTag: (_column_check,),
     TableSpec: (_table_check,),
+    GeneralizedColumn: (_generalized_check,),
     Project: (_project_check,),
 }
