@@ -134,7 +134,7 @@ def test_relatives_names_in_notes_set_to_redact_hits(
     project = project_with(tmp_path, capsys, {"relative": 6})
     spec = load_project(project)
     options = dataclasses.replace(
-        spec.safe_harbor, free_text={"visits.nurse_notes": FreeTextAction.REDACT}
+        spec.transform, free_text={"visits.nurse_notes": FreeTextAction.REDACT}
     )
     save_project(dataclasses.replace(spec, transform=options), project)
     code, err, out = run(project, capsys)
