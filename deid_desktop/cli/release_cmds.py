@@ -78,6 +78,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="replace earlier output of deid-desktop in --out/--crosswalk-out",
     )
+    run.add_argument(
+        "--accept-risk",
+        metavar="REASON",
+        help="accept the residual risk of a linkable release or limited data set whose k "
+        "is below the target, with the reason (kept in the export record)",
+    )
     run.add_argument("--json", action="store_true", help="machine-readable output")
     run.set_defaults(func=run_run)
 
@@ -133,6 +139,8 @@ def check_payload(
         "pathway": result.release.pathway.value,
         "label": result.release.label,
         "passed": result.passed,
+        "verdict": None if result.verdict is None else result.verdict.to_dict(),
+        "risk_acceptance_needed": result.risk_acceptance_needed if result.passed else None,
         "checks": check_rows(result.verification),
         "risk": risk_summary(result.risk),
         "scan": scan_summary(result.scan),
@@ -220,12 +228,23 @@ def _print_check(payload: dict[str, Any]) -> None:
         )
     for w in payload["warnings"]:
         print(f"Warning: {w}", file=out)
-    verdict = (
+    verdict = payload["verdict"]
+    if verdict is not None:
+        print(f"\nVerdict ({verdict['colour']}): {verdict['headline']}", file=out)
+        print(f"  {verdict['paragraph']}", file=out)
+        for step in verdict["next_steps"]:
+            print(f"  Next: {step}", file=out)
+    outcome = (
         "Every blocking check passed: `deid run` would write this release."
         if payload["passed"]
         else "A blocking check failed: `deid run` would refuse this release."
     )
-    print(f"\n{verdict} Nothing was written.", file=out)
+    if payload["passed"] and payload["risk_acceptance_needed"]:
+        outcome = (
+            f"{payload['risk_acceptance_needed']} `deid run` writes it only with "
+            '--accept-risk "REASON".'
+        )
+    print(f"\n{outcome} Nothing was written.", file=out)
 
 
 # ---------------------------------------------------------------- commands
@@ -253,6 +272,15 @@ def run_run(args: argparse.Namespace) -> int:
     }
     formats = tuple(dict.fromkeys((*meta.formats, *(("xlsx",) if args.xlsx else ()))))
     meta = replace(meta, **overrides, formats=formats)
+    why = result.risk_acceptance_needed if result.passed else None
+    if why and not (args.accept_risk or "").strip():
+        print(
+            f'deid: {why} Nothing was written.\nRun again with --accept-risk "REASON" to '
+            "accept it, or raise k first (deid set PROJECT risk.age_bands=... / "
+            "risk.suppress_below_k=true).",
+            file=sys.stderr,
+        )
+        return EXIT_CHECK_FAILED
     record = engine.export(
         project,
         args.project,
@@ -262,6 +290,7 @@ def run_run(args: argparse.Namespace) -> int:
         meta=meta,
         register_path=args.register,
         overwrite=args.overwrite,
+        accept_risk=args.accept_risk,
         progress=_progress(),
     )
     payload = {
@@ -274,11 +303,15 @@ def run_run(args: argparse.Namespace) -> int:
         "register": str(record.register_path),
         "time_utc": record.record["time_utc"],
         "label": record.record["label"],
+        "verdict": record.record.get("verdict"),
     }
     if args.json:
         print_json(payload, ensure_ascii=True)
         return 0
     print(f"Release written ({payload['label']}):")
+    if payload["verdict"]:
+        print(f"  Verdict: {payload['verdict']['headline']}")
+        print(f"  Access model that fits: {payload['verdict']['access_model']}")
     for p in payload["files"]:
         print(f"  {p}")
     if payload["crosswalk_files"]:

@@ -218,10 +218,12 @@ def export(
     *,
     out_dir: Path,
     crosswalk_dir: Path,
+    accept_risk: str | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ExportRecord:
-    """Write the reviewed release (core.engine refuses if a blocking check failed)."""
+    """Write the reviewed release (core.engine refuses if a blocking check failed, or if
+    the residual risk needs an accepted reason and ``accept_risk`` gives none)."""
     from deid_desktop.core import engine
 
     return engine.export(
@@ -231,6 +233,7 @@ def export(
         out_dir=out_dir,
         crosswalk_dir=crosswalk_dir,
         meta=meta,
+        accept_risk=accept_risk,
         progress=progress,
         cancel=cancel,
     )

@@ -136,6 +136,8 @@ class MainWindow(QMainWindow):
         self.pathway_page = PathwayPage(self.session, self.runner)
         self.review_page = ReviewPage(self.session, self.runner)
         self.export_page = ExportPage(self.session, self.runner)
+        # export saves the project first, so the record names a file that reproduces it
+        self.export_page.save_project = self.save
         pages: list[Page] = [
             self.load_page,
             self.tag_page,

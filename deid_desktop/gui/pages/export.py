@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -33,7 +35,14 @@ from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review import gate_reason
-from deid_desktop.gui.widgets import FolderPicker, MessageBanner, heading, note, wrap
+from deid_desktop.gui.widgets import (
+    FolderPicker,
+    MessageBanner,
+    VerdictBanner,
+    heading,
+    note,
+    wrap,
+)
 
 if TYPE_CHECKING:
     from deid_desktop.core.export import ExportRecord
@@ -50,6 +59,8 @@ class ExportPage(Page):
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
         self._updating = False
+        #: saves the project (asking where when it has no file yet); False: not saved
+        self.save_project: Callable[[], bool] = lambda: False
         self.banner = MessageBanner()
         self.release_dir = FolderPicker("Release folder", "Release folder")
         self.crosswalk_dir = FolderPicker("Crosswalk folder", "Crosswalk folder")
@@ -137,6 +148,7 @@ class ExportPage(Page):
         self._written_dir: Path | None = None
         self._crosswalk_written: Path | None = None
 
+        self.verdict = VerdictBanner(compact=True)
         go = QHBoxLayout()
         go.addWidget(self.export_reason, 1)
         go.addWidget(self.export_button)
@@ -149,6 +161,7 @@ class ExportPage(Page):
         summary_box = QGroupBox("What the export will do")
         QVBoxLayout(summary_box).addWidget(self.summary)
         lay.addWidget(summary_box)
+        lay.addWidget(self.verdict)
         lay.addLayout(go)
         lay.addWidget(self.banner)
         lay.addWidget(self.result_box)
@@ -249,6 +262,12 @@ class ExportPage(Page):
             for t in rel.transformations:
                 lines.append(f"• {t}")
         self.summary.setText("<br>".join(lines))
+        why = review.risk_acceptance_needed if review is not None and review.passed else None
+        self.verdict.show_verdict(
+            None if review is None else review.verdict,
+            extra=f"{why} Export asks you for the reason." if why else "",
+        )
+        self.verdict.body.setVisible(bool(why))
         self._validate()
 
     def _validate(self) -> None:
@@ -284,7 +303,27 @@ class ExportPage(Page):
             self.banner.show_warning(reason or "Nothing to export yet.")
             return
         project, review = s.project, s.review
-        path = s.project_path or s.suggested_path
+        accepted: str | None = None
+        why = review.risk_acceptance_needed
+        if why:
+            accepted = self.ask_risk_reason(why)
+            if not accepted:
+                self.banner.show_info(
+                    "Export cancelled: the residual risk was not accepted. Nothing was written."
+                )
+                return
+        if s.dirty or s.project_path is None:
+            # every decision that changed the release must be in the saved project file,
+            # so `deid run` on it writes the same bytes; the record names it and its hash
+            if not self.save_project():
+                self.banner.show_warning(
+                    "Export cancelled: the project was not saved. Save it first, so the "
+                    "export record names a project file that reproduces this release."
+                )
+                return
+            if s.project != review.project:  # saving re-stored the input paths only
+                review = replace(review, project=s.project)
+        path = s.project_path
         out, cw = self.release_dir.path, self.crosswalk_dir.path
         assert out is not None and cw is not None
         self.banner.clear()
@@ -297,6 +336,7 @@ class ExportPage(Page):
                 project.export,
                 out_dir=out,
                 crosswalk_dir=cw,
+                accept_risk=accepted,
                 progress=progress,
                 cancel=cancel,
             )
@@ -313,6 +353,17 @@ class ExportPage(Page):
             on_error=self.banner.show_error,
             on_cancel=lambda: self.banner.show_info("Export cancelled. Nothing was written."),
         )
+
+    def ask_risk_reason(self, why: str) -> str | None:
+        """Ask the sender to accept the residual risk, with a reason (None: declined)."""
+        text, ok = QInputDialog.getMultiLineText(
+            self,
+            "Accept the residual risk",
+            f"{why}\n\nTo export anyway, say why this risk is acceptable (for example the "
+            "recipient's secure enclave or the expert's determination). The reason is kept "
+            "in the export record.",
+        )
+        return text.strip() or None if ok else None
 
     def _show_record(self, record: ExportRecord, out: Path) -> None:
         outputs = backend.record_outputs(record)

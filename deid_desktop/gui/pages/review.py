@@ -42,7 +42,7 @@ from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review_text import FreeTextPanel
-from deid_desktop.gui.widgets import MessageBanner, heading, plain_error
+from deid_desktop.gui.widgets import MessageBanner, VerdictBanner, heading, plain_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from deid_desktop.core.verify import CheckOutcome
 
 DEFAULT_BANDS = "0, 18, 30, 45, 65, 75, 90"
+RISK_TAB = 1  # the "Residual risk" tab, where the verdict's next steps are done
 SIZE_BUCKETS = ((1, 1, "1"), (2, 2, "2"), (3, 3, "3"), (4, 4, "4"), (5, 9, "5–9"),
                 (10, 19, "10–19"), (20, 49, "20–49"), (50, 10**12, "50+"))  # fmt: skip
 
@@ -85,6 +86,10 @@ class ReviewPage(Page):
         super().__init__(session, runner, parent)
         self.banner = MessageBanner()
         self.gate = MessageBanner()
+        self.verdict = VerdictBanner()
+        self.verdict.action.setText("Open the residual risk tab")
+        self.verdict.action.setAccessibleName("Open the residual risk tab")
+        self.verdict.action.clicked.connect(lambda: self.tabs.setCurrentIndex(RISK_TAB))
         self.rerun_button = QPushButton("Run the review again")
         self.rerun_button.setAccessibleName("Run the review again")
         self.rerun_button.clicked.connect(self.run_review)
@@ -103,6 +108,7 @@ class ReviewPage(Page):
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(self.gate)
+        lay.addWidget(self.verdict)
         lay.addWidget(self.banner)
         lay.addWidget(self.tabs, 1)
 
@@ -520,6 +526,7 @@ class ReviewPage(Page):
         if review is None:
             return
         self.banner.clear()
+        self.verdict.show_verdict(review.verdict)
         self._show_checks(review)
         self._show_risk(review)
         self.text.show_scan(review, self._notes_index)
