@@ -81,7 +81,7 @@ def main() -> int:
     review.tabs.setCurrentIndex(1)
     shot("4-review-risk")
     review.tabs.setCurrentIndex(2)
-    review.step_hit(1)
+    review.text.step_hit(1)
     shot("4-review-free-text")
     window.next_step()
     page = window.export_page

@@ -229,6 +229,7 @@ class VerdictBanner(QFrame):
         self.title.setText(f"{LEVEL_WORDS[str(verdict.level)]}. {verdict.headline}")
         self.body.setText(verdict.paragraph + (f"\n{extra}" if extra else ""))
         self.access.setText(f"Access model that fits: {verdict.access_model}.")
+        self.access.setVisible(self.body.isHidden())  # the paragraph already says it
         steps = "\n".join(f"• {s}" for s in verdict.next_steps)
         self.steps.setText(f"Next:\n{steps}" if steps else "")
         self.steps.setVisible(bool(steps))

@@ -237,3 +237,18 @@ def test_run_keeps_the_seed_and_the_crosswalk_out_of_the_release(
     # the free text is only suppressed in the demo: `deid run` did not scan it
     assert record["scan"]["scanned"] is False
     assert "not scanned in this run" in (out / "README.txt").read_text()
+
+
+def test_check_prints_the_verdict_and_its_json_carries_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from deid_desktop.cli import main
+
+    demo = write_demo(tmp_path / "demo")
+    assert main(["check", str(demo)]) == 0
+    text = capsys.readouterr().out
+    assert "Verdict (red): All Safe Harbor checks passed. Residual risk: high - " in text
+    assert main(["check", str(demo), "--json"]) == 0
+    verdict = json.loads(capsys.readouterr().out)["verdict"]
+    assert verdict["colour"] == "red" and verdict["level"] == "high"
+    assert verdict["access_model"].startswith("controlled access")

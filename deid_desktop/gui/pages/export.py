@@ -156,12 +156,12 @@ class ExportPage(Page):
         content = QWidget()
         lay = QVBoxLayout(content)
         lay.addWidget(heading(self.step.heading("Export the release")))
+        lay.addWidget(self.verdict)
         lay.addWidget(where)
         lay.addWidget(record)
         summary_box = QGroupBox("What the export will do")
         QVBoxLayout(summary_box).addWidget(self.summary)
         lay.addWidget(summary_box)
-        lay.addWidget(self.verdict)
         lay.addLayout(go)
         lay.addWidget(self.banner)
         lay.addWidget(self.result_box)
@@ -263,11 +263,11 @@ class ExportPage(Page):
                 lines.append(f"• {t}")
         self.summary.setText("<br>".join(lines))
         why = review.risk_acceptance_needed if review is not None and review.passed else None
+        self.verdict.body.setVisible(bool(why))  # the paragraph only when a reason is due
         self.verdict.show_verdict(
             None if review is None else review.verdict,
             extra=f"{why} Export asks you for the reason." if why else "",
         )
-        self.verdict.body.setVisible(bool(why))
         self._validate()
 
     def _validate(self) -> None:

@@ -535,9 +535,12 @@ class ReviewPage(Page):
             self.gate.show_error_text(f"Export is blocked. {reason}")
         else:
             warnings = list(review.release.warnings)
+            low = review.verdict is None or review.verdict.colour == "green"
             self.gate.show_info(
                 f"Every blocking check passed: you can export ({Step.EXPORT.short})."
-                + ("\n" + "\n".join(warnings) if warnings else "")
+                if low
+                else f"Every blocking check passed. Weigh the residual risk below before you "
+                f"export ({Step.EXPORT.short})." + ("\n" + "\n".join(warnings) if warnings else "")
             )
         self.readinessChanged.emit()
 
