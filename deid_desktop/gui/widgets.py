@@ -25,6 +25,18 @@ if TYPE_CHECKING:
     from deid_desktop.core.risk.verdict import Verdict
 
 
+def desktop_hint(hint: str) -> str:
+    """A hint that gives both front ends' ways ("... Command line: X. Desktop app: Y.")
+    without the command-line syntax: the window shows what to do in the window."""
+    head, cli, rest = hint.partition("Command line:")
+    if not cli:
+        return hint
+    _syntax, desktop, app = rest.partition("Desktop app:")
+    return (
+        head.strip() + (" " + app.strip()[:1].upper() + app.strip()[1:] if desktop else "")
+    ).strip()
+
+
 def plain_error(exc: BaseException) -> tuple[str, str]:
     """(message, hint) for a person: never a traceback, never a data value.
 
@@ -32,7 +44,7 @@ def plain_error(exc: BaseException) -> tuple[str, str]:
     an internal error named by its type only.
     """
     if isinstance(exc, DeidError):
-        return exc.message, exc.hint
+        return exc.message, desktop_hint(exc.hint)
     if isinstance(exc, Cancelled):
         return "Cancelled. Nothing was written.", ""
     if isinstance(exc, MemoryError):

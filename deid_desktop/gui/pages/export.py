@@ -213,17 +213,28 @@ class ExportPage(Page):
 
     # -- display -----------------------------------------------------------------------
     def _reset(self) -> None:
+        """A project was opened or created: forget the last one's folders and result."""
         self.result_box.setVisible(False)
         self.banner.clear()
+        self.release_dir.set_path(None)
+        self.crosswalk_dir.set_path(None)
+
+    def entered(self) -> None:
+        self._fill_default_folders()
+
+    def _fill_default_folders(self) -> None:
+        """Default folders when the step is opened (a new project learns its place only
+        after it is opened): beside the project file, never hidden."""
         project = self.session.project
         if project is None:
             return
-        base = (self.session.project_path or self.session.suggested_path or Path.home()).parent
-        stem = (project.name or "release").replace(" ", "_")
+        release, crosswalk = default_folders(
+            self.session.project_path or self.session.suggested_path, project.name
+        )
         if not self.release_dir.path:
-            self.release_dir.set_path(base / f"{stem}-release")
+            self.release_dir.set_path(release)
         if not self.crosswalk_dir.path:
-            self.crosswalk_dir.set_path(base / f"{stem}-crosswalk")
+            self.crosswalk_dir.set_path(crosswalk)
 
     def _refresh(self) -> None:
         project = self.session.project
@@ -386,6 +397,20 @@ class ExportPage(Page):
     def _open(self, folder: Path | None) -> None:
         if folder is not None and folder.is_dir():
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
+def default_folders(
+    project_path: Path | None, name: str, home: Path | None = None
+) -> tuple[Path, Path]:
+    """The release and crosswalk folders offered for a project: ``release`` and
+    ``crosswalk`` beside the project file; when that folder is unknown or hidden (the
+    demo's copy lives in the user data folder), ``~/deid-desktop releases/<name>/``."""
+    home = Path.home() if home is None else home
+    folder = None if project_path is None else Path(project_path).absolute().parent
+    if folder is None or any(part.startswith(".") for part in folder.parts):
+        stem = (name or "release").replace("/", "_").strip() or "release"
+        folder = home / "deid-desktop releases" / stem
+    return folder / "release", folder / "crosswalk"
 
 
 def _size(n: int) -> str:

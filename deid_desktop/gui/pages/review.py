@@ -85,6 +85,7 @@ class ReviewPage(Page):
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
         self.banner = MessageBanner()
+        self._error = False  # the last review failed (its message is in the banner)
         self.gate = MessageBanner()
         self.verdict = VerdictBanner()
         self.verdict.action.setText("Open the residual risk tab")
@@ -123,6 +124,10 @@ class ReviewPage(Page):
         return None
 
     def blocker(self) -> str | None:
+        if self.session.review is None:  # on this step: say what is going on here
+            if self._error:
+                return "The review did not finish: fix what the message above says."
+            return "The review is running…" if self.runner.busy else "The review has not run."
         return gate_reason(self.session.review)
 
     def entered(self) -> None:
@@ -135,6 +140,7 @@ class ReviewPage(Page):
             return
         project, extract = s.project, s.extract
         self.banner.clear()
+        self._error = False
         self.gate.show_info("Building the release in memory and checking it…")
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
@@ -159,8 +165,16 @@ class ReviewPage(Page):
         )
 
     def _failed(self, exc: BaseException) -> None:
+        """The review did not finish: nothing of an older review stays on screen."""
         self.gate.clear()
+        self.verdict.clear()
+        self.checks.clear()
+        self.checks_summary.setText("No checks: the review did not finish.")
+        for label in self.figure_labels.values():
+            label.setText("—")
+        self.rescue_label.clear()
         self.banner.show_error(exc)
+        self._error = True
         self.readinessChanged.emit()
 
     def _invalidated(self) -> None:
