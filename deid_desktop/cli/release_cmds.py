@@ -132,6 +132,7 @@ def check_payload(
     """The --json document of `deid check` (schema documented in README)."""
     from deid_desktop.core import engine
     from deid_desktop.core.export import check_rows, risk_summary, scan_summary
+    from deid_desktop.core.verify.plain import plain_failure
 
     return {
         "schema": JSON_SCHEMA,
@@ -142,6 +143,16 @@ def check_payload(
         "verdict": None if result.verdict is None else result.verdict.to_dict(),
         "risk_acceptance_needed": result.risk_acceptance_needed if result.passed else None,
         "checks": check_rows(result.verification),
+        "failures": [
+            {
+                "check": f.check_id,
+                "sentence": f.sentence,
+                "step": f.step.number,
+                "table": f.table,
+                "column": f.column,
+            }
+            for f in (plain_failure(o) for o in result.verification.blocking_failures)
+        ],
         "risk": risk_summary(result.risk),
         "scan": scan_summary(result.scan),
         "rows": engine.released_rows(result),
@@ -177,6 +188,10 @@ def _print_check(payload: dict[str, Any]) -> None:
         mark = "pass" if c["passed"] else ("FAIL" if c["severity"] == "blocking" else "warn")
         count = "" if c["passed"] else f"  [{c['count']:,}]"
         print(f"  {mark:4}  {c['name']} ({c['rule']}){count}", file=out)
+    if payload["failures"]:
+        print("\nWhat failed and how to fix it:", file=out)
+        for f in payload["failures"]:
+            print(f"  - {f['sentence']}", file=out)
     print("\nRows:", file=out)
     for table, r in payload["rows"].items():
         inp = "-" if r["input"] is None else f"{r['input']:,}"

@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self.pathway_page = PathwayPage(self.session, self.runner)
         self.review_page = ReviewPage(self.session, self.runner)
         self.export_page = ExportPage(self.session, self.runner)
+        self.review_page.goToRequested.connect(self.go_to_fix)
         # export saves the project first, so the record names a file that reproduces it
         self.export_page.save_project = self.save
         pages: list[Page] = [
@@ -440,6 +441,14 @@ class MainWindow(QMainWindow):
         self.page_stack.setCurrentIndex(i)
         self.pages[i].entered()
         self.update_steps()
+        return True
+
+    def go_to_fix(self, step: Step, table: str | None, column: str | None) -> bool:
+        """A failed check's "Go to": open its step and select the column to fix there."""
+        if not self.go_to(step):
+            return False
+        if step == Step.TAG:
+            self.tag_page.select_column(table, column)
         return True
 
     def next_step(self) -> None:

@@ -10,6 +10,7 @@ from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QCha
 from PySide6.QtCore import (
     Qt,
     QTimer,
+    Signal,
 )
 from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -38,9 +39,11 @@ from deid_desktop.core.model import RiskSettings
 from deid_desktop.core.scan.notes import NoteIndex, index_notes
 from deid_desktop.core.steps import Step
 from deid_desktop.core.verify import BLOCKING
+from deid_desktop.core.verify.plain import plain_failure
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
+from deid_desktop.gui.pages.review_failures import FailurePanel
 from deid_desktop.gui.pages.review_text import FreeTextPanel
 from deid_desktop.gui.widgets import MessageBanner, VerdictBanner, heading, plain_error
 
@@ -70,17 +73,18 @@ def gate_reason(review: ReviewResult | None) -> str | None:
         return f"Run the review first ({Step.REVIEW.short})."
     failed = blocking_failures(review)
     if failed:
-        names = ", ".join(o.check.name for o in failed[:3])
-        more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+        word = "check" if len(failed) == 1 else "checks"
         return (
-            f"{len(failed)} blocking check(s) failed: {names}{more}. "
-            f"Fix them in {Step.TAG.short} or {Step.PATHWAY.number}."
+            f"{len(failed)} blocking {word} failed. Each is said below the checklist, "
+            "with a Go to button that opens the step and the column to fix."
         )
     return None
 
 
 class ReviewPage(Page):
     step = Step.REVIEW
+    #: a failed check's "Go to": the step, then the table and column to select there
+    goToRequested = Signal(object, object, object)
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
@@ -169,6 +173,7 @@ class ReviewPage(Page):
         self.gate.clear()
         self.verdict.clear()
         self.checks.clear()
+        self.failures.show_failures([])
         self.checks_summary.setText("No checks: the review did not finish.")
         for label in self.figure_labels.values():
             label.setText("—")
@@ -205,9 +210,12 @@ class ReviewPage(Page):
         self.checks_summary = QLabel()
         self.checks_summary.setAccessibleName("Checks summary")
         self.checks_summary.setWordWrap(True)
+        self.failures = FailurePanel()
+        self.failures.goToRequested.connect(self.goToRequested)
         w = QWidget()
         lay = QVBoxLayout(w)
         lay.addWidget(self.checks_summary)
+        lay.addWidget(self.failures)
         lay.addWidget(self.checks, 1)
         return w
 
@@ -228,6 +236,8 @@ class ReviewPage(Page):
                 result, icon = "Warning", QStyle.StandardPixmap.SP_MessageBoxWarning
             explanation = o.check.explanation
             detail = detail_text(o.detail)
+            if not o.passed:  # the plain sentence first; the raw counts stay in the tooltip
+                detail = plain_failure(o).sentence
             rule = o.check.rule
             item = QTreeWidgetItem([result, o.check.name, f"{o.count:,}", explanation])
             item.setIcon(0, style.standardIcon(icon))
@@ -245,6 +255,7 @@ class ReviewPage(Page):
             self.checks.addTopLevelItem(item)
             item.setExpanded(not o.passed)  # failed ones show their counts at once
         failed = [o for o in outcomes if not o.passed]
+        self.failures.show_failures([o for o in failed if o.check.severity == BLOCKING])
         self.checks_summary.setText(
             f"{len(outcomes) - len(failed)} of {len(outcomes)} checks passed."
             + (f" {len(failed)} failed (listed first)." if failed else "")

@@ -238,6 +238,23 @@ class TagPage(Page):
     def index_of(self, table: str, column: str, field: int) -> QModelIndex:
         return self.proxy.index(self.row_of(table, column), field)
 
+    def select_column(self, table: str | None, column: str | None) -> bool:
+        """Select and show a column's row (a failed check's "Go to"); False if not here
+        (a released column named otherwise, e.g. zip3 from zip, or a filtered class)."""
+        if not table or not column:
+            return False
+        self.filter.setCurrentIndex(0)  # every class: the column must be visible
+        for name in (column, column.removesuffix("3")):
+            try:
+                index = self.index_of(table, name, TagColumn.CLASS)
+            except KeyError:
+                continue
+            self.view.setCurrentIndex(index)
+            self.view.scrollTo(index)
+            self.view.setFocus()
+            return True
+        return False
+
 
 def _keys(key: QKeySequence.StandardKey) -> str:
     return QKeySequence(key).toString(QKeySequence.SequenceFormat.NativeText)

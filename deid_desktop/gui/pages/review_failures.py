@@ -1,0 +1,51 @@
+"""The Review page's failed checks in plain words: each one's sentence in full (wrapped,
+never cut off) and a "Go to" button that opens the step and the column to fix."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from deid_desktop.core.verify import CheckOutcome
+from deid_desktop.core.verify.plain import PlainFailure, plain_failure
+
+
+class FailurePanel(QGroupBox):
+    #: the step, then the table and column to select there
+    goToRequested = Signal(object, object, object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("What failed and how to fix it", parent)
+        self.setAccessibleName("Failed checks in plain words")
+        self.rows: list[tuple[PlainFailure, QLabel, QPushButton]] = []
+        self._layout = QVBoxLayout(self)
+        self.setVisible(False)
+
+    def _clear(self) -> None:
+        for _f, label, button in self.rows:
+            label.deleteLater()
+            button.deleteLater()
+        while self._layout.count():
+            self._layout.takeAt(0)
+        self.rows = []
+
+    def show_failures(self, failed: list[CheckOutcome]) -> None:
+        self._clear()
+        for o in failed:
+            f = plain_failure(o)
+            label = QLabel(f.sentence)
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setAccessibleName(f"Failed: {o.check.name}")
+            where = f" and {f.table}.{f.column}" if f.column else ""
+            button = QPushButton(f"Go to {f.step.short}")
+            button.setAccessibleName(f"Go to {f.step.short}{where} to fix: {o.check.name}")
+            button.clicked.connect(
+                lambda _c=False, f=f: self.goToRequested.emit(f.step, f.table, f.column)
+            )
+            row = QHBoxLayout()
+            row.addWidget(label, 1)
+            row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+            self._layout.addLayout(row)
+            self.rows.append((f, label, button))
+        self.setVisible(bool(failed))
