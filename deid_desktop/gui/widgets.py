@@ -245,7 +245,9 @@ class VerdictBanner(QFrame):
         steps = "\n".join(f"• {s}" for s in verdict.next_steps)
         self.steps.setText(f"Next:\n{steps}" if steps else "")
         self.steps.setVisible(bool(steps))
-        self.action.setVisible(bool(steps) and bool(self.action.text()))
+        self.action.setVisible(
+            bool(steps) and bool(self.action.text()) and str(verdict.level) != "blocked"
+        )
         self.setVisible(True)
 
     def clear(self) -> None:
