@@ -216,6 +216,7 @@ class VerdictBanner(QFrame):
         self.steps.setTextFormat(Qt.TextFormat.PlainText)
         self.steps.setAccessibleName("What to do next")
         self.action = QPushButton()
+        self.action.setAccessibleName("Verdict: what to do next")
         self.action.setVisible(False)
         lay = QVBoxLayout(self)
         lay.addWidget(self.title)
