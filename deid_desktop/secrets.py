@@ -10,9 +10,17 @@ What is shown instead is a *fingerprint*: the first 16 hex characters of
 ``HMAC-SHA256(salt, b"deid-desktop salt fingerprint v1")`` - enough to tell two salts
 apart, useless for recovering one.
 
-There is no plaintext fallback. When no real keyring is reachable (keyring's ``fail``
-or ``null`` backend, any ``keyrings.alt`` backend, or a keyring error) every call raises
+There is no plaintext fallback. Only the operating systems' own keyrings are trusted (an
+allow-list, :data:`SECURE_BACKENDS`: Secret Service, KWallet, Windows Credential Manager,
+macOS Keychain); with anything else (keyring's ``fail`` or ``null`` backend, any
+``keyrings.alt`` backend, a third-party plugin) or a keyring error every call raises
 :class:`KeyringUnavailable` saying what is missing and how to get it.
+
+The backend is chosen without keyring's discovery, which imports every backend - the
+macOS one calls ``ctypes.util.find_library`` on every platform, and on Linux that spawns
+``ldconfig``, ``gcc`` and ``ld``. A backend the user configured (``PYTHON_KEYRING_BACKEND``
+or keyringrc.cfg) or set with ``keyring.set_keyring`` is used; else the platform's own
+is imported by name (Secret Service, then KWallet on Linux). No process is started.
 
 Escrow for air-gapped sites with several workstations: :func:`export_salt` writes the
 salt encrypted with a passphrase (Fernet, key from scrypt n=2**15, r=8, p=1 over a random
@@ -25,6 +33,7 @@ import base64
 import binascii
 import contextlib
 import hmac
+import importlib
 import json
 import os
 import secrets as _random
@@ -36,6 +45,8 @@ from pathlib import Path
 
 import keyring
 import keyring.backend
+import keyring.backends.fail
+import keyring.core
 import keyring.errors
 from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
@@ -80,29 +91,86 @@ def _backend_name(backend: keyring.backend.KeyringBackend) -> str:
     return str(name) if name else f"{cls.__module__}.{cls.__qualname__}"
 
 
+#: The keyring backends a salt may be kept in (class paths): each operating system's own,
+#: encrypted and tied to the user's login. Everything else is refused.
+SECURE_BACKENDS: dict[str, str] = {
+    "keyring.backends.SecretService.Keyring": "Secret Service",
+    "keyring.backends.libsecret.Keyring": "Secret Service (libsecret)",
+    "keyring.backends.kwallet.DBusKeyring": "KWallet",
+    "keyring.backends.kwallet.DBusKeyringKWallet4": "KWallet",
+    "keyring.backends.Windows.WinVaultKeyring": "Windows Credential Manager",
+    "keyring.backends.macOS.Keyring": "macOS Keychain",
+}
+
+#: The platform's own keyrings, tried in this order when the user configured none.
+_PLATFORM_BACKENDS: dict[str, tuple[str, ...]] = {
+    "win32": ("keyring.backends.Windows.WinVaultKeyring",),
+    "darwin": ("keyring.backends.macOS.Keyring",),
+}
+_OTHER_PLATFORMS = (
+    "keyring.backends.SecretService.Keyring",
+    "keyring.backends.kwallet.DBusKeyring",
+)
+
+
+def _class_path(backend: keyring.backend.KeyringBackend) -> str:
+    cls = type(backend)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def _unusable_reason(backend: keyring.backend.KeyringBackend) -> str | None:
-    """Why this backend must not hold a salt, or None if it is a real keyring."""
+    """Why this backend must not hold a salt, or None if it is a trusted OS keyring."""
+    if _class_path(backend) in SECURE_BACKENDS:
+        return None
     module = type(backend).__module__
+    if module.startswith("keyring.backends.chainer"):  # keyring's ChainerBackend
+        inner = list(getattr(backend, "backends", None) or [])
+        if not inner:
+            return "no operating-system keyring (Secret Service) was found"
+        reasons = [r for r in map(_unusable_reason, inner) if r]
+        return reasons[0] if reasons else None
     if module.startswith("keyrings.alt"):
         return "only the 'keyrings.alt' file backend was found, which this app refuses"
     if module.startswith(("keyring.backends.fail", "keyring.backends.null")):
         return "no operating-system keyring (Secret Service) was found"
-    inner = getattr(backend, "backends", None)  # keyring's ChainerBackend
-    if module.startswith("keyring.backends.chainer"):
-        if not inner:
-            return "no operating-system keyring (Secret Service) was found"
-        for b in inner:
-            reason = _unusable_reason(b)
-            if reason:
-                return reason
-    return None
+    return (
+        f"the keyring backend {_class_path(backend)} is not one this app trusts (it accepts "
+        "Secret Service, KWallet, Windows Credential Manager and macOS Keychain)"
+    )
+
+
+def _platform_backend() -> keyring.backend.KeyringBackend:
+    """The platform's own keyring, imported by name (no discovery, no subprocess)."""
+    for path in _PLATFORM_BACKENDS.get(sys.platform, _OTHER_PLATFORMS):
+        module_name, _, class_name = path.rpartition(".")
+        try:
+            cls = getattr(importlib.import_module(module_name), class_name)
+            cls.priority  # noqa: B018 - raises when this keyring is not usable here
+        except Exception:  # not installed, no D-Bus, daemon not running: try the next
+            continue
+        return cls()
+    return keyring.backends.fail.Keyring()
+
+
+def _chosen_backend() -> keyring.backend.KeyringBackend:
+    """The backend set with ``keyring.set_keyring``, else the user's configured one,
+    else the platform's own. Remembered for the rest of the process."""
+    current = getattr(keyring.core, "_keyring_backend", None)
+    if isinstance(current, keyring.backend.KeyringBackend):
+        return current
+    backend = keyring.core.load_env() or keyring.core.load_config() or _platform_backend()
+    keyring.set_keyring(backend)
+    return backend
 
 
 def _backend() -> keyring.backend.KeyringBackend:
     try:
-        backend = keyring.get_keyring()
+        backend = _chosen_backend()
     except keyring.errors.KeyringError as exc:
         raise _unavailable(type(exc).__name__) from None
+    except Exception as exc:  # a configured backend that cannot be loaded
+        reason = f"the configured keyring could not be loaded ({type(exc).__name__})"
+        raise _unavailable(reason) from None
     reason = _unusable_reason(backend)
     if reason:
         raise _unavailable(reason)

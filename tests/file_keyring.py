@@ -1,6 +1,7 @@
 """A keyring in a JSON file named by ``$DEID_TEST_KEYRING_FILE``, for tests that run
-``deid`` in a fresh process (``PYTHON_KEYRING_BACKEND=tests.file_keyring.FileKeyring``)
-and need the salt the GUI test process created. Priority -1: never picked on its own.
+``deid`` in a fresh process (``python -m tests.file_keyring run ...``) and need the salt
+the GUI test process created. Priority -1: never picked on its own; the app trusts only
+OS keyrings, so each process trusts it explicitly (``tests.memory_keyring.trust``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+import keyring
 import keyring.backend
 
 ENV = "DEID_TEST_KEYRING_FILE"
@@ -37,3 +39,24 @@ class FileKeyring(keyring.backend.KeyringBackend):
         store = self._load()
         store.pop(f"{service}\n{username}", None)
         self._path.write_text(json.dumps(store), encoding="utf-8")
+
+
+def trusted_name() -> str:
+    return f"{FileKeyring.__module__}.{FileKeyring.__qualname__}"
+
+
+def main(argv: list[str]) -> int:
+    """``deid`` with this keyring trusted: ``python -m tests.file_keyring run PROJECT ...``
+    (a fresh process; the app trusts only OS keyrings, so the test backend is added)."""
+    from deid_desktop import secrets as salts
+    from deid_desktop.cli import main as deid
+
+    salts.SECURE_BACKENDS[trusted_name()] = "test file keyring"
+    keyring.set_keyring(FileKeyring())
+    return deid(argv)
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))

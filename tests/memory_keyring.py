@@ -31,8 +31,16 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
         self.store.pop((service, username), None)
 
 
+def trust(cls: type[keyring.backend.KeyringBackend], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let the app accept this test backend for one test (it trusts only OS keyrings)."""
+    from deid_desktop import secrets as salts
+
+    monkeypatch.setitem(salts.SECURE_BACKENDS, f"{cls.__module__}.{cls.__qualname__}", "test")
+
+
 @pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
+def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryKeyring]:
+    trust(MemoryKeyring, monkeypatch)
     previous = keyring.get_keyring()
     backend = MemoryKeyring()
     keyring.set_keyring(backend)

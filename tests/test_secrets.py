@@ -18,7 +18,7 @@ import pytest
 
 from deid_desktop import secrets as salts
 from deid_desktop.core.errors import DeidError, InputError, KeyringUnavailable, UsageError
-from tests.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401
+from tests.memory_keyring import MemoryKeyring, memory_keyring, trust  # noqa: F401
 
 PASSPHRASE = "correct horse battery staple"
 
@@ -155,7 +155,10 @@ class _ErrorKeyring(MemoryKeyring):
         raise keyring.errors.PasswordSetError("backend said no")
 
 
-def test_a_keyring_error_becomes_a_plain_message(project_id: str) -> None:
+def test_a_keyring_error_becomes_a_plain_message(
+    project_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trust(_ErrorKeyring, monkeypatch)
     previous = keyring.get_keyring()
     keyring.set_keyring(_ErrorKeyring())
     try:

@@ -1,6 +1,7 @@
 """`deid`: the same engine as the desktop app, headless.
 
-Exit codes: 0 ok, 2 usage, 3 a release check failed (nothing written), 4 bad input.
+Exit codes: 0 ok, 2 usage, 3 a release check failed (nothing written), 4 bad input or an
+output that could not be written (nothing committed).
 Each subcommand lives in its own module under deid_desktop/cli/ and exposes
 ``register(subparsers)``; the module list below is the only place that names them.
 """
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 
 from deid_desktop import __version__
 from deid_desktop.core.errors import Cancelled, DeidError
+from deid_desktop.core.transaction import recover_pending
 
 log = logging.getLogger("deid")
 
@@ -26,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "intruder_cmds",
     "release_cmds",
     "salt_cmds",
+    "generalize_cmds",
 )
 
 EXIT_OK, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 2, 3, 4
@@ -53,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    recover_pending(lambda note: print(f"deid: {note}", file=sys.stderr))  # crashed exports
     try:
         return int(args.func(args) or 0)
     except DeidError as exc:

@@ -34,7 +34,7 @@ def run_intruder(args: argparse.Namespace) -> int:
     from deid_desktop import secrets
     from deid_desktop.core import engine
     from deid_desktop.core.attack import motivated_intruder
-    from deid_desktop.core.project import PROJECT_SUFFIX
+    from deid_desktop.core.constants import PROJECT_SUFFIX
 
     path = Path(args.project)
     if not path.name.endswith(PROJECT_SUFFIX):

@@ -168,10 +168,13 @@ def _earlier(project: Project) -> list[dict[str, Any]] | None:
     from deid_desktop.core.register import earlier_releases
 
     try:
-        return earlier_releases(project.project_id)
+        earlier = earlier_releases(project.project_id)
     except DeidError as exc:
         print(f"deid: warning: the register could not be read: {exc.message}", file=sys.stderr)
         return None
+    if earlier.damaged:
+        print(f"deid: warning: {earlier.damage_note()}", file=sys.stderr)
+    return list(earlier)
 
 
 def _print_check(payload: dict[str, Any]) -> None:
@@ -308,6 +311,8 @@ def run_run(args: argparse.Namespace) -> int:
         accept_risk=args.accept_risk,
         progress=_progress(),
     )
+    for note in record.recovered:  # leftovers of an interrupted export, removed
+        print(f"deid: {note}", file=sys.stderr)
     payload = {
         "schema": JSON_SCHEMA,
         "out": str(record.out_dir),

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from deid_desktop.cli.output import print_json, warn_problems
-from deid_desktop.core.constants import DICT_KINDS
+from deid_desktop.core.constants import DICT_KINDS, PROJECT_SUFFIX
 from deid_desktop.core.errors import InputError, UsageError
-from deid_desktop.core.project import PROJECT_SUFFIX
 
 if TYPE_CHECKING:  # pandas, risk and scan load when a command runs, not for `deid --help`
     import pandas as pd
@@ -177,8 +177,9 @@ def run_risk(args: argparse.Namespace) -> int:
     sensitive = [s for item in args.sensitive for s in _columns(item)]
     k = args.k
     census: int | None = None
+    not_counted: tuple[str, ...] = ()
     if _is_project(source):
-        frame, qis, k, sensitive, census = _release_person(source, qis, k, sensitive)
+        frame, qis, k, sensitive, census, not_counted = _release_person(source, qis, k, sensitive)
     else:
         if not qis:
             raise UsageError(
@@ -189,7 +190,10 @@ def run_risk(args: argparse.Namespace) -> int:
     c = DEFAULT_C if args.c is None else args.c
     if c <= 0:
         raise UsageError("--c must be a positive number.", hint="A usual value is 4 (--c 4).")
-    report = risk_report(frame, qis, k_target=k, sensitive=sensitive, c=c)
+    report = replace(
+        risk_report(frame, qis, k_target=k, sensitive=sensitive, c=c),
+        released_not_counted=not_counted,
+    )
     uniqueness = _population_uniqueness(report, args.population, args.sampling_fraction, census)
     if args.json:
         out = report.to_dict(include_values=False, include_lone_rows=False)
@@ -238,10 +242,11 @@ def _population_text(u: PopulationUniqueness) -> str:
 
 def _release_person(
     source: Path, qis: list[str], k: int | None, sensitive: list[str]
-) -> tuple[pd.DataFrame, list[str], int | None, list[str], int | None]:
+) -> tuple[pd.DataFrame, list[str], int | None, list[str], int | None, tuple[str, ...]]:
     """The released person table of the project, built in memory (nothing written), the
-    project's quasi-identifiers, k target and sensitive columns unless overridden, and the
-    Census population of the released ZIP3 areas when ZIP3 is one of them."""
+    project's quasi-identifiers, k target and sensitive columns unless overridden, the
+    Census population of the released ZIP3 areas when ZIP3 is one of them, and the
+    released identifying columns left out of the count (none when --qi is given)."""
     from deid_desktop import secrets
     from deid_desktop.core import engine
     from deid_desktop.core.pathways import build_release
@@ -250,6 +255,7 @@ def _release_person(
     project, extract = _load_project(source)
     release = build_release(extract, project, salt=secrets.salt_for_project(project))
     frame = release.tables[project.person_table.name]
+    not_counted = () if qis else engine.released_not_counted_for(project, release)
     qis = qis or list(engine.quasi_identifiers_for(project, release))
     sensitive = sensitive or list(engine.sensitive_columns_for(project, release))
     census = None
@@ -261,7 +267,8 @@ def _release_person(
         census = released_zip3_population(
             frame[ZIP3_COLUMN].dropna().unique(), table.populations, table.restricted
         )
-    return frame, qis, (project.risk.k_target if k is None else k), sensitive, census
+    k = project.risk.k_target if k is None else k
+    return frame, qis, k, sensitive, census, not_counted
 
 
 def _risk_text(r: RiskReport) -> str:

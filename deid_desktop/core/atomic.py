@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -30,9 +29,11 @@ from pathlib import Path
 from types import TracebackType
 
 from deid_desktop.core.errors import UsageError
+from deid_desktop.core.shred import remove_tree
 
-_STAGING_PREFIX = ".deid-staging-"
-_OLD_PREFIX = ".deid-replaced-"
+STAGING_PREFIX = ".deid-staging-"
+OLD_PREFIX = ".deid-replaced-"
+_STAGING_PREFIX, _OLD_PREFIX = STAGING_PREFIX, OLD_PREFIX
 
 
 def fsync_dir(path: Path) -> None:
@@ -131,6 +132,11 @@ class StagedDirectory:
         self.overwrite = overwrite
         self.marker = marker
         self.private = private  # folder readable by its owner only (e.g. a crosswalk)
+        parent, name = self.target.parent, self.target.name
+        #: where the files are staged and where a replaced folder is parked: chosen now,
+        #: so a journal can name them before anything is created
+        self.staging_path = parent / f"{_STAGING_PREFIX}{name}-{_token()}"
+        self.old_path = parent / f"{_OLD_PREFIX}{name}-{_token()}"
         self._staging: Path | None = None
         self._old: Path | None = None
         self._created_parents: list[Path] = []
@@ -168,17 +174,20 @@ class StagedDirectory:
             raise RuntimeError("StagedDirectory is not open")
         return self._staging
 
-    def open(self) -> StagedDirectory:
-        parent = self.target.parent
+    def missing_parents(self) -> list[Path]:
+        """The target's parent folders that do not exist yet, outermost first."""
         missing: list[Path] = []
-        p = parent
+        p = self.target.parent
         while not p.exists():
             missing.append(p)
             p = p.parent
-        for d in reversed(missing):
+        return missing[::-1]
+
+    def open(self) -> StagedDirectory:
+        for d in self.missing_parents():
             d.mkdir()
             self._created_parents.append(d)
-        staging = parent / f"{_STAGING_PREFIX}{self.target.name}-{_token()}"
+        staging = self.staging_path
         staging.mkdir()  # the user's umask, like any folder they create
         if self.private:
             staging.chmod(0o700)
@@ -216,7 +225,7 @@ class StagedDirectory:
             if _is_empty_dir(t):
                 t.rmdir()
             else:
-                old = t.parent / f"{_OLD_PREFIX}{t.name}-{_token()}"
+                old = self.old_path
                 os.rename(t, old)
                 self._old = old
         try:
@@ -235,7 +244,7 @@ class StagedDirectory:
         if not self._swapped:
             return
         t = self.target
-        shutil.rmtree(t, ignore_errors=True)
+        remove_tree(t, shred=self.private)
         if self._old is not None:
             os.rename(self._old, t)
             self._old = None
@@ -247,13 +256,13 @@ class StagedDirectory:
     def finalize(self) -> None:
         """Delete the replaced folder, once the new one is in place for good."""
         if self._old is not None:
-            shutil.rmtree(self._old, ignore_errors=True)
+            remove_tree(self._old, shred=self.private)
             self._old = None
 
     def discard(self) -> None:
         """Remove everything staged; leave the target as it was."""
         if self._staging is not None:
-            shutil.rmtree(self._staging, ignore_errors=True)
+            remove_tree(self._staging, shred=self.private)  # a crosswalk part: shredded
             self._staging = None
         if not self._swapped:
             self._remove_created_parents()

@@ -28,5 +28,16 @@ ROTATE_WARNING = (
 
 #: Dictionary kinds accepted by ``build_dictionary_from_values`` -> hit kind.
 DICT_KINDS: Mapping[str, str] = MappingProxyType(
-    {"name": "NAME", "mrn": "MRN", "phone": "PHONE", "email": "EMAIL", "ssn": "SSN", "id": "ID"}
+    {
+        "name": "NAME",
+        "mrn": "MRN",
+        "phone": "PHONE",
+        "email": "EMAIL",
+        "ssn": "SSN",
+        "id": "ID",
+        "site": "LOCATION",
+    }
 )
+
+#: The file name ending of a saved project.
+PROJECT_SUFFIX = ".deid.json"

@@ -24,7 +24,8 @@ OS keyring (``deid_desktop.secrets``); the engine never stores or logs it.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -126,20 +127,21 @@ def load(
 
 
 def quasi_identifiers_for(project: Project, release: Release) -> tuple[str, ...]:
-    """The quasi-identifiers risk is measured on, as columns of the released person table.
+    """The columns risk is measured on, as columns of the released person table: the
+    project's own choice if set (those still released), else every released column that
+    can identify in combination (``pathways.common.default_quasi_identifiers``)."""
+    from deid_desktop.core.pathways.common import counted_columns
 
-    The project's own choice if set (those still released), else every quasi-tagged
-    column of the person table as released, a ZIP column being measured as ``zip3``.
-    """
     frame = release.tables.get(project.person_table.name)
-    if frame is None:
-        return ()
-    chosen = project.risk.quasi_identifiers
-    if chosen:
-        return tuple(c for c in chosen if c in frame.columns)
-    from deid_desktop.core.pathways.common import default_quasi_identifiers
+    return () if frame is None else counted_columns(project, frame)
 
-    return default_quasi_identifiers(project, frame)
+
+def released_not_counted_for(project: Project, release: Release) -> tuple[str, ...]:
+    """Released identifying columns the user left out of the risk count."""
+    from deid_desktop.core.pathways.common import released_not_counted
+
+    frame = release.tables.get(project.person_table.name)
+    return () if frame is None else released_not_counted(project, frame)
 
 
 def sensitive_columns_for(project: Project, release: Release) -> tuple[str, ...]:
@@ -183,11 +185,13 @@ def scan_extract(
     columns: dict[str, list[str]] | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
+    sites: Sequence[str] = (),
 ) -> ScanReport | None:
     """Scan the extract's free-text columns, or only ``columns`` (None when there are none).
 
     The dictionary lives only inside this call, so its memory is gone before the
-    release is built.
+    release is built. Each table's person key makes the scan person-aware; ``sites``:
+    the user's site list (``scan.load_site_list``).
     """
     from deid_desktop.core.scan import build_dictionary, scan_frames
 
@@ -197,9 +201,10 @@ def scan_extract(
     return scan_frames(
         {name: extract.table(name).frame for name in text_columns},
         text_columns,
-        build_dictionary(extract, project),
+        build_dictionary(extract, project, sites),
         progress=progress,
         cancel=cancel,
+        person_keys={t.name: t.key for t in project.tables},
     )
 
 
@@ -264,6 +269,7 @@ def review(
             progress=_slice(rep, 0.6, 0.7),
             cancel=cancel,
         )
+        risk = replace(risk, released_not_counted=released_not_counted_for(project, release))
     rep.step(0.7, "Checking the release")
     verification = verify_release(
         extract, release, project, risk=risk, progress=_slice(rep, 0.7, 1.0), cancel=cancel
@@ -466,6 +472,7 @@ __all__ = [
     "open_project",
     "quasi_identifiers_for",
     "redact_columns_for",
+    "released_not_counted_for",
     "released_rows",
     "review",
     "risk_acceptance_needed",

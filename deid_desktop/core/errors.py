@@ -90,3 +90,10 @@ class Problem:
     column: str | None = None
     rows: tuple[int, ...] = ()
     severity: str = "warning"  # "warning" | "error"
+
+
+class OutputError(DeidError):
+    """An output could not be written (a full disk, no permission); nothing was committed
+    (CLI exit 4). The message names the folder."""
+
+    exit_code = 4

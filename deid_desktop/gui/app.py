@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from deid_desktop import __version__
 from deid_desktop.core.steps import Step
+from deid_desktop.core.transaction import recover_pending
 
 log = logging.getLogger("deid.gui")
 
@@ -73,6 +74,12 @@ def excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackT
         "Nothing was written by the step that failed. Save your project and restart the "
         "app if something looks wrong, and please report the step you were on.",
     )
+
+
+def _tell(message: str) -> None:
+    """Say what the start-up recovery did, in a plain message box."""
+    log.warning("%s", message)
+    QMessageBox.information(None, "deid-desktop", message)
 
 
 def make_app(argv: Sequence[str]) -> QApplication:
@@ -155,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the self-test has nobody to close a message box: it logs and exits nonzero instead
     sys.excepthook = quiet_excepthook if args.selftest else excepthook
     app = make_app([sys.argv[0]])
+    recover_pending(log.warning if args.selftest else lambda m: _tell(m))  # crashed exports
 
     try:
         from deid_desktop.gui.main_window import MainWindow

@@ -41,6 +41,9 @@ from deid_desktop.core.tagging.retag import edited_tag
 
 Index = QModelIndex | QPersistentModelIndex
 MASK = "•••••"
+#: Classes whose sample values stay hidden until "Show values" is ticked (free text
+#: holds names and dates as often as a direct column does).
+_HIDDEN_CLASSES = frozenset({ColumnClass.DIRECT, ColumnClass.FREE_TEXT})
 MISSING = "(missing)"
 
 ROLE_LABELS: dict[Role, str] = {
@@ -235,8 +238,8 @@ class TagModel(QAbstractTableModel):
             return TagColumn.HEADERS[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
             return {
-                TagColumn.SAMPLE: "A few values from the column. Direct identifiers are hidden "
-                "unless you tick “Show values”.",
+                TagColumn.SAMPLE: "A few values from the column. Direct identifiers and free "
+                "text are hidden unless you tick “Show values”.",
                 TagColumn.CLASS: "What kind of column this is; decides how it is treated.",
                 TagColumn.ROLE: "What the column means to the pathway (person key, ZIP, age...).",
                 TagColumn.CATEGORY: "For direct identifiers: which of the 18 Safe Harbor "
@@ -256,7 +259,7 @@ class TagModel(QAbstractTableModel):
         return f
 
     def _sample_text(self, table: str, tag: ColumnTag) -> str:
-        if tag.cls == ColumnClass.DIRECT and not self.show_values:
+        if tag.cls in _HIDDEN_CLASSES and not self.show_values:
             return MASK
         values = self._samples(table, tag.name)
         return ", ".join(v if v else MISSING for v in values)
@@ -297,8 +300,9 @@ class TagModel(QAbstractTableModel):
                 return ROLE_TIPS[tag.role]
             if col == TagColumn.EVIDENCE and tag.evidence:
                 return "<br>".join(tag.evidence)
-            if col == TagColumn.SAMPLE and tag.cls == ColumnClass.DIRECT and not self.show_values:
-                return "Hidden: direct identifier. Tick “Show values” to see them."
+            if col == TagColumn.SAMPLE and tag.cls in _HIDDEN_CLASSES and not self.show_values:
+                what = "direct identifier" if tag.cls == ColumnClass.DIRECT else "free text"
+                return f"Hidden: {what}. Tick “Show values” to see them."
         if role == Qt.ItemDataRole.UserRole:
             return tag.cls.value
         if role == Qt.ItemDataRole.FontRole and col == TagColumn.CLASS and tag.unsure:

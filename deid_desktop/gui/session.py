@@ -20,6 +20,7 @@ from deid_desktop.core.tagging.retag import apply_tag
 if TYPE_CHECKING:
     from deid_desktop.core.engine import ReviewResult
     from deid_desktop.core.export import ExportRecord
+    from deid_desktop.core.scan.sample import SampleReview
 
 
 class _TagEdit(QUndoCommand):
@@ -80,6 +81,7 @@ class Session(QObject):
         self.suggestions: dict | None = None  # (table, column) -> suggested ColumnTag
         self.review: ReviewResult | None = None
         self.export_record: ExportRecord | None = None
+        self.sample_review: SampleReview | None = None  # the reviewer's sample of notes
         self.dirty = False
         self._edited = False  # a non-undoable edit since the last save
         self.undo_stack = QUndoStack(self)

@@ -53,7 +53,7 @@ def test_review_builds_verifies_measures_and_scans(reviewed, demo: Path) -> None
         "no_full_dates",
         "no_zip5",
     }
-    assert result.quasi_identifiers == ("age", "sex", "race", "ethnicity", "zip3")
+    assert result.quasi_identifiers == ("dob_year", "age", "sex", "race", "ethnicity", "zip3")
     assert result.risk is not None and result.risk.rows == 2432
     assert result.risk.quasi_identifiers == result.quasi_identifiers
     assert result.scan is not None

@@ -269,7 +269,8 @@ def test_data_dictionary_lists_every_released_column(tmp_path: Path) -> None:
     row = dd.set_index(["table", "column"])
     dob = row.loc[("demographics", "dob_year")]
     assert dob["transformation"] == (
-        "derived from dob: reduced to the year; removed for persons aged 90 or over"
+        "derived from dob: reduced to the year; removed for persons aged 90 or over; "
+        "counted in the residual risk"
     )
     assert dob["class"] == "date"
     assert "first three digits" in row.loc[("demographics", "zip3"), "transformation"]

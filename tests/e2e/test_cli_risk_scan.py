@@ -131,7 +131,16 @@ def test_scan_file_json_counts_without_text(tmp_path: Path) -> None:
     assert (0, "cue:dr") in rules
     assert (0, "dictionary:phone") in rules
     assert (1, "cue:daughter") in rules
-    assert set(out["hit_list"][0]) == {"table", "row", "column", "start", "end", "kind", "rule"}
+    assert set(out["hit_list"][0]) == {
+        "table",
+        "row",
+        "column",
+        "start",
+        "end",
+        "kind",
+        "rule",
+        "confidence",
+    }
     assert "cannot prove a note clean" in out["disclaimer"]
     for text in ("Rosa", "Okafor", "Sarah", "555", "3/4/2024"):
         assert text not in run.stdout
@@ -169,7 +178,7 @@ def test_risk_on_project_measures_the_released_person_table(demo_project: Path) 
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert out["rows"] == 2432
-    assert out["quasi_identifiers"] == ["age", "sex", "race", "ethnicity", "zip3"]
+    assert out["quasi_identifiers"] == ["dob_year", "age", "sex", "race", "ethnicity", "zip3"]
     assert out["k_target"] == 5
     assert (
         out["lone"] + sum(c["records"] for c in out["class_size_distribution"] if c["size"] > 1)
@@ -253,11 +262,12 @@ def test_intruder_on_the_demo_equals_a_plain_join_of_the_written_release(
     assert attack.returncode == 0, attack.stderr
     got = json.loads(attack.stdout)
     qis = got["on"]
-    assert qis == ["age", "sex", "race", "ethnicity", "zip3"]
+    # every released identifying column of the person table: the birth year too
+    assert qis == ["dob_year", "age", "sex", "race", "ethnicity", "zip3"]
     people = pd.read_csv(out / "demographics.csv", dtype=str, keep_default_na=False)
     sizes = people.groupby(qis, dropna=False).size()
     assert got["targets"] == len(people) == 2432
-    assert got["certain"] == int((sizes == 1).sum()) == 945
+    assert got["certain"] == int((sizes == 1).sum()) == 1461
     assert got["expected_matches"] == pytest.approx(len(sizes))
     assert got["hidden_among"]["1"] == got["certain"] and got["hidden_among"]["0"] == 0
     assert not any(v in attack.stdout for v in people["zip3"].unique() if v not in {"000"})

@@ -157,3 +157,19 @@ def test_edits_invalidate_the_review_only_when_they_change_the_release(
     s.set_review(object())
     s.update(review_stale=review_stale, seed=11)
     assert (s.review is None) is review_stale
+
+
+def test_tag_model_hides_free_text_samples_until_show_values() -> None:
+    cols = (
+        ColumnTag("patient_id", ColumnClass.DIRECT, Role.PERSON_KEY, IdentifierCategory.H),
+        ColumnTag("note", ColumnClass.FREE_TEXT),
+    )
+    spec = TableSpec("visits", "visits.csv", "0" * 64, "patient_id", True, cols)
+    model = TagModel(lambda _t, _tag: None)
+    model.set_project(Project(project_id="p" * 32, name="t", tables=(spec,)))
+    model.set_samples(lambda _t, c: {"note": ["Dtr Okafor called"]}.get(c, []))
+    sample = model.index(1, TagColumn.SAMPLE)
+    assert model.data(sample) == MASK
+    assert "free text" in model.data(sample, Qt.ItemDataRole.ToolTipRole)
+    model.set_show_values(True)
+    assert model.data(sample) == "Dtr Okafor called"

@@ -24,6 +24,7 @@ from deid_desktop.gui.main_window import MainWindow
 from tests.core.support import sha
 from tests.file_keyring import ENV, FileKeyring
 from tests.gui.test_flow import WAIT, idle, open_demo, wait_review
+from tests.memory_keyring import trust
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def file_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     monkeypatch.setenv(ENV, str(tmp_path / "keyring.json"))
+    trust(FileKeyring, monkeypatch)
     previous = keyring.get_keyring()
     keyring.set_keyring(FileKeyring())
     yield
@@ -39,16 +41,12 @@ def file_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: igno
 
 
 def _deid_run(project: Path, out: Path, cw: Path, register: Path) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
-    env = {
-        **os.environ,
-        "PYTHON_KEYRING_BACKEND": "tests.file_keyring.FileKeyring",
-        "PYTHONPATH": str(ROOT),
-    }
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [
             sys.executable,
             "-m",
-            "deid_desktop",
+            "tests.file_keyring",
             "run",
             str(project),
             "--out",

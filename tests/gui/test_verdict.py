@@ -14,6 +14,7 @@ from deid_desktop.core.steps import Step
 from deid_desktop.gui.main_window import MainWindow
 from tests.file_keyring import ENV, FileKeyring
 from tests.gui.test_flow import WAIT, idle, open_demo, wait_review
+from tests.memory_keyring import trust
 
 pytestmark = pytest.mark.slow
 
@@ -43,6 +44,7 @@ def test_a_linkable_export_below_k_asks_for_a_reason_and_records_it(
     qtbot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv(ENV, str(tmp_path / "keyring.json"))
+    trust(FileKeyring, monkeypatch)
     previous = keyring.get_keyring()
     keyring.set_keyring(FileKeyring())
     try:
@@ -50,7 +52,7 @@ def test_a_linkable_export_below_k_asks_for_a_reason_and_records_it(
         assert window.go_to(Step.PATHWAY)
         window.pathway_page.pathway_buttons[Pathway.LINKABLE].click()
         window.pathway_page.salt_create.click()
-        assert window.go_to(Step.REVIEW)
+        assert window.go_to(Step.REVIEW), window.step_reason.text()
         wait_review(qtbot, window)
         assert window.go_to(Step.EXPORT)
         page, s = window.export_page, window.session
@@ -73,3 +75,26 @@ def test_a_linkable_export_below_k_asks_for_a_reason_and_records_it(
         assert record["verdict"]["risk_accepted"]["reason"] == "analysed in our enclave"
     finally:
         keyring.set_keyring(previous)
+
+
+def test_a_released_column_left_out_of_k_is_named_on_the_risk_tab(
+    qtbot, window: MainWindow
+) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+
+    open_demo(qtbot, window)
+    assert window.go_to(Step.REVIEW)
+    wait_review(qtbot, window)
+    page = window.review_page
+    assert page.not_counted.isHidden()
+    zip3 = next(
+        page.qi_list.item(i) for i in range(page.qi_list.count())
+        if page.qi_list.item(i).text() == "zip3"
+    )  # fmt: skip
+    zip3.setCheckState(Qt.CheckState.Unchecked)
+    page.apply_button.click()
+    wait_review(qtbot, window)
+    assert "zip3" in window.session.review.risk.released_not_counted
+    assert not page.not_counted.isHidden()
+    assert page.not_counted.text().startswith("Released, not counted: ")
+    assert "zip3" in page.not_counted.text()

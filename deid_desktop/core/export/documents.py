@@ -22,35 +22,10 @@ from deid_desktop.core.model import (
     Role,
     TableSpec,
 )
+from deid_desktop.core.pathways.common import counted_columns, released_not_counted, source_tag
 from deid_desktop.core.pathways.registry import ReleaseWording, pathway_spec
 
 DICTIONARY_COLUMNS = ("table", "column", "class", "transformation", "description")
-
-ZIP3_NAMES = ("zip3",)
-
-
-def _source_tag(spec: TableSpec | None, column: str) -> tuple[ColumnTag | None, bool]:
-    """(tag of the source column, whether the released column is derived under a new name).
-
-    Follows the pathways' naming: ``zip3`` comes from the ZIP-role column, ``<stem>_year``
-    from ``<stem>``, ``<stem>_date``, ``<stem>date`` or ``<stem>_dt``.
-    """
-    if spec is None:
-        return None, False
-    names = {c.name: c for c in spec.columns}
-    if column in names:
-        return names[column], False
-    if column in ZIP3_NAMES or column.endswith("_zip3"):
-        zip_tag = spec.by_role(Role.ZIP)
-        if zip_tag is not None:
-            return zip_tag, True
-    base = column.rstrip("_")
-    if base.endswith("_year"):
-        stem = base[: -len("_year")]
-        for candidate in (stem, f"{stem}_date", f"{stem}date", f"{stem}_dt"):
-            if candidate in names:
-                return names[candidate], True
-    return None, False
 
 
 def _treatment(tag: ColumnTag, wording: ReleaseWording, project: Project, table: str) -> str:
@@ -66,7 +41,7 @@ def _treatment(tag: ColumnTag, wording: ReleaseWording, project: Project, table:
             return "free-text scan hits replaced by [KIND] (redaction cannot prove a note clean)"
         return "kept"
     if tag.cls == ColumnClass.QUASI:
-        return "kept (quasi-identifier, counted in the residual risk)"
+        return "kept (quasi-identifier)"
     if tag.cls == ColumnClass.DIRECT:
         return "kept (limited data set)"
     return "kept as it is"
@@ -86,6 +61,12 @@ def data_dictionary(release: Release, project: Project) -> pd.DataFrame:
 
     The pathway's wording comes from its spec (``UsageError`` for an unknown pathway)."""
     wording = pathway_spec(release.pathway).wording
+    person = release.tables.get(project.person_table.name)
+    counted: set[str] = set()
+    not_counted: set[str] = set()
+    if person is not None:
+        counted = set(counted_columns(project, person))
+        not_counted = set(released_not_counted(project, person))
     rows: list[dict[str, str]] = []
     for table, frame in release.tables.items():
         try:
@@ -105,7 +86,7 @@ def data_dictionary(release: Release, project: Project) -> pd.DataFrame:
                     }
                 )
                 continue
-            tag, derived = _source_tag(spec, column)
+            tag, derived = source_tag(spec, column)
             if tag is None:
                 rows.append(
                     {
@@ -120,6 +101,10 @@ def data_dictionary(release: Release, project: Project) -> pd.DataFrame:
             treatment = _treatment(tag, wording, project, table)
             if derived:
                 treatment = f"derived from {tag.name}: {treatment}"
+            if column in counted:
+                treatment += "; counted in the residual risk"
+            elif column in not_counted:
+                treatment += "; released, not counted in the residual risk (the user's choice)"
             rows.append(
                 {
                     "table": table,
@@ -210,8 +195,14 @@ def render_readme(
     if risk is not None:
         qis = ", ".join(risk.get("quasi_identifiers", [])) or "(none)"
         k = risk.get("k")
+        not_counted = ", ".join(risk.get("released_not_counted", []))
         risk_lines = [
-            f"Measured on the person table, on the quasi-identifiers: {qis}.",
+            f"Measured on the person table, on the columns: {qis}.",
+            *(
+                [f"Released but not counted (left out by the user): {not_counted}."]
+                if not_counted
+                else []
+            ),
             f"k (smallest group of records sharing the same values): {k if k is not None else '-'}",
             f"Equivalence classes: {risk['classes']:,}",
             f"Lone records (a group of one): {risk['lone']:,}",

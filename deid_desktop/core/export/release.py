@@ -6,12 +6,17 @@ Order of work, so that a refusal or a failure leaves nothing behind:
    each failed check and its count), a crosswalk folder that is the release folder or
    inside it (or the other way round), a register inside either folder, a table too
    large for XLSX, an existing non-empty output folder without ``overwrite``.
-2. Stage: every file of the release and of the crosswalk folder is written into hidden
-   staging folders beside the targets, fsynced.
-3. Commit: both folders are renamed into place, then the record is appended to the
-   register; if any of that fails, both folders are put back as they were.
+2. Stage (``core/transaction.py``): a journal naming every folder is written first, then
+   every file of the release and of the crosswalk folder goes into hidden staging
+   folders beside the targets.
+3. Commit: files fsynced, the register line prepared beside the register (a full disk
+   fails here), the journal turned to "commit", both folders renamed into place and
+   the line appended to the register - together or not at all. A crash at any point is
+   finished or undone at the next start (``recover_pending``).
 
-A cancel (``CancelToken``) is honoured between tables and chunks until the commit.
+A cancel (``CancelToken``) is honoured between tables and chunks until the commit. Any
+failed write (``OSError``: a full disk, no permission) is an ``OutputError`` (exit 4)
+naming the folder, with nothing committed.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import errno
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -28,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from deid_desktop import __version__
-from deid_desktop.core.atomic import StagedDirectory, staged_directories
-from deid_desktop.core.errors import CheckFailed, DeidError, UsageError
+from deid_desktop.core.atomic import StagedDirectory
+from deid_desktop.core.errors import CheckFailed, OutputError, UsageError
 from deid_desktop.core.export.cells import neutralise_frame
 from deid_desktop.core.export.csvout import write_csv
 from deid_desktop.core.export.documents import (
@@ -51,10 +57,12 @@ from deid_desktop.core.export.record import (
 )
 from deid_desktop.core.export.summaries import check_rows, risk_summary, scan_summary
 from deid_desktop.core.export.tables import check_xlsx_fits, write_xlsx
+from deid_desktop.core.faults import fault_point
 from deid_desktop.core.io.hashing import sha256_file as sha256_of
 from deid_desktop.core.model import ExportMeta, Project, Release
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.register import append_register, resolve_register_path
+from deid_desktop.core.register import register_line, resolve_register_path
+from deid_desktop.core.transaction import ReleaseTransaction, sweep_staging
 
 if TYPE_CHECKING:
     from deid_desktop.core.verify import Verification
@@ -87,6 +95,8 @@ class ExportRecord:
     register_path: Path
     full_record: dict[str, Any] = field(default_factory=dict)
     full_record_path: Path | None = None
+    #: sentences about leftovers of interrupted exports removed before this one
+    recovered: tuple[str, ...] = ()
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -191,17 +201,38 @@ class _Written:
     xlsx_removed: dict[str, int] = field(default_factory=dict)  # table -> illegal chars cut
 
 
+def _failed_folder(exc: OSError, where: Path, txn: ReleaseTransaction) -> Path:
+    """The folder a failed write was for: a staging path stands for its target."""
+    name = getattr(exc, "filename", None)
+    if not name:
+        return where
+    p = Path(name)
+    for f in txn.folders:
+        for held in (f.staging_path, f.old_path, f.target):
+            if p == held or p.is_relative_to(held):
+                return f.target
+    return p.parent
+
+
 @contextlib.contextmanager
-def _plain_os_errors() -> Iterator[None]:
-    """A failed write (full disk, no permission) as a plain message; nothing remains."""
+def _plain_os_errors(where: dict[str, Path], txn: ReleaseTransaction) -> Iterator[None]:
+    """A failed write (full disk, no permission) as a plain message naming the folder
+    (exit 4); the transaction has already put everything back."""
     try:
         yield
     except OSError as exc:
+        folder = _failed_folder(exc, where["folder"], txn)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise OutputError(
+                f"There is no space left on the disk of {folder}, so the release could not "
+                "be written. Nothing was written.",
+                hint="Free some space on that disk (or choose a folder on another one) and "
+                "run again.",
+            ) from exc
         reason = exc.strerror or str(exc) or type(exc).__name__
-        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-        raise DeidError(
-            f"The release could not be written ({reason}{where}). Nothing was written.",
-            hint="Check that the folders are writable and the disk has space, then try again.",
+        raise OutputError(
+            f"The release could not be written to {folder} ({reason}). Nothing was written.",
+            hint="Check that the folder is writable and its disk has space, then try again.",
         ) from exc
 
 
@@ -254,10 +285,12 @@ def _write_tables(
         csv_name = f"{stems[name]}.csv"
         csv_part = part.sub(0.0, 0.5 if "xlsx" in formats else 1.0)
         done.digests[csv_name] = write_csv(safe, rel.file(csv_name), csv_part)
+        fault_point("table written")
         done.notes.append((csv_name, f"table {name}"))
         if "xlsx" in formats:
             xlsx_name = f"{stems[name]}.xlsx"
             removed = write_xlsx(safe, rel.file(xlsx_name), sheet=name, reporter=part.sub(0.5, 1.0))
+            fault_point("spreadsheet written")
             if removed:
                 done.xlsx_removed[name] = removed
             done.notes.append((xlsx_name, f"table {name} (spreadsheet)"))
@@ -270,6 +303,7 @@ def _write_crosswalk(
     """The held-back crosswalk and its warning, in the crosswalk folder."""
     safe, _ = neutralise_frame(crosswalk)
     digest = write_csv(safe, xw.file(CROSSWALK_FILE))
+    fault_point("crosswalk written")
     xw.write_text(
         CROSSWALK_README,
         render_crosswalk_readme(
@@ -330,27 +364,25 @@ def export_release(
     full: dict[str, Any] = {}  # the full record: crosswalk folder and register only
     full_path = crosswalk_dir / FULL_RECORD_JSON if crosswalk_dir is not None else None
 
-    def _append_register() -> None:
-        entry = {**full, "record_path": str(out_dir / RECORD_JSON)}
-        if full_path is not None:
-            entry["full_record_path"] = str(full_path)
-        append_register(register, entry)
+    txn = ReleaseTransaction(
+        targets,
+        overwrite=overwrite,
+        markers=[RECORD_JSON, CROSSWALK_README][: len(targets)],
+        private=[False, True][: len(targets)],  # the crosswalk folder: owner only
+        register=register,
+    )
+    staged = txn.folders
+    recovered: list[str] = []
+    where: dict[str, Path] = {"folder": txn.journal_folder}
 
-    with (
-        _plain_os_errors(),
-        staged_directories(
-            targets,
-            overwrite=overwrite,
-            markers=[RECORD_JSON, CROSSWALK_README][: len(targets)],
-            private=[False, True][: len(targets)],  # the crosswalk folder: owner only
-            on_commit=_append_register,
-        ) as staged,
-    ):
+    def _stage() -> tuple[dict[str, Any], tuple[Path, ...], tuple[Path, ...]]:
+        """Write every file into the staging folders; the record, files, crosswalk files."""
         rel = staged[0]
         written = _write_tables(rel, release, stems, formats, reporter.sub(0.0, 0.85))
         reporter.step(0.86, "Writing the data dictionary")
         dictionary = data_dictionary(release, project)
         written.digests[DICTIONARY] = write_csv(dictionary, rel.file(DICTIONARY))
+        fault_point("data dictionary written")
         written.notes += [
             (DICTIONARY, "each released column: class, what was done to it"),
             (README, "this file"),
@@ -360,7 +392,9 @@ def export_release(
         crosswalk_files: tuple[Path, ...] = ()
         if release.crosswalk is not None and crosswalk_dir is not None:
             reporter.step(0.88, "Writing the crosswalk")
+            where["folder"] = crosswalk_dir
             crosswalk_info = _write_crosswalk(staged[1], release.crosswalk, crosswalk_dir, out_dir)
+            where["folder"] = out_dir
             crosswalk_files = (crosswalk_dir / CROSSWALK_FILE, crosswalk_dir / CROSSWALK_README)
 
         reporter.step(0.9, "Writing the README")
@@ -385,6 +419,7 @@ def export_release(
             verdict=verdict,
         )
         rel.write_text(README, readme)
+        fault_point("README written")
 
         reporter.step(0.93, "Writing the export record")
         outputs = [
@@ -423,13 +458,35 @@ def export_release(
             full["project"]["sha256"] = sha256_of(Path(project_file))
         record = release_record(full, seed=project.seed)
         rel.write_text(RECORD_JSON, record_json(record))
+        fault_point("record written")
         rel.write_text(RECORD_TXT, render_record_text(record))
+        fault_point("record text written")
         if len(staged) > 1:  # the full record stays with the crosswalk
+            where["folder"] = crosswalk_dir
             staged[1].write_text(FULL_RECORD_JSON, record_json(full))
+            fault_point("full record written")
             staged[1].write_text(FULL_RECORD_TXT, render_record_text(full))
+            fault_point("full record text written")
             crosswalk_files += tuple(crosswalk_dir / n for n in (FULL_RECORD_JSON, FULL_RECORD_TXT))
         files = tuple(out_dir / p.name for p in rel.staged_files())
-        reporter.step(0.97, "Moving the release into place")
+        return record, files, crosswalk_files
+
+    with _plain_os_errors(where, txn):
+        sweep_staging([t.parent for t in targets], recovered.append, txn.journal_folder)
+        txn.begin()
+        try:
+            where["folder"] = out_dir
+            record, files, crosswalk_files = _stage()
+            entry = {**full, "record_path": str(out_dir / RECORD_JSON)}
+            if full_path is not None:
+                entry["full_record_path"] = str(full_path)
+            where["folder"] = register.parent
+            line = register_line(entry, txn.id)
+            reporter.step(0.97, "Moving the release into place")
+            txn.commit(line)
+        except BaseException:
+            txn.abort()
+            raise
     reporter.progress(1.0, "Export finished")
     return ExportRecord(
         record=record,
@@ -441,4 +498,5 @@ def export_release(
         register_path=register,
         full_record=full,
         full_record_path=full_path if crosswalk_files else None,
+        recovered=tuple(recovered),
     )

@@ -60,6 +60,8 @@ def risk_summary(report: Any | None) -> dict[str, Any] | None:
         return dict(report)
     summary: dict[str, Any] = {
         "quasi_identifiers": list(report.quasi_identifiers),
+        "counted_columns": list(report.quasi_identifiers),
+        "released_not_counted": list(getattr(report, "released_not_counted", ())),
         "rows": int(report.rows),
         "classes": int(report.classes),
         "k": None if report.k is None else int(report.k),

@@ -402,14 +402,59 @@ def subject_crosswalk(subjects: SubjectIds, person: LoadedTable, key: str) -> pd
 # --------------------------------------------------------------------------- risk settings
 
 
+def source_tag(spec: TableSpec | None, column: str) -> tuple[ColumnTag | None, bool]:
+    """(tag of the source column, whether the released column is derived under a new name).
+
+    Follows the pathways' naming: ``zip3`` (or ``<name>_zip3``) comes from the ZIP-role
+    column, ``<stem>_year`` from ``<stem>``, ``<stem>_date``, ``<stem>date`` or ``<stem>_dt``.
+    """
+    if spec is None:
+        return None, False
+    names = {c.name: c for c in spec.columns}
+    if column in names:
+        return names[column], False
+    if column == ZIP3_COLUMN or column.endswith("_zip3"):
+        zip_tag = spec.by_role(Role.ZIP)
+        if zip_tag is not None:
+            return zip_tag, True
+    base = column.rstrip("_")
+    if base.endswith("_year"):
+        stem = base[: -len("_year")]
+        for candidate in (stem, f"{stem}_date", f"{stem}date", f"{stem}_dt"):
+            if candidate in names:
+                return names[candidate], True
+    return None, False
+
+
 def default_quasi_identifiers(project: Project, frame: pd.DataFrame) -> tuple[str, ...]:
-    """The quasi-tagged columns of the person table as released (ZIP -> zip3 if cut)."""
+    """Every released column of the person table that can identify in combination: each
+    quasi-identifier (a ZIP as ``zip3`` when cut) and each date of the person (birth,
+    death, index...) at the resolution released - a year under Safe Harbor, the shifted
+    date in a linkable release, the date itself in a limited data set. In the released
+    table's column order."""
+    spec = project.person_table
     names: list[str] = []
-    for tag in project.person_table.by_class(ColumnClass.QUASI):
-        name = ZIP3_COLUMN if tag.role == Role.ZIP and ZIP3_COLUMN in frame.columns else tag.name
-        if name in frame.columns and name not in names:
-            names.append(name)
+    for column in frame.columns:
+        tag, _ = source_tag(spec, str(column))
+        if tag is not None and (tag.cls == ColumnClass.QUASI or is_date_tag(tag)):
+            names.append(str(column))
     return tuple(names)
+
+
+def counted_columns(project: Project, frame: pd.DataFrame) -> tuple[str, ...]:
+    """The columns risk is measured on: the user's choice if set (those still released),
+    else ``default_quasi_identifiers``."""
+    chosen = project.risk.quasi_identifiers
+    if chosen:
+        return tuple(c for c in chosen if c in frame.columns)
+    return default_quasi_identifiers(project, frame)
+
+
+def released_not_counted(project: Project, frame: pd.DataFrame) -> tuple[str, ...]:
+    """Released columns that can identify in combination but that the user left out of
+    the risk count: the README, the record and the Review page name them."""
+    counted = set(counted_columns(project, frame))
+    return tuple(c for c in default_quasi_identifiers(project, frame) if c not in counted)
 
 
 @dataclass(frozen=True)

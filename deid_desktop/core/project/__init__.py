@@ -20,6 +20,7 @@ The package, by concern:
 
 from __future__ import annotations
 
+from deid_desktop.core.constants import PROJECT_SUFFIX
 from deid_desktop.core.model import SCHEMA_VERSION
 from deid_desktop.core.project.build import new_project, new_seed
 from deid_desktop.core.project.files import (
@@ -35,12 +36,7 @@ from deid_desktop.core.project.files import (
 )
 from deid_desktop.core.project.inputs import InputProblem, check_inputs, repoint_table
 from deid_desktop.core.project.migrations import FORMAT, MIGRATIONS
-from deid_desktop.core.project.paths import (
-    PROJECT_SUFFIX,
-    rebase_paths,
-    resolve_path,
-    store_path,
-)
+from deid_desktop.core.project.paths import rebase_paths, resolve_path, store_path
 
 __all__ = [
     "FORMAT",

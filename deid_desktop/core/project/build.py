@@ -14,7 +14,6 @@ from deid_desktop.core.model import (
     TableSpec,
 )
 from deid_desktop.core.project.paths import store_path
-from deid_desktop.core.tagging.retag import keyed_tags
 
 
 def _check_chosen_keys(
@@ -52,20 +51,22 @@ def new_project(
     name: str = "",
     keys: Mapping[str, str] | None = None,
 ) -> Project:
-    """An auto-tagged project over loaded tables; ``person`` names the person table.
+    """
+    An auto-tagged project over loaded tables; ``person`` names the person table.
 
-    ``key`` is the person table's key column. Each event table's key column is, in order:
-    ``keys[table]`` when given, a column named ``key``, the column the tagger suggests as
-    the person key, or the one column whose values are the person keys (rules 2-4 need at
-    least 99% of the column's filled values to be person keys; see ``core.event_keys``).
-    No column, or several, is a ``UsageError`` naming the table and the candidates.
-    Whichever column is chosen is tagged a direct identifier with the person_key role.
-    Relations are then checked with each table's own key (duplicate or unmatched keys are
-    an ``InputError`` with counts).
+        ``key`` is the person table's key column. Each event table's key column is, in order:
+        ``keys[table]`` when given, a column named ``key``, the column the tagger suggests as
+        the person key, or the one column whose values are the person keys (rules 2-4 need at
+        least 99% of the column's filled values to be person keys; see ``core.event_keys``).
+        No column, or several, is a ``UsageError`` naming the table and the candidates.
+        Whichever column is chosen is tagged a direct identifier with the person_key role.
+        Relations are then checked with each table's own key (duplicate or unmatched keys are
+        an ``InputError`` with counts).
     """
     from deid_desktop.core.event_keys import person_key_set, resolve_event_key
     from deid_desktop.core.io import check_relations
     from deid_desktop.core.tagging import suggest_tags
+    from deid_desktop.core.tagging.retag import keyed_tags  # pandas: load on use
 
     chosen = dict(keys or {})
     names = [t.name for t in tables]

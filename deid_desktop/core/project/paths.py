@@ -15,7 +15,6 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from deid_desktop.core.model import Project
 
 #: The suffix the app offers for project files, e.g. ``trial.deid.json``.
-PROJECT_SUFFIX = ".deid.json"
 
 
 def store_path(input_path: Path, project_path: Path) -> str:

@@ -104,6 +104,8 @@ class RiskReport:
     marketer: float
     missing_counts: dict[str, int]
     missing_is_value: bool = True
+    #: released columns that identify in combination but were left out of this count
+    released_not_counted: tuple[str, ...] = ()
     formulas: MappingProxyType[str, str] = field(default_factory=lambda: FORMULAS)
     notes: tuple[str, ...] = ()
 
@@ -133,6 +135,8 @@ class RiskReport:
             "below_k": self.below_k,
             "below_k_classes": self.below_k_classes,
             "quasi_identifiers": list(self.quasi_identifiers),
+            "counted_columns": list(self.quasi_identifiers),
+            "released_not_counted": list(self.released_not_counted),
             "prosecutor_risk_max": self.prosecutor_max,
             "prosecutor_risk_mean": self.prosecutor_mean,
             "journalist_risk_max": self.journalist_max,

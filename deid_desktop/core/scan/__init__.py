@@ -12,7 +12,15 @@ from deid_desktop.core.scan.dictionary import (
     build_dictionary_from_values,
     dictionary_kind,
 )
-from deid_desktop.core.scan.engine import TextHits, scan_frames, scan_text_arrays, scan_texts
+from deid_desktop.core.scan.engine import (
+    ScanOptions,
+    TextHits,
+    at_level,
+    scan_frames,
+    scan_text_arrays,
+    scan_texts,
+)
+from deid_desktop.core.scan.gazetteer import Gazetteer, load_gazetteer
 from deid_desktop.core.scan.redact import merge_spans, redact_column, redact_text
 from deid_desktop.core.scan.report import (
     DISCLAIMER,
@@ -22,23 +30,43 @@ from deid_desktop.core.scan.report import (
     Hit,
     ScanReport,
 )
+from deid_desktop.core.scan.rules import LEVELS
+from deid_desktop.core.scan.written import (
+    WrittenHit,
+    WrittenScan,
+    load_site_list,
+    scan_written,
+    site_list_path,
+    xlsx_properties,
+)
 
 __all__ = [
     "DISCLAIMER",
     "KINDS",
+    "LEVELS",
     "ColumnScan",
     "ColumnSpans",
+    "Gazetteer",
     "Hit",
     "ScanDictionary",
+    "ScanOptions",
     "ScanReport",
     "TextHits",
+    "WrittenHit",
+    "WrittenScan",
+    "at_level",
     "build_dictionary",
     "build_dictionary_from_values",
     "dictionary_kind",
+    "load_gazetteer",
+    "load_site_list",
     "merge_spans",
     "redact_column",
     "redact_text",
     "scan_frames",
     "scan_text_arrays",
     "scan_texts",
+    "scan_written",
+    "site_list_path",
+    "xlsx_properties",
 ]

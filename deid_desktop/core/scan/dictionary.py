@@ -49,6 +49,11 @@ _MIN_ID = 3
 _NON_DIGIT = re.compile(r"\D+")
 
 
+def owner_hash(person: object, word: str) -> int:
+    """A hash of (person key, folded name word), for ``ScanDictionary.owners``."""
+    return hash((str(person), word))
+
+
 def phone_digits(value: str) -> str:
     digits = _NON_DIGIT.sub("", value)
     if len(digits) == 11 and digits.startswith("1"):
@@ -64,6 +69,16 @@ class ScanDictionary:
     terms: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     digits: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     skipped: int = 0
+    #: Sorted hashes of (person key, name word): whose own name each word is.
+    owners: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+
+    def owns(self, persons: list[str], words: list[str]) -> np.ndarray:
+        """Per pair: is ``words[i]`` (folded) a word of person ``persons[i]``'s own name?"""
+        if self.owners.size == 0 or not words:
+            return np.zeros(len(words), dtype=bool)
+        h = np.fromiter(map(owner_hash, persons, words), dtype=np.int64, count=len(words))
+        at = np.minimum(np.searchsorted(self.owners, h), self.owners.size - 1)
+        return self.owners[at] == h
 
     def __len__(self) -> int:
         return len(self.terms) + len(self.digits)
@@ -157,13 +172,18 @@ def _name_tokens(folded: str) -> list[str]:
     ]
 
 
-def build_dictionary_from_values(values_by_kind: Mapping[str, Iterable[object]]) -> ScanDictionary:
-    """A dictionary from ``{kind: values}``; kinds: name, mrn, phone, email, ssn, id.
+def build_dictionary_from_values(
+    values_by_kind: Mapping[str, Iterable[object]],
+    owners: Iterable[tuple[object, object]] = (),
+) -> ScanDictionary:
+    """A dictionary from ``{kind: values}``; kinds: name, mrn, phone, email, ssn, id, site
+    (the user's own hospital, unit and ward names, found as LOCATION).
 
     Names become their whole words (initials and titles dropped); phones and SSNs their
-    digits; e-mails, MRNs and other IDs their whole folded value. Missing values are
+    digits; e-mails, MRNs, IDs and sites their whole folded value. Missing values are
     ignored; values too short to look for without flooding the notes are counted in
-    ``skipped``."""
+    ``skipped``. ``owners``: (person key, name) pairs, so that a person's own name in
+    that person's notes is told from another person's (``ScanDictionary.owns``)."""
     unknown = [k for k in values_by_kind if k not in DICT_KINDS]
     if unknown:
         raise UsageError(
@@ -171,7 +191,17 @@ def build_dictionary_from_values(values_by_kind: Mapping[str, Iterable[object]])
             hint="Use name, mrn, phone, email, ssn or id.",
         )
     with gc_paused():
-        return _from_values(values_by_kind)
+        out = _from_values(values_by_kind)
+        pairs = {
+            owner_hash(person, t)
+            for person, name in owners
+            if person is not None and isinstance(name, str)
+            for t in _name_tokens(fold(name))
+        }
+    if not pairs:
+        return out
+    own = np.sort(np.fromiter(pairs, dtype=np.int64, count=len(pairs)))
+    return ScanDictionary(out.terms, out.digits, out.skipped, own)
 
 
 def _from_values(values_by_kind: Mapping[str, Iterable[object]]) -> ScanDictionary:
@@ -213,9 +243,14 @@ def dictionary_kind(tag_category: IdentifierCategory | None) -> str:
     return CATEGORY_KINDS.get(tag_category, "id") if tag_category is not None else "id"
 
 
-def build_dictionary(extract: Extract, project: Project) -> ScanDictionary:
-    """A dictionary from every direct-tagged column of every table of the extract."""
+def build_dictionary(
+    extract: Extract, project: Project, sites: Iterable[str] = ()
+) -> ScanDictionary:
+    """A dictionary from every direct-tagged column of every table of the extract, and
+    the user's ``sites`` (see ``sites.load_site_list``). Name columns also record whose
+    name each word is (by the table's person key)."""
     values: dict[str, list[pd.Series]] = {}
+    owners: list[pd.DataFrame] = []
     for spec in project.tables:
         try:
             frame = extract.table(spec.name).frame
@@ -225,7 +260,19 @@ def build_dictionary(extract: Extract, project: Project) -> ScanDictionary:
             if tag.name not in frame.columns:
                 continue
             column = frame[tag.name].dropna()
-            values.setdefault(dictionary_kind(tag.category), []).append(column.unique())
+            kind = dictionary_kind(tag.category)
+            values.setdefault(kind, []).append(column.unique())
+            if kind == "name" and spec.key in frame.columns and spec.key != tag.name:
+                owners.append(frame[[spec.key, tag.name]].dropna().drop_duplicates())
+    sites = list(sites)
+    if sites:
+        values.setdefault("site", []).append(np.asarray(sites, dtype=object))
+    pairs = (
+        (p, n)
+        for part in owners
+        for p, n in zip(part.iloc[:, 0].astype(str).tolist(), part.iloc[:, 1].tolist(), strict=True)
+    )
     return build_dictionary_from_values(
-        {kind: (v for chunk in chunks for v in chunk) for kind, chunks in values.items()}
+        {kind: (v for chunk in chunks for v in chunk) for kind, chunks in values.items()},
+        pairs,
     )

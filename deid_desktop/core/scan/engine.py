@@ -10,6 +10,7 @@ only when asked for (``ScanReport.hits``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -17,11 +18,22 @@ import pandas as pd
 
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
+from deid_desktop.core.scan import context, wordcheck
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.fold import NOTE_SEP, fold
 from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
 from deid_desktop.core.scan.report import ColumnScan, ColumnSpans, ScanReport
-from deid_desktop.core.scan.rules import KIND_OF, PRIORITY, RULE_OF
+from deid_desktop.core.scan.rules import (
+    CODE,
+    CONFIDENCE,
+    CONFIDENCE_OF,
+    CUE_WORDS,
+    KIND_OF,
+    LEVELS,
+    PRIORITY,
+    RULE_OF,
+    dict_code,
+)
 
 #: Characters of note text joined into one batch. Small batches keep the working arrays
 #: in the allocator's reach: at 4M characters a scan page-faulted ~0.3 s of system time
@@ -29,6 +41,17 @@ from deid_desktop.core.scan.rules import KIND_OF, PRIORITY, RULE_OF
 BATCH_CHARS = 250_000
 #: Notes turned into Python strings per pass before the scan.
 ROWS_PER_PASS = 100_000
+_NAME_CODE = dict_code("NAME")
+_OTHER_CODE = CODE[("NAME", "dictionary:name-other")]
+_OLD_CUES = np.array([CODE[("NAME", f"cue:{w}")] for w in CUE_WORDS], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """``high_recall``: also flag every capitalised word found in no bundled word list and
+    not starting a sentence (noisy: expect many false hits; off by default)."""
+
+    high_recall: bool = False
 
 
 class TextHits(NamedTuple):
@@ -47,6 +70,10 @@ class TextHits(NamedTuple):
     def rules(self) -> np.ndarray:
         return RULE_OF[self.code]
 
+    @property
+    def confidence(self) -> np.ndarray:
+        return CONFIDENCE_OF[self.code]
+
 
 def _empty() -> TextHits:
     e = np.empty(0, dtype=np.int64)
@@ -54,9 +81,17 @@ def _empty() -> TextHits:
 
 
 def scan_text_arrays(
-    texts: Sequence[str], dictionary: ScanDictionary, rep: Reporter | None = None
+    texts: Sequence[str],
+    dictionary: ScanDictionary,
+    rep: Reporter | None = None,
+    *,
+    persons: Sequence[object] | None = None,
+    options: ScanOptions | None = None,
 ) -> TextHits:
-    """Hits in a list of notes (note index, start, end, rule code)."""
+    """Hits in a list of notes (note index, start, end, rule code). ``persons``: each
+    note's person key, so that a dictionary name in a note of another person than its
+    own is of medium confidence (without it every dictionary name is high)."""
+    options = options or ScanOptions()
     n = len(texts)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     is_ascii = np.fromiter(map(str.isascii, texts), dtype=bool, count=n)
@@ -76,7 +111,7 @@ def scan_text_arrays(
                 notes = list(texts[int(ids[0]) : int(ids[-1]) + 1])
             else:
                 notes = [texts[i] for i in ids.tolist()]
-            parts.append(_scan_batch(notes, ids, lengths[ids], dictionary))
+            parts.append(_scan_batch(notes, ids, lengths[ids], dictionary, options))
             done += int(lengths[ids].sum()) + ids.size
             if rep is not None:
                 rep.step(min(done / total, 1.0), "Scanning free text")
@@ -86,14 +121,46 @@ def scan_text_arrays(
     if len(groups) == 2:  # each group is in note order; merge the two
         order = np.lexsort((out.end, out.start, out.note))
         out = TextHits(*(a[order] for a in out))
+    if persons is not None and dictionary.owners.size:
+        out = _person_aware(texts, out, persons, dictionary)
     return out
 
 
+def _person_aware(
+    texts: Sequence[str], hits: TextHits, persons: Sequence[object], dictionary: ScanDictionary
+) -> TextHits:
+    """Dictionary names found in a note of another person than their own: medium."""
+    at = np.flatnonzero(hits.code == _NAME_CODE)
+    if at.size == 0:
+        return hits
+    notes = hits.note[at].tolist()
+    words = [
+        " ".join(fold(texts[n][s:e]).split())
+        for n, s, e in zip(notes, hits.start[at].tolist(), hits.end[at].tolist(), strict=True)
+    ]
+    own = dictionary.owns([str(persons[n]) for n in notes], words)
+    code = hits.code.copy()
+    code[at[~own]] = _OTHER_CODE
+    return TextHits(hits.note, hits.start, hits.end, code)
+
+
+def at_level(hits: TextHits, level: str) -> TextHits:
+    """The hits of confidence ``level`` or above ("high", "medium" or "low" = all)."""
+    keep = CONFIDENCE[hits.code] <= LEVELS.index(level)
+    return TextHits(*(a[keep] for a in hits))
+
+
 def scan_texts(
-    texts: Sequence[str], dictionary: ScanDictionary
+    texts: Sequence[str],
+    dictionary: ScanDictionary,
+    *,
+    persons: Sequence[object] | None = None,
+    options: ScanOptions | None = None,
+    level: str = "low",
 ) -> list[tuple[int, int, int, str, str]]:
-    """Hits in a list of notes: (note index, start, end, kind, rule), sorted."""
-    h = scan_text_arrays(texts, dictionary)
+    """Hits in a list of notes: (note index, start, end, kind, rule), sorted; only those
+    of confidence ``level`` or above (default: all)."""
+    h = at_level(scan_text_arrays(texts, dictionary, persons=persons, options=options), level)
     return list(
         zip(
             h.note.tolist(),
@@ -107,12 +174,26 @@ def scan_texts(
 
 
 def _scan_batch(
-    notes: list[str], note_ids: np.ndarray, lengths: np.ndarray, dictionary: ScanDictionary
+    notes: list[str],
+    note_ids: np.ndarray,
+    lengths: np.ndarray,
+    dictionary: ScanDictionary,
+    options: ScanOptions,
 ) -> TextHits:
     text = NOTE_SEP.join(notes)
     folded = fold(text)
-    words, url_starts = find_words(text, folded, dictionary)
-    found = [words, find_digits(text, dictionary), find_emails_urls(text, folded, url_starts)]
+    tokens: list[tuple[np.ndarray, ...]] = []
+    words, url_starts = find_words(text, folded, dictionary, tokens)
+    extra, w = context.find_context(
+        text, folded, high_recall=options.high_recall, tokens=tokens[0] if tokens else None
+    )
+    words = _checked_words(words, w)
+    found = [
+        words,
+        find_digits(text, dictionary),
+        find_emails_urls(text, folded, url_starts),
+        extra,
+    ]
     start, end, code = (np.concatenate(a) for a in zip(*found, strict=True))
     if start.size == 0:
         return _empty()
@@ -125,12 +206,53 @@ def _scan_batch(
     return TextHits(note_ids[note[inside]], local_start[inside], local_end[inside], code[inside])
 
 
+def _checked_words(
+    found: tuple[np.ndarray, np.ndarray, np.ndarray], w: context.Words
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Drop a dictionary name that is also an English word where it is neither
+    capitalised nor cued ("will" for a patient called Will), and a cue's capture that is
+    a common word ("WIFE IN TO VISIT")."""
+    start, end, code = found
+    keep = np.ones(start.size, dtype=bool)
+    names = np.flatnonzero(code == _NAME_CODE)
+    if names.size:
+        s = start[names]
+        keep[names] = wordcheck.keep_dictionary_hits(w, s, end[names], wordcheck.cue_before(w, s))
+    cues = np.flatnonzero(np.isin(code, _OLD_CUES))
+    if cues.size:
+        keep[cues] = ~wordcheck.common_capture(w, start[cues])
+        end = end.copy()
+        end[cues] = wordcheck.trim_cue_names(w, start[cues], end[cues])
+    if keep.all():
+        return start, end, code
+    return start[keep], end[keep], code[keep]
+
+
 def _dedupe(
     start: np.ndarray, end: np.ndarray, code: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One hit per span (dictionary beats cue beats pattern), and no hit inside a longer
-    one: the digits of an MRN are not also a ZIP, a 4-digit ID inside a date or a phone
-    is not counted again. Redaction is the same either way. Sorted by start."""
+    one of the same or a higher confidence: the digits of an MRN are not also a ZIP, a
+    4-digit ID inside a date or a phone is not counted again; a high-confidence name
+    inside a medium one ("Peña" in "Maria Peña") is kept, so that redacting the high
+    hits only still covers it. Sorted by start."""
+    conf = CONFIDENCE[code]
+    if conf.min(initial=0) == conf.max(initial=0):
+        return _dedupe_tier(start, end, code)
+    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for level in range(len(LEVELS)):
+        upto = conf <= level
+        s, e, c = _dedupe_tier(start[upto], end[upto], code[upto])
+        mine = CONFIDENCE[c] == level
+        kept.append((s[mine], e[mine], c[mine]))
+    s, e, c = (np.concatenate(a) for a in zip(*kept, strict=True))
+    order = np.lexsort((PRIORITY[c], -e, s))
+    return s[order], e[order], c[order]
+
+
+def _dedupe_tier(
+    start: np.ndarray, end: np.ndarray, code: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     prio = PRIORITY[code]
     order = np.lexsort((prio, -end, start))  # by start, longest first, then priority
     start, end, code = start[order], end[order], code[order]
@@ -160,8 +282,11 @@ def scan_frames(
     *,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
+    person_keys: Mapping[str, str] | None = None,
+    options: ScanOptions | None = None,
 ) -> ScanReport:
-    """Scan the given text columns of the given tables. Rows are 0-based positions."""
+    """Scan the given text columns of the given tables. Rows are 0-based positions.
+    ``person_keys``: table -> its person-key column, for person-aware confidence."""
     jobs = [(t, c) for t, cols in text_columns.items() for c in cols]
     for table, column in jobs:
         if table not in frames:
@@ -180,7 +305,11 @@ def scan_frames(
         texts = _texts(series, positions)
         sub = rep.sub(j / len(jobs), (j + 1) / len(jobs))
         sub.step(0.0, "Scanning free text")
-        found = scan_text_arrays(texts, dictionary, sub)
+        key = (person_keys or {}).get(table)
+        persons = None
+        if key is not None and key in frames[table].columns and dictionary.owners.size:
+            persons = frames[table][key].iloc[positions].astype(str).tolist()
+        found = scan_text_arrays(texts, dictionary, sub, persons=persons, options=options)
         spans.append(
             ColumnSpans(
                 table,
@@ -190,6 +319,7 @@ def scan_frames(
                 found.end,
                 found.kinds,
                 found.rules,
+                found.confidence,
             )
         )
         by_code = np.bincount(found.code, minlength=len(KIND_OF))
@@ -197,6 +327,7 @@ def scan_frames(
         for code in np.flatnonzero(by_code).tolist():
             kind = str(KIND_OF[code])
             by_kind[kind] = by_kind.get(kind, 0) + int(by_code[code])
+        by_conf = np.bincount(CONFIDENCE[found.code], minlength=len(LEVELS))
         columns.append(
             ColumnScan(
                 table=table,
@@ -205,6 +336,9 @@ def scan_frames(
                 notes_with_hits=_distinct_sorted(found.note),
                 characters=sum(map(len, texts)),
                 hits_by_kind=by_kind,
+                hits_by_confidence={
+                    lv: int(c) for lv, c in zip(LEVELS, by_conf.tolist(), strict=True) if c
+                },
             )
         )
     rep.step(1.0, "Scan finished")

@@ -66,6 +66,7 @@ _IS_DATE_GROUP = np.array([False, *(g.startswith("date") for g in _GROUP_NAMES)]
 _ISO_GROUP = _DIGITS.groupindex["date_iso"]
 _PHONE_GROUP = _DIGITS.groupindex["phone"]
 _DATE_WIDTH = 10  # the longest numeric date: 2024-12-31, 12/31/2024
+_DATE_SEPS = np.frombuffer(b"./-", dtype=np.uint8)
 _EMAIL_CODE = pattern_code("EMAIL", "pattern:email")
 _URL_CODE = pattern_code("URL", "pattern:url")
 _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
@@ -90,11 +91,17 @@ def _arrays(starts: list[int], ends: list[int], codes: list[int]) -> Found:
     )
 
 
-def find_words(text: str, folded: str, dictionary: ScanDictionary) -> tuple[Found, np.ndarray]:
+def find_words(
+    text: str,
+    folded: str,
+    dictionary: ScanDictionary,
+    tokens: list[tuple[np.ndarray, ...]] | None = None,
+) -> tuple[Found, np.ndarray]:
     """Dictionary terms (whole words), cue-introduced names and month-name dates; and
-    where a URL may start (the words http, https and www), for ``find_emails_urls``."""
+    where a URL may start (the words http, https and www), for ``find_emails_urls``.
+    ``tokens`` receives the words of the batch (see ``WordIndex.matches``)."""
     matcher = dictionary.matcher
-    last, ids = _automaton_matches(matcher, f" {folded} ")
+    last, ids = _automaton_matches(matcher, f" {folded} ", tokens)
     if last.size == 0:
         return (_EMPTY, _EMPTY, _EMPTY), _EMPTY
     # " term " ends at padded index `last`; its leading space sits at last - length + 1,
@@ -117,15 +124,17 @@ def find_words(text: str, folded: str, dictionary: ScanDictionary) -> tuple[Foun
     return found, url_starts
 
 
-def _automaton_matches(matcher: WordMatcher, padded: str) -> tuple[np.ndarray, np.ndarray]:
+def _automaton_matches(
+    matcher: WordMatcher, padded: str, tokens: list[tuple[np.ndarray, ...]] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """End index in ``padded`` and word number of every match of " word ", ordered by end
     and longest first. ASCII words go through the word index (``regions``), over the
     text with every other character read as '?' (which no folded word holds, so a word
     with such a character matches no ASCII word); the few other words through their own
     automaton."""
     if padded.isascii():
-        return matcher.index.matches(padded.encode("ascii"))
-    last, ids = matcher.index.matches(ascii_projection(padded))
+        return matcher.index.matches(padded.encode("ascii"), tokens)
+    last, ids = matcher.index.matches(ascii_projection(padded), tokens)
     if matcher.other is None:
         return last, ids
     flat = np.fromiter(itertools.chain.from_iterable(matcher.other.iter(padded)), dtype=np.int64)
@@ -261,10 +270,11 @@ def _month_date(text: str, start: int, end: int) -> tuple[int, int] | None:
 def _valid_dates(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: np.ndarray) -> np.ndarray:
     """Which numeric date matches (three digit groups, one separator between them, at
     most ``_DATE_WIDTH`` characters) are calendar-plausible: year-month-day with a year
-    1800-2200, or day/month/year either way round."""
+    1800-2200, or day/month/year either way round; with the same separator twice."""
     n = lo.size
     parts = np.zeros((3, n), dtype=np.int64)
     part = np.zeros(n, dtype=np.int64)
+    seps = np.zeros((2, n), dtype=np.int64)
     cols = np.arange(n)
     last = buf.size - 1
     for j in range(_DATE_WIDTH):
@@ -272,13 +282,20 @@ def _valid_dates(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: np.ndarra
         inside = pos < hi
         c = buf[np.minimum(pos, last)].astype(np.int64)
         digit = inside & (c >= 48) & (c <= 57)
+        sep = np.flatnonzero(inside & ~digit)
+        seps[np.minimum(part[sep], 1), sep] = c[sep]
         part += inside & ~digit
         k, col = part[digit], cols[digit]
         parts[k, col] = parts[k, col] * 10 + c[digit] - 48
     a, b, c = parts
     ok_iso = (a >= 1800) & (a <= 2200) & (b >= 1) & (b <= 12) & (c >= 1) & (c <= 31)
     ok_num = (a >= 1) & (a <= 31) & (b >= 1) & (b <= 31) & ((a <= 12) | (b <= 12))
-    return np.where(iso, ok_iso, ok_num)
+    # one separator used throughout, and no decimal number just before ("10.1/4.72",
+    # "7.4/40" are lab values, not dates)
+    before = buf[np.maximum(lo - 1, 0)]
+    before2 = buf[np.maximum(lo - 2, 0)]
+    decimal = (lo >= 2) & np.isin(before, _DATE_SEPS) & (before2 >= 48) & (before2 <= 57)
+    return np.where(iso, ok_iso, ok_num) & (seps[0] == seps[1]) & ~decimal
 
 
 def digit_regions(text: str) -> tuple[str, np.ndarray]:

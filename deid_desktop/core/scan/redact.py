@@ -48,11 +48,20 @@ class _RowHit(_Span, Protocol):
     def row(self) -> int: ...
 
 
-def redact_column(series: pd.Series, hits_for_column: Iterable[_RowHit]) -> pd.Series:
-    """A copy of ``series`` with the hits of each row (0-based position) redacted."""
+#: Redaction levels: which confidences each redacts.
+REDACT_LEVELS = {"high": ("high",), "medium": ("high", "medium"), "all": ("high", "medium", "low")}
+
+
+def redact_column(
+    series: pd.Series, hits_for_column: Iterable[_RowHit], *, level: str = "all"
+) -> pd.Series:
+    """A copy of ``series`` with the hits of each row (0-based position) redacted: only
+    those whose confidence ``level`` covers ("high", "medium" = high and medium, "all")."""
+    wanted = REDACT_LEVELS[level]
     by_row: dict[int, list[_RowHit]] = defaultdict(list)
     for h in hits_for_column:
-        by_row[h.row].append(h)
+        if getattr(h, "confidence", "high") in wanted:
+            by_row[h.row].append(h)
     out = series.copy()
     if not by_row:
         return out

@@ -146,10 +146,13 @@ class WordIndex:
         release(firsts, first_len, spans, hard_ids, single, ascii_ids, *members)
         return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, term_len)
 
-    def matches(self, padded: bytes) -> tuple[np.ndarray, np.ndarray]:
+    def matches(
+        self, padded: bytes, tokens: list[tuple[np.ndarray, ...]] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """End index (of the trailing space) in ``padded`` and word number of every match
         of " term " in ``padded``, a folded ASCII batch with a space at each end; in the
-        automaton's order (by end, longest first)."""
+        automaton's order (by end, longest first). ``tokens``: receives the words of the
+        text (starts, ends in ``padded``, and their two 8-byte keys) for the lexicon."""
         n = len(padded)
         buf = padded + bytes(8)
         raw = np.frombuffer(buf, dtype=np.uint8, count=n)
@@ -158,6 +161,8 @@ class WordIndex:
         starts, ends = edges[0::2], edges[1::2]  # the first and last characters are spaces
         length = ends - starts
         k0, k1 = _keys(buf, starts, length)
+        if tokens is not None:
+            tokens.append((starts, ends, k0, k1))
         bucket = _bucket(k0, k1, length)
         w = self.easy[bucket]
         hit = np.flatnonzero(w >= 0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import repeat
 from typing import Any, NamedTuple
@@ -13,16 +13,20 @@ import numpy as np
 DISCLAIMER = (
     "This scan looks for identifiers it knows about: the values of the extract's own "
     "identifier columns (names, record numbers, phones, e-mails, SSNs), common patterns "
-    "(phone and social security numbers, e-mail and web addresses, full dates, record-number-"
-    "like codes, IP addresses, 5-digit ZIP codes) and cues such as 'Mr.', 'Dr.' or "
-    "'daughter'. It cannot prove a note clean. It cannot find a name that is in no column "
-    "of the extract - a relative, a neighbour, a carer - unless a cue happens to precede "
-    "it, nor misspellings, nicknames or identifiers written in unusual ways. That is why "
-    "free text is suppressed by default and redacting hits is an explicit choice."
+    "(phone and social security numbers, e-mail and web addresses, dates with or without "
+    "a year, ages over 89, record-number-like codes, IP addresses, 5-digit ZIP codes, "
+    "street addresses and P.O. boxes), names after cues such as 'Mr.', 'Dr.', 'RN' or "
+    "'daughter', common US given names and surnames, US towns and facility names, and "
+    "the site list you keep. It cannot prove a note clean. It cannot find a name that is "
+    "in no column and in no name list unless a cue happens to precede it, nor "
+    "misspellings, nicknames or identifiers written in unusual ways. That is why free "
+    "text is suppressed by default and redacting hits is an explicit choice."
 )
 
 #: Hit kinds; "redact hits" writes each as [KIND].
-KINDS = ("NAME", "MRN", "PHONE", "EMAIL", "SSN", "ID", "DATE", "URL", "IP", "ZIP")
+KINDS = (
+    "NAME", "MRN", "PHONE", "EMAIL", "SSN", "ID", "DATE", "URL", "IP", "ZIP", "AGE", "LOCATION"
+)  # fmt: skip
 
 
 class Hit(NamedTuple):
@@ -37,6 +41,7 @@ class Hit(NamedTuple):
     end: int
     kind: str
     rule: str
+    confidence: str = "high"
 
     def text_in(self, cell: str) -> str:
         return cell[self.start : self.end]
@@ -50,6 +55,7 @@ class Hit(NamedTuple):
             "end": self.end,
             "kind": self.kind,
             "rule": self.rule,
+            "confidence": self.confidence,
         }
 
 
@@ -63,6 +69,7 @@ class ColumnScan:
     notes_with_hits: int
     characters: int
     hits_by_kind: dict[str, int]
+    hits_by_confidence: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,9 +83,11 @@ class ColumnSpans:
     end: np.ndarray
     kind: np.ndarray  # object array of kind names
     rule: np.ndarray  # object array of rule names
+    confidence: np.ndarray | None = None  # object array of levels (None: all high)
 
     def hits(self) -> list[Hit]:
         new = tuple.__new__
+        conf = repeat("high") if self.confidence is None else self.confidence.tolist()
         return [
             new(Hit, t)
             for t in zip(
@@ -89,6 +98,7 @@ class ColumnSpans:
                 self.end.tolist(),
                 self.kind.tolist(),
                 self.rule.tolist(),
+                conf,
                 strict=False,
             )
         ]
@@ -125,11 +135,18 @@ class ScanReport:
             total.update(c.hits_by_kind)
         return dict(sorted(total.items()))
 
+    def by_confidence(self) -> dict[str, int]:
+        total: Counter[str] = Counter()
+        for c in self.columns:
+            total.update(c.hits_by_confidence)
+        return {lv: total[lv] for lv in ("high", "medium", "low") if total[lv]}
+
     def summary_dict(self) -> dict[str, Any]:
         """Counts only, safe for logs and the export record."""
         return {
             "hits": self.total_hits,
             "by_kind": self.by_kind(),
+            "by_confidence": self.by_confidence(),
             "notes_with_hits": self.notes_with_hits,
             "dictionary_entries": self.dictionary_entries,
             "columns": [
@@ -140,6 +157,7 @@ class ScanReport:
                     "notes_with_hits": c.notes_with_hits,
                     "characters": c.characters,
                     "hits_by_kind": dict(sorted(c.hits_by_kind.items())),
+                    "hits_by_confidence": dict(c.hits_by_confidence),
                 }
                 for c in self.columns
             ],

@@ -1,6 +1,7 @@
 """Every (kind, rule) a hit can carry, numbered, so candidate hits travel as int arrays.
 
-Priority breaks ties on one span: dictionary 0, cue 1, pattern 2.
+Priority breaks ties on one span: dictionary 0, cue 1, pattern 2. Every rule has a
+confidence (``CONFIDENCE``): high, medium or low; redaction can be limited to a level.
 """
 
 from __future__ import annotations
@@ -9,7 +10,10 @@ import numpy as np
 
 DICT, CUE, PATTERN = 0, 1, 2
 
-DICT_HIT_KINDS = ("NAME", "MRN", "PHONE", "EMAIL", "SSN", "ID")
+DICT_HIT_KINDS = ("NAME", "MRN", "PHONE", "EMAIL", "SSN", "ID", "LOCATION")
+#: Confidence levels, most certain first; a level's redaction covers it and those above.
+LEVELS = ("high", "medium", "low")
+HIGH, MEDIUM, LOW = 0, 1, 2
 CUE_WORDS = (
     "mr", "mrs", "ms", "miss", "dr",
     "daughter", "son", "wife", "husband", "mother", "father", "sister", "brother",
@@ -31,10 +35,34 @@ PATTERN_RULES = (
     ("URL", "pattern:url"),
 )
 
+#: The rules of the context finders (``context``) and their confidence.
+CONTEXT_RULES = (
+    ("NAME", "dictionary:name-other", MEDIUM),  # a name of another person than the row's
+    ("NAME", "cue:title", HIGH),
+    ("NAME", "cue:relation", HIGH),
+    ("NAME", "cue:credential", HIGH),
+    ("NAME", "cue:lower-case", MEDIUM),
+    ("NAME", "cue:initial", MEDIUM),
+    ("NAME", "names:given+surname", MEDIUM),
+    ("NAME", "names:given", MEDIUM),
+    ("NAME", "names:surname", LOW),
+    ("NAME", "recall:unknown-word", LOW),
+    ("AGE", "age:over-89", HIGH),
+    ("DATE", "date:no-year", MEDIUM),
+    ("DATE", "date:month-year", HIGH),
+    ("DATE", "date:season", MEDIUM),
+    ("LOCATION", "address:street", HIGH),
+    ("LOCATION", "address:po-box", HIGH),
+    ("LOCATION", "facility", MEDIUM),
+    ("LOCATION", "gazetteer", MEDIUM),
+)
+_MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
+
 RULES: tuple[tuple[str, str], ...] = (
     *((k, f"dictionary:{k.lower()}") for k in DICT_HIT_KINDS),
     *(("NAME", f"cue:{w}") for w in CUE_WORDS),
     *PATTERN_RULES,
+    *((k, r) for k, r, _ in CONTEXT_RULES),
 )
 CODE: dict[tuple[str, str], int] = {r: i for i, r in enumerate(RULES)}
 KIND_OF = np.array([k for k, _ in RULES], dtype=object)
@@ -46,6 +74,13 @@ PRIORITY = np.array(
     ],
     dtype=np.int64,
 )
+_CONTEXT_CONF = {(k, r): c for k, r, c in CONTEXT_RULES}
+#: Confidence of each rule (index into LEVELS).
+CONFIDENCE = np.array(
+    [_CONTEXT_CONF.get((k, r), MEDIUM if r in _MEDIUM_PATTERNS else HIGH) for k, r in RULES],
+    dtype=np.int64,
+)
+CONFIDENCE_OF = np.array([LEVELS[c] for c in CONFIDENCE], dtype=object)
 
 
 def dict_code(kind: str) -> int:

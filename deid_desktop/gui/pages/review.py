@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -43,7 +42,7 @@ from deid_desktop.core.verify.plain import plain_failure
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
-from deid_desktop.gui.pages.review_failures import FailurePanel
+from deid_desktop.gui.pages.review_failures import FailurePanel, detail_text
 from deid_desktop.gui.pages.review_text import FreeTextPanel
 from deid_desktop.gui.widgets import MessageBanner, VerdictBanner, heading, plain_error
 
@@ -295,6 +294,9 @@ class ReviewPage(Page):
         figures.setColumnStretch(5, 1)
         self.rescue_label = QLabel()
         self.rescue_label.setWordWrap(True)
+        self.not_counted = QLabel()  # released columns left out of k (core names them)
+        self.not_counted.setWordWrap(True)
+        self.not_counted.setAccessibleName("Released, not counted")
 
         self.chart = QChart()
         self.chart.setTitle("Records by class size")
@@ -376,6 +378,7 @@ class ReviewPage(Page):
         lay = QVBoxLayout(w)
         lay.addLayout(figures)
         lay.addWidget(self.rescue_label)
+        lay.addWidget(self.not_counted)
         lay.addWidget(split, 1)
         return w
 
@@ -399,6 +402,14 @@ class ReviewPage(Page):
             if rescue
             else ""
         )
+        left_out = ", ".join(risk.released_not_counted)
+        self.not_counted.setText(
+            f"Released, not counted: {left_out}. An intruder who knows them could use them: "
+            "tick them under Quasi-identifiers to count them."
+            if left_out
+            else ""
+        )
+        self.not_counted.setVisible(bool(left_out))
         self._show_chart(risk)
         self.lone_model.set_frame(self._lone_frame(review))
         size_columns_from_sample(self.lone_view)
@@ -568,26 +579,3 @@ class ReviewPage(Page):
                 f"export ({Step.EXPORT.short})." + ("\n" + "\n".join(warnings) if warnings else "")
             )
         self.readinessChanged.emit()
-
-
-def detail_text(detail: Mapping[str, object] | None) -> str:
-    """A check's detail (counts and column names from core, never values) in one line."""
-    if not detail:
-        return ""
-    if not isinstance(detail, dict):
-        return str(detail)
-    parts: list[str] = []
-    for key, value in detail.items():
-        if value in ({}, [], (), None, ""):
-            continue
-        label = str(key).replace("_", " ")
-        if isinstance(value, dict):
-            inner = ", ".join(
-                f"{k} {detail_text(v) if isinstance(v, dict) else v}" for k, v in value.items()
-            )
-            parts.append(f"{label}: {inner}")
-        elif isinstance(value, list | tuple):
-            parts.append(f"{label}: {', '.join(str(v) for v in value)}")
-        else:
-            parts.append(f"{label}: {value}")
-    return "; ".join(parts)

@@ -1,7 +1,10 @@
-"""The Review page's failed checks in plain words: each one's sentence in full (wrapped,
+"""The Review page's check details in words (``detail_text``) and its failed checks in
+plain words: each one's sentence in full (wrapped,
 never cut off) and a "Go to" button that opens the step and the column to fix."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -49,3 +52,26 @@ class FailurePanel(QGroupBox):
             self._layout.addLayout(row)
             self.rows.append((f, label, button))
         self.setVisible(bool(failed))
+
+
+def detail_text(detail: Mapping[str, object] | None) -> str:
+    """A check's detail (counts and column names from core, never values) in one line."""
+    if not detail:
+        return ""
+    if not isinstance(detail, dict):
+        return str(detail)
+    parts: list[str] = []
+    for key, value in detail.items():
+        if value in ({}, [], (), None, ""):
+            continue
+        label = str(key).replace("_", " ")
+        if isinstance(value, dict):
+            inner = ", ".join(
+                f"{k} {detail_text(v) if isinstance(v, dict) else v}" for k, v in value.items()
+            )
+            parts.append(f"{label}: {inner}")
+        elif isinstance(value, list | tuple):
+            parts.append(f"{label}: {', '.join(str(v) for v in value)}")
+        else:
+            parts.append(f"{label}: {value}")
+    return "; ".join(parts)

@@ -33,11 +33,13 @@ from PySide6.QtWidgets import (
 from deid_desktop.core.model import ColumnClass, FreeTextAction
 from deid_desktop.core.scan.notes import NoteIndex
 from deid_desktop.gui.pages.pathway import free_text_combo
+from deid_desktop.gui.scan_panel import open_sample_review
 from deid_desktop.gui.session import Session
 from deid_desktop.gui.widgets import MessageBanner
 
 if TYPE_CHECKING:
     from deid_desktop.core.engine import ReviewResult
+    from deid_desktop.core.scan import ScanReport
 
 DICTIONARY_WARNING = (
     "The scan looks for the names, numbers and addresses found in this extract's own "
@@ -120,6 +122,7 @@ class FreeTextPanel(QWidget):
         self.next_hit.clicked.connect(lambda: self.step_hit(1))
         self.hit_label = QLabel()
         self._notes_index = NoteIndex()
+        self._scan: ScanReport | None = None
         self._pos: tuple[int, int] = (0, -1)  # (note, hit within the note)
 
         left = QWidget()
@@ -141,6 +144,11 @@ class FreeTextPanel(QWidget):
         nav.addWidget(self.prev_hit)
         nav.addWidget(self.next_hit)
         nav.addWidget(self.hit_label, 1)
+        sample = QPushButton("Review a sample…")
+        sample.setToolTip("Read a random 5% of the notes yourself and mark what the scan missed.")
+        sample.setAccessibleName("Review a sample of the notes")
+        sample.clicked.connect(lambda: open_sample_review(self, self.session, self._scan))
+        nav.addWidget(sample)
         rl.addLayout(nav)
         rl.addWidget(self.note_view, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -154,6 +162,7 @@ class FreeTextPanel(QWidget):
     def show_scan(self, review: ReviewResult, index: NoteIndex) -> None:
         """Show the review's scan, its notes with hits (``index``) and the actions."""
         scan = review.scan
+        self._scan = scan
         project = self.session.project
         self._notes_index = index
         self.hit_counts.setRowCount(0)

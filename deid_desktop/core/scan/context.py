@@ -1,0 +1,582 @@
+"""Finders that read words in their context, over one batch, with numpy: names after
+cues in any case and before credentials, names from the Census lists, ages over 89,
+dates without a year and seasons with one, street addresses, P.O. boxes, facility names
+and gazetteer places; and the check that keeps a dictionary name that is also an English
+word to its capitalised or cued uses.
+
+The batch is cut into words (runs of letters and digits of the folded text); every word
+gets its lexicon flags (``lexicon``) and the class of its first character. Each finder
+starts from its few anchor words (cue words, month words, digits, capitalised words...)
+and reads the case of a word (lower, Title, ALL-CAPS), its number, and what lies in the
+gap before it (spaces only, a full stop or line break, a comma) only at those anchors
+and their neighbours, so no pass runs over every character and few over every word.
+A note written mostly in capitals ("WIFE IN TO VISIT") gives no case evidence: there,
+a word is a name only when a cue precedes it and it is no common word.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.fold import ascii_projection
+from deid_desktop.core.scan.rules import CODE
+
+Found = tuple[np.ndarray, np.ndarray, np.ndarray]
+_EMPTY = np.empty(0, dtype=np.int64)
+_CUE = lx.TITLE | lx.RELATION | lx.CREDENTIAL
+_NOT_NAME = lx.COMMON | lx.CLINICAL | lx.MONTH | lx.SEASON | lx.FACILITY | lx.STREET | _CUE
+_NOT_NAME_LOWER = _NOT_NAME | lx.NAME_WORD
+
+
+def _code(kind: str, rule: str) -> int:
+    return CODE[(kind, rule)]
+
+
+C_TITLE = _code("NAME", "cue:title")
+C_RELATION = _code("NAME", "cue:relation")
+C_CRED = _code("NAME", "cue:credential")
+C_LOWER = _code("NAME", "cue:lower-case")
+C_INITIAL = _code("NAME", "cue:initial")
+C_PAIR = _code("NAME", "names:given+surname")
+C_GIVEN = _code("NAME", "names:given")
+C_SURNAME = _code("NAME", "names:surname")
+C_UNKNOWN = _code("NAME", "recall:unknown-word")
+C_AGE = _code("AGE", "age:over-89")
+C_NOYEAR = _code("DATE", "date:no-year")
+C_MONTHYEAR = _code("DATE", "date:month-year")
+C_SEASON = _code("DATE", "date:season")
+C_STREET = _code("LOCATION", "address:street")
+C_BOX = _code("LOCATION", "address:po-box")
+C_FACILITY = _code("LOCATION", "facility")
+C_PLACE = _code("LOCATION", "gazetteer")
+
+
+_SP, _STOP, _COMMA, _BREAK, _UP, _LOW, _DIG = 1, 2, 4, 8, 16, 32, 64
+_CLASS = np.zeros(256, dtype=np.uint8)
+_CLASS[[32, 9]] = _SP
+_CLASS[list(b".!?:;")] = _STOP
+_CLASS[list(b"\n\r\x00")] = _STOP | _BREAK
+_CLASS[44] = _COMMA
+_CLASS[65:91] = _UP
+_CLASS[97:123] = _LOW
+_CLASS[48:58] = _DIG
+_SEP_CHAR = np.zeros(256, dtype=bool)
+_SEP_CHAR[[45, 46, 47]] = True  # - . /
+_FRACTION = np.zeros(32, dtype=bool)
+_FRACTION[[2, 3, 4, 5, 8, 10]] = True  # x/2, x/4, x/10: a dose or a score, not a date
+_SUFFIX = np.zeros(1 << 16, dtype=bool)
+_SUFFIX[[(ord(a) << 8) | ord(b) for a, b in ("st", "nd", "rd", "th")]] = True
+
+
+_PAD = 3  # sentinel words after the last: index -1, -2 and n..n+2 read as no word
+
+
+@dataclass(frozen=True, eq=False)
+class Words:
+    """The words of a batch as arrays padded with ``_PAD`` sentinel words, so that a
+    neighbour's index (i - 2 .. i + 2) always reads: a sentinel is no word (False, 0 or
+    -1; its gap is a stop). Starts and ends (``start``, ``end``) are offsets in the
+    batch; ``size`` counts the real words only."""
+
+    start: np.ndarray
+    end: np.ndarray
+    flags: np.ndarray
+    real: np.ndarray
+    title: np.ndarray  # first letter upper, the second lower
+    caps: np.ndarray  # upper-case (one letter: an initial)
+    lower: np.ndarray  # starts lower-case
+    digits: np.ndarray  # digits only
+    values: np.ndarray  # the number of a word of 1-4 digits, else -1
+    lengths: np.ndarray
+    capsnotes: np.ndarray  # the word's note is written in capitals
+    c0: np.ndarray  # class of the first character
+    raw: np.ndarray  # the batch's ASCII projection, 4 spare bytes
+    gaps: Gap  # per word, the gap before it
+    size: int
+
+    def valid(self, i: np.ndarray) -> np.ndarray:
+        return self.real[i]
+
+    def at(self, i: np.ndarray) -> np.ndarray:
+        return i
+
+    def f(self, i: np.ndarray) -> np.ndarray:
+        return self.flags[i]
+
+    def has(self, i: np.ndarray, flag: int) -> np.ndarray:
+        return (self.flags[i] & flag) != 0
+
+    def length(self, i: np.ndarray) -> np.ndarray:
+        return self.lengths[i]
+
+    def case(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(title, caps, lower, digits) of the words at ``i``."""
+        return self.title[i], self.caps[i], self.lower[i], self.digits[i]
+
+    def value(self, i: np.ndarray) -> np.ndarray:
+        return self.values[i]
+
+    def capsnote(self, i: np.ndarray) -> np.ndarray:
+        return self.capsnotes[i]
+
+    def gap(self, i: np.ndarray) -> Gap:
+        """What lies between word ``i - 1`` and word ``i``."""
+        g = self.gaps
+        return Gap(g.length[i], g.space[i], g.stop[i], g.comma[i], g.first[i], g.dot[i])
+
+
+class Gap(NamedTuple):
+    length: np.ndarray
+    space: np.ndarray  # spaces or tabs only
+    stop: np.ndarray  # . ! ? : ; line break, note start (or no word)
+    comma: np.ndarray
+    first: np.ndarray  # its first character
+    dot: np.ndarray  # "." or ". " (an abbreviation, an initial)
+
+
+def _pad(a: np.ndarray, fill: object) -> np.ndarray:
+    out = np.empty(a.size + _PAD, dtype=a.dtype)
+    out[: a.size] = a
+    out[a.size :] = fill
+    return out
+
+
+def cut_words(
+    text: str,
+    folded: str,
+    *,
+    full: bool = False,
+    tokens: tuple[np.ndarray, ...] | None = None,
+) -> Words:
+    """The words of the batch; ``tokens``: the word pass's words of `` folded `` (starts,
+    ends and keys, one character to the right), so they are not cut and read again."""
+    raw = np.frombuffer(ascii_projection(text) + bytes(4), dtype=np.uint8)
+    lexicon = lx.load_lexicon(full)
+    if tokens is not None:
+        starts, ends, k0, k1 = tokens
+        start, end = starts - 1, ends - 1
+        length = end - start
+        flags = lexicon.lookup_hashes(lx.key_hash(k0, k1, length), length)
+    else:
+        fb = ascii_projection(folded)
+        f = np.frombuffer(fb, dtype=np.uint8)
+        word = np.empty(f.size + 2, dtype=bool)
+        word[0] = word[-1] = False
+        np.not_equal(f, 32, out=word[1:-1])
+        edges = np.flatnonzero(word[1:] != word[:-1])
+        start, end = edges[0::2], edges[1::2]
+        length = end - start
+        flags = lexicon.lookup(fb + bytes(16), start, length)
+    c0 = _CLASS[raw[start]]
+    c1 = _CLASS[raw[start + 1]]
+    cl = _CLASS[raw[np.maximum(end - 1, 0)]]
+    one = length == 1
+    up = (c0 & _UP) != 0
+    title = up & ((c1 & _LOW) != 0) & ~one
+    caps = up & (one | (((c1 & _UP) != 0) & ((cl & _UP) != 0)))
+    lower = (c0 & _LOW) != 0
+    digits = ((c0 & _DIG) != 0) & ((cl & _DIG) != 0) & (one | ((c1 & _DIG) != 0))
+    values = np.full(start.size, -1, dtype=np.int64)
+    short = np.flatnonzero(digits & (length <= 4))
+    if short.size:
+        s, n = start[short], length[short]
+        v = np.zeros(short.size, dtype=np.int64)
+        ok = np.ones(short.size, dtype=bool)
+        for k in range(4):
+            inside = k < n
+            c = raw[s + k].astype(np.int64) - 48
+            ok &= ~inside | ((c >= 0) & (c <= 9))
+            v = np.where(inside, v * 10 + c, v)
+        values[short] = np.where(ok, v, -1)
+        digits[short] &= ok
+    # notes written in capitals: more words starting upper-case than lower-case (x3)
+    seps = np.flatnonzero(raw[: len(text)] == 0)
+    bounds = np.concatenate(([0], np.searchsorted(start, seps), [start.size]))
+    cum_low = np.concatenate(([0], np.cumsum(lower, dtype=np.int32)))
+    cum_up = np.concatenate(([0], np.cumsum(up, dtype=np.int32)))
+    note_caps = np.diff(cum_low[bounds]) * 3 < np.diff(cum_up[bounds])
+    capsnotes = np.repeat(note_caps, np.diff(bounds))
+    gaps = _gaps(raw, start, end)
+    return Words(
+        start=_pad(start, 0),
+        end=_pad(end, 0),
+        flags=_pad(flags, 0),
+        real=_pad(np.ones(start.size, dtype=bool), False),
+        title=_pad(title, False),
+        caps=_pad(caps, False),
+        lower=_pad(lower, False),
+        digits=_pad(digits, False),
+        values=_pad(values, -1),
+        lengths=_pad(length, 0),
+        capsnotes=_pad(capsnotes, False),
+        c0=_pad(c0, 0),
+        raw=raw,
+        gaps=gaps,
+        size=int(start.size),
+    )
+
+
+def _gaps(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> Gap:
+    """The gap before each word, read from its first two and its last character (a gap
+    of spaces is at most 3 long); padded (a sentinel's gap is an empty stop)."""
+    lo = np.empty_like(start)
+    if start.size:
+        lo[0] = 0
+        lo[1:] = end[:-1]
+    n = start - lo
+    g0 = _CLASS[raw[lo]]
+    g1 = _CLASS[raw[lo + 1]] * (n > 1)
+    gl = _CLASS[raw[np.maximum(start - 1, 0)]]
+    if start.size and n[0] == 0:  # the batch starts with a word: no gap
+        g0[0] = gl[0] = 0
+    anyc = g0 | g1 | gl
+    space = (g0 == _SP) & (gl == _SP) & ((n <= 2) | (g1 == _SP)) & (n <= 3)
+    first = raw[lo].astype(np.int64) * (n > 0)
+    stop = (anyc & _STOP) != 0
+    if stop.size:
+        stop[0] = True
+    return Gap(
+        length=_pad(n, 0),
+        space=_pad(space, False),
+        stop=_pad(stop, True),
+        comma=_pad(((g0 | g1) & _COMMA) != 0, False),
+        first=_pad(first, 0),
+        dot=_pad((first == 46) & (n <= 2) & ((anyc & _BREAK) == 0), False),
+    )
+
+
+class _Names:
+    """Name predicates at word indices."""
+
+    def __init__(self, w: Words) -> None:
+        self.w = w
+
+    def kinds(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(title name, initial, plain lower-case name) at ``i``."""
+        w = self.w
+        title, caps, lower, digits = w.case(i)
+        f = w.f(i)
+        mixed = ~w.capsnote(i)
+        alpha = ~digits & w.valid(i)
+        one = w.length(i) == 1
+        tn = mixed & title & alpha & ((f & _NOT_NAME) == 0)
+        tn |= mixed & title & ((f & lx.NAME_WORD) != 0) & ((f & (_CUE | lx.CLINICAL)) == 0)
+        initial = mixed & caps & one & alpha
+        plain = (lower | ~mixed) & alpha & ((f & _NOT_NAME_LOWER) == 0)
+        plain &= ((f & (lx.GIVEN | lx.SURNAME)) != 0) & ~one
+        return tn, initial, plain
+
+
+def _flag_idx(w: Words, flag: int) -> np.ndarray:
+    return np.flatnonzero((w.flags[: w.size] & flag) != 0)
+
+
+def find_context(
+    text: str,
+    folded: str,
+    *,
+    high_recall: bool = False,
+    tokens: tuple[np.ndarray, ...] | None = None,
+) -> tuple[Found, Words]:
+    """Candidate hits of every context finder in the batch, and its words."""
+    w = cut_words(text, folded, full=high_recall, tokens=tokens)
+    out: list[tuple[np.ndarray, np.ndarray, int | np.ndarray]] = []
+    if w.size:
+        names = _Names(w)
+        _cued_names(w, names, out)
+        _census_names(w, names, out, high_recall)
+        _ages(w, out)
+        _dates(w, out)
+        _places(text, w, names, out)
+    if not out:
+        return (_EMPTY, _EMPTY, _EMPTY), w
+    starts = np.concatenate([np.asarray(s, dtype=np.int64) for s, _, _ in out])
+    ends = np.concatenate([np.asarray(e, dtype=np.int64) for _, e, _ in out])
+    codes = np.concatenate(
+        [np.broadcast_to(np.asarray(c, dtype=np.int64), np.shape(s)) for s, _, c in out]
+    )
+    return (starts, ends, codes), w
+
+
+def _cued_names(w: Words, names: _Names, out: list) -> None:  # type: ignore[type-arg]
+    cues = _flag_idx(w, _CUE)
+    if cues.size == 0:
+        return
+    f = w.flags[cues]
+    _, ccaps, _, _ = w.case(cues)
+    title_or_rel = (f & (lx.TITLE | lx.RELATION)) != 0
+    is_cue = title_or_rel | ccaps  # a credential cue is written in capitals: "RN", not "Pt"
+    cred_only = ~title_or_rel
+    # 1. a word after a cue ("Dr. Smith", "dr smith", "dtr Mary", "RN Mary", "Dr. K")
+    cue = cues[is_cue]
+    cred_only = cred_only[is_cue]
+    j = cue + 1
+    g = w.gap(j)
+    near = g.space | ((g.length <= 2) & ~g.stop) | g.dot
+    near &= g.space | ~cred_only  # "RN Mary", not "SW. Pain"
+    tn, initial, plain = names.kinds(j)
+    ok = near & (tn | initial | plain)
+    if ok.any():
+        at, cf = j[ok], w.flags[cue[ok]]
+        code = np.where(
+            tn[ok],
+            np.where((cf & lx.TITLE) != 0, C_TITLE, np.where(
+                (cf & lx.RELATION) != 0, C_RELATION, C_CRED)),
+            np.where(initial[ok], C_INITIAL, C_LOWER),
+        )  # fmt: skip
+        out.append((w.start[at], _extend_name(w, names, at, tn[ok], initial[ok]), code))
+    # 2. a name before a credential: "Mary Smith, RN", "Smith MD", "J. Smith RN"
+    cred = cues[((f & lx.CREDENTIAL) != 0) & ccaps & (w.length(cues) >= 2) & ~w.capsnote(cues)]
+    if cred.size == 0:
+        return
+    g = w.gap(cred)
+    b = cred - 1
+    tn, initial, _ = names.kinds(b)
+    ok = (tn | initial) & (g.space | g.comma | (g.first == 40)) & ~g.stop
+    before, lo = b[ok], b[ok].copy()
+    for _ in range(2):  # up to two more name words or initials before
+        prev = lo - 1
+        ptn, pinit, _ = names.kinds(prev)
+        gl = w.gap(lo)
+        step = (ptn | pinit) & (gl.space | gl.dot) & (~gl.stop | pinit)
+        lo = np.where(step, prev, lo)
+    out.append((w.start[lo], w.end[before], C_CRED))
+
+
+def _extend_name(
+    w: Words, names: _Names, at: np.ndarray, tn: np.ndarray, initial: np.ndarray
+) -> np.ndarray:
+    """The end of the name that starts at word ``at``: one more word when it is of the
+    same sort (Title after Title or an initial, lower-case name after lower-case)."""
+    nx = at + 1
+    g = w.gap(nx)
+    ok = (g.space | g.dot) & (~g.stop | initial)
+    ntn, _, nplain = names.kinds(nx)
+    same = np.where(tn | initial, ntn & ~w.has(nx, lx.CREDENTIAL), nplain)
+    return np.where(ok & same, w.end[w.at(nx)], w.end[at])
+
+
+def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None:  # type: ignore[type-arg]
+    up = np.flatnonzero((w.c0[: w.size] & _UP) != 0)
+    if up.size == 0:
+        return
+    tn, _, _ = names.kinds(up)
+    f = w.flags[up]
+    g = w.gap(up)
+    place_ctx = w.has(up - 1, lx.PLACE_CUE) & g.space  # "in Linda": the town
+    given = tn & ((f & lx.GIVEN) != 0) & ~(((f & lx.PLACE) != 0) & place_ctx)
+    nx = up + 1
+    ntn, _, _ = names.kinds(nx)
+    ng = w.gap(nx)
+    nf = w.f(nx)
+    ntitle, _, _, ndigits = w.case(nx)
+    unknown = ntitle & (nf == 0) & ~ndigits & ~w.capsnote(nx) & w.valid(nx)
+    surname_next = (ntn & ((nf & (lx.SURNAME | lx.GIVEN)) != 0)) | unknown
+    pair = given & surname_next & ng.space
+    out.append((w.start[up[pair]], w.end[w.at(nx[pair])], C_PAIR))
+    title, _, _, digits = w.case(up)
+    mixed = ~w.capsnote(up)
+    pair2 = mixed & title & ((f & (lx.NAME_WORD | lx.GIVEN)) != 0) & ~digits
+    pair2 &= (f & (_CUE | lx.CLINICAL)) == 0
+    pair2 &= ntn & ((nf & lx.SURNAME) != 0) & ((nf & lx.ENGLISH) == 0) & ng.space
+    out.append((w.start[up[pair2]], w.end[w.at(nx[pair2])], C_PAIR))
+    alone = given & (((f & lx.ENGLISH) == 0) | ~g.stop)
+    out.append((w.start[up[alone]], w.end[up[alone]], C_GIVEN))
+    sur = tn & ((f & lx.SURNAME) != 0) & ((f & (lx.ENGLISH | lx.GIVEN | lx.PLACE)) == 0)
+    sur &= ~g.stop
+    out.append((w.start[up[sur]], w.end[up[sur]], C_SURNAME))
+    if high_recall:
+        unknown_here = mixed & title & ~digits & (f == 0) & ~g.stop
+        out.append((w.start[up[unknown_here]], w.end[up[unknown_here]], C_UNKNOWN))
+
+
+def _ages(w: Words, out: list) -> None:  # type: ignore[type-arg]
+    dig = np.flatnonzero((w.c0[: w.size] & _DIG) != 0)
+    if dig.size:
+        v = w.value(dig)
+        old = dig[(v >= 90) & (v <= 125)]
+        if old.size:
+            after = w.has(old + 1, lx.AGE_AFTER) & ~w.gap(old + 1).stop  # 93 yo, 93-year-old
+            before = w.has(old - 1, lx.AGE_BEFORE) & (w.gap(old).length <= 3)  # age 93
+            hit = old[after | before]
+            out.append((w.start[hit], w.end[hit], C_AGE))
+    words = _flag_idx(w, lx.AGE_WORD)
+    out.append((w.start[words], w.end[words], C_AGE))
+
+
+def _day(w: Words, i: np.ndarray) -> np.ndarray:
+    """A day of the month: 1-31 in at most 2 digits, or 1st, 22nd, 3rd, 4th."""
+    v = w.value(i)
+    n = w.length(i)
+    num = (v >= 1) & (v <= 31) & (n <= 2)
+    j = w.at(i)
+    s = w.start[j]
+    raw = w.raw
+    d0, d1 = _CLASS[raw[s]], _CLASS[raw[s + 1]]
+    two = (d1 & _DIG) != 0
+    suf = s + np.where(two, 2, 1)
+    pair = ((raw[suf] | 32).astype(np.int64) << 8) | (raw[suf + 1] | 32)
+    ordinal = w.valid(i) & ((d0 & _DIG) != 0) & (suf + 2 == s + n) & _SUFFIX[pair]
+    return num | ordinal
+
+
+def _year(w: Words, i: np.ndarray) -> np.ndarray:
+    v = w.value(i)
+    return (v >= 1900) & (v <= 2100) & (w.length(i) == 4)
+
+
+def _is_of(w: Words, i: np.ndarray) -> np.ndarray:
+    j = w.at(i)
+    s = w.start[j]
+    return (w.length(i) == 2) & ((w.raw[s] | 32) == 111) & ((w.raw[s + 1] | 32) == 102)
+
+
+def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
+    # "7/22", "07-22": two numbers, one '/' or '-' between, no third part, no decimals
+    dig = np.flatnonzero((w.c0[: w.size] & _DIG) != 0)
+    if dig.size:
+        va = w.value(dig)
+        a = dig[(va >= 1) & (va <= 12) & (w.length(dig) <= 2)]
+        b = a + 1
+        gb = w.gap(b)
+        vb = w.value(b)
+        ok = (gb.length == 1) & ((gb.first == 47) | (gb.first == 45))
+        ok &= (vb >= 1) & (vb <= 31) & (w.length(b) <= 2)
+        a, b = a[ok], b[ok]
+        if a.size:
+            c = b + 1
+            gc = w.gap(c)
+            third = w.valid(c) & (gc.length == 1) & w.case(c)[3] & _SEP_CHAR[gc.first]
+            ga = w.gap(a)
+            lead = (ga.length == 1) & w.case(a - 1)[3] & w.valid(a - 1) & _SEP_CHAR[ga.first]
+            va, vb = w.value(a), w.value(b)
+            fraction = (va <= vb) & _FRACTION[np.clip(vb, 0, 31)]
+            cued = w.has(a - 1, lx.DATE_CUE)
+            keep = ~third & ~lead & (~fraction | cued)
+            out.append((w.start[a[keep]], w.end[b[keep]], C_NOYEAR))
+    months = _flag_idx(w, lx.MONTH)
+    if months.size:
+        _, _, lower, _ = w.case(months)
+        f = w.flags[months]
+        ok = ~(lower & ((f & lx.COMMON) != 0))  # "may"
+        ok &= ~(lower & ((f & lx.ENGLISH) != 0) & (w.length(months) > 3))  # "march"
+        m = months[ok]
+        nx = m + 1
+        g = w.gap(nx)
+        close = (g.length <= 2) & ~(g.stop & (g.first != 46))
+        md = _day(w, nx) & close
+        out.append((w.start[m[md]], w.end[w.at(nx[md])], C_NOYEAR))
+        my = _year(w, nx) & (g.length <= 2) & ~g.stop
+        out.append((w.start[m[my]], w.end[w.at(nx[my])], C_MONTHYEAR))
+        gm = w.gap(m)
+        dm = _day(w, m - 1) & (gm.length <= 2) & ~gm.stop
+        out.append((w.start[w.at(m[dm] - 1)], w.end[m[dm]], C_NOYEAR))
+        _of_year(w, m, out)
+    seasons = _flag_idx(w, lx.SEASON)
+    if seasons.size:
+        sy = _year(w, seasons + 1) & w.gap(seasons + 1).space
+        out.append((w.start[seasons[sy]], w.end[w.at(seasons[sy] + 1)], C_SEASON))
+        _of_year(w, seasons, out)
+
+
+def _of_year(w: Words, at: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
+    """ "summer of 2018", "July of 2019"."""
+    ok = _is_of(w, at + 1) & _year(w, at + 2)
+    out.append((w.start[at[ok]], w.end[w.at(at[ok] + 2)], C_MONTHYEAR))
+
+
+def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ignore[type-arg]
+    def word_ok(i: np.ndarray) -> np.ndarray:
+        title, caps, _, digits = w.case(i)
+        return (title | caps) & ~digits & w.valid(i)
+
+    # street addresses: a house number, one to three capitalised words, a street word
+    streets = _flag_idx(w, lx.STREET)
+    if streets.size:
+        title, caps, _, _ = w.case(streets)
+        streets = streets[title | caps]
+        for k in (2, 3, 4):
+            lead = streets - k
+            ok = w.case(lead)[3] & w.valid(lead) & (w.length(lead) <= 5)
+            for j in range(1, k):
+                ok &= word_ok(lead + j) & w.gap(lead + j).space
+            ok &= w.gap(streets).space
+            out.append((w.start[w.at(lead[ok])], w.end[streets[ok]], C_STREET))
+    # P.O. Box 123 ("p o box 123" folded, or "po box")
+    box = _flag_idx(w, lx.BOX)
+    if box.size:
+        box = box[w.case(box + 1)[3] & w.valid(box + 1)]
+        r = w.raw
+        p1, p2 = w.at(box - 1), w.at(box - 2)
+        one = (box >= 1) & (w.length(box - 1) == 2)
+        one &= ((r[w.start[p1]] | 32) == 112) & ((r[w.start[p1] + 1] | 32) == 111)
+        two = (box >= 2) & (w.length(box - 1) == 1) & (w.length(box - 2) == 1)
+        two &= ((r[w.start[p1]] | 32) == 111) & ((r[w.start[p2]] | 32) == 112)
+        lo = np.where(two, p2, np.where(one, p1, box))
+        out.append((w.start[lo], w.end[w.at(box + 1)], C_BOX))
+    # facility names: capitalised words before a facility word ("St. Mary's Hospital")
+    fac = _flag_idx(w, lx.FACILITY)
+    if fac.size:
+        fac = fac[word_ok(fac)]
+        lo = fac.copy()
+        for _ in range(4):
+            prev = lo - 1
+            g = w.gap(lo)
+            link = g.space | g.dot | ((g.first == 39) & (g.length <= 2))
+            pw = word_ok(prev) & ~w.has(prev, lx.COMMON | lx.CLINICAL)
+            gp = w.gap(prev)
+            s_of = (w.length(prev) == 1) & (w.raw[w.start[w.at(prev)]] == 115) & (gp.first == 39)
+            lo = np.where(link & (pw | s_of) & w.valid(prev), prev, lo)
+        hi = fac.copy()
+        for _ in range(2):
+            nx = hi + 1
+            ok = w.has(nx, lx.FACILITY) & word_ok(nx) & w.gap(nx).space
+            hi = np.where(ok, nx, hi)
+        named = lo < fac
+        out.append((w.start[lo[named]], w.end[hi[named]], C_FACILITY))
+    # gazetteer places
+    places = _flag_idx(w, lx.PLACE)
+    if places.size:
+        title, _, _, _ = w.case(places)
+        f = w.flags[places]
+        p = places[title & ~w.capsnote(places) & ((f & (lx.COMMON | lx.CLINICAL | lx.MONTH)) == 0)]
+        f = w.flags[p]
+        g = w.gap(p)
+        cue = w.has(p - 1, lx.PLACE_CUE) & g.space
+        state = w.has(p + 1, lx.STATE_CODE | lx.STATE) & ~w.case(p + 1)[2]
+        state &= w.gap(p + 1).comma
+        tn, _, _ = names.kinds(p)
+        strong = ((f & (lx.ENGLISH | lx.GIVEN | lx.SURNAME)) == 0) | cue | state
+        strong &= ~tn | ((f & lx.GIVEN) == 0) | cue | state
+        out.append((w.start[p[strong]], w.end[p[strong]], C_PLACE))
+    heads = _flag_idx(w, lx.PLACE_HEAD)
+    if heads.size:
+        nt, nc, _, _ = w.case(heads + 1)  # the next word capitalised too: "New Bedford"
+        keep = w.title[heads] & ~w.capsnote(heads) & (nt | nc) & w.gap(heads + 1).space
+        _multi_places(text, w, heads[keep], out)
+
+
+def _multi_places(text: str, w: Words, heads: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
+    multi = lx.load_lexicon().multi
+    lows: list[int] = []
+    highs: list[int] = []
+    n = w.size
+    for i in heads.tolist():
+        s = int(w.start[i])
+        word = text[s : int(w.end[i])].lower()
+        for name in multi.get(word, ()):
+            k = name.count(" ")
+            if i + k >= n:
+                continue
+            e = int(w.end[i + k])
+            got = " ".join(text[s:e].lower().replace(".", " ").replace("'", " ").split())
+            if got == name and all(text[int(w.start[i + j])].isupper() for j in range(k + 1)):
+                lows.append(s)
+                highs.append(e)
+                break
+    if lows:
+        out.append((np.asarray(lows, dtype=np.int64), np.asarray(highs, dtype=np.int64), C_PLACE))

@@ -1,0 +1,203 @@
+"""The scan's background lexicon: bundled word lists read once, as flags per word, looked
+up for every word of a batch at once (numpy).
+
+Flags say what a word can be: a Census given name or surname (resources/names), an
+English word (resources/words: web2, public domain), a very common word, a name that is
+also a word, a clinical word, a US place or state (resources/gazetteer), or one of the
+scan's own cue words (titles, relations and roles, credentials, facility, street, age,
+season and month words).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from deid_desktop.core.resources import resource
+from deid_desktop.core.scan.gazetteer import load_gazetteer
+
+GIVEN, SURNAME, ENGLISH, COMMON, NAME_WORD, CLINICAL = 1, 2, 4, 8, 16, 32
+PLACE, STATE, TITLE, RELATION, CREDENTIAL, FACILITY = 64, 128, 256, 512, 1024, 2048
+AGE_AFTER, AGE_BEFORE, AGE_WORD, SEASON, MONTH, STREET = 4096, 8192, 16384, 32768, 65536, 131072
+BOX, PLACE_CUE, PLACE_HEAD, DATE_CUE, STATE_CODE = 262144, 524288, 1 << 20, 1 << 21, 1 << 22
+
+TITLES = ("mr", "mrs", "ms", "miss", "dr", "doctor", "prof", "rev")
+RELATIONS = (
+    "daughter", "dtr", "son", "wife", "husband", "mother", "mom", "father", "dad", "sister",
+    "brother", "grandson", "granddaughter", "grandmother", "grandfather", "niece", "nephew",
+    "aunt", "uncle", "partner", "friend", "neighbor", "neighbour", "hcp", "pcp", "caregiver",
+    "cousin", "fiance", "fiancee", "boyfriend", "girlfriend", "spouse", "proxy", "guardian",
+    "roommate", "stepson", "stepdaughter", "sil", "dil", "gf", "bf", "attending", "resident",
+    "nurse", "therapist", "coordinator", "worker", "chaplain", "pharmacist", "surgeon",
+    "physician", "colleague", "landlord", "pastor", "oncologist", "cardiologist",
+)  # fmt: skip
+CREDENTIALS = (
+    "md", "np", "pa", "rn", "lpn", "cna", "pac", "aprn", "crna", "cnm", "dnp", "phd", "msw",
+    "lcsw", "licsw", "rrt", "pharmd", "dpt", "otr", "slp", "bsn", "msn", "fnp", "anp", "do",
+    "pt", "ot", "sw", "cm",
+)  # fmt: skip
+FACILITIES = (
+    "hospital", "clinic", "center", "centre", "rehab", "rehabilitation", "hospice", "infirmary",
+    "institute", "healthcare", "nursing", "manor", "facility", "snf", "pavilion", "home",
+    "health", "medical", "memorial", "va", "sanatorium", "house", "village", "residence",
+)  # fmt: skip
+STREETS = (
+    "street", "st", "avenue", "ave", "road", "rd", "lane", "ln", "drive", "dr", "boulevard",
+    "blvd", "way", "court", "ct", "place", "pl", "terrace", "ter", "circle", "cir", "highway",
+    "hwy", "parkway", "pkwy", "square", "sq", "trail", "path", "pike", "turnpike",
+)  # fmt: skip
+AGE_AFTERS = ("yo", "yrs", "yr", "year", "years", "y", "yoM", "yof", "yom", "yowm", "yowf")
+AGE_BEFORES = ("age", "aged", "ages")
+AGE_WORDS = ("nonagenarian", "nonagenarians", "centenarian", "centenarians", "supercentenarian")
+SEASONS = ("spring", "summer", "fall", "autumn", "winter")
+MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
+    "sept", "oct", "nov", "dec",
+)  # fmt: skip
+PLACE_CUES = ("in", "from", "to", "at", "near", "of", "lives", "live", "living", "moved", "via")
+DATE_CUES = (
+    "on", "since", "from", "until", "till", "by", "of", "dated", "last", "next", "s/p", "sp",
+    "seen", "admitted", "discharged", "visit", "appt", "before", "after", "date", "dos", "thru",
+)  # fmt: skip
+
+_M0 = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xC2B2AE3D27D4EB4F)
+_MASK = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+MAX_LEN = 16
+_SLOT_BITS = 20
+
+
+def _words(*parts: str) -> list[str]:
+    return resource(*parts).read_text(encoding="utf-8").split()
+
+
+def read8(buf: bytes, at: np.ndarray) -> np.ndarray:
+    """The little-endian 8-byte integers at ``at`` (``buf`` has 8 spare bytes)."""
+    view = np.ndarray(shape=(len(buf) - 8,), dtype="<u8", buffer=buf, strides=(1,))
+    return view[at]
+
+
+def word_hash(buf: bytes, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each word (its first 16 characters and its length)."""
+    n = np.minimum(length, 8)
+    k0 = read8(buf, starts) & _MASK[n]
+    k1 = read8(buf, starts + 8) & _MASK[np.clip(length - 8, 0, 8)]
+    return key_hash(k0, k1, length)
+
+
+def key_hash(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """``word_hash`` from the two 8-byte keys of each word (as ``regions`` reads them:
+    the first 8 characters, then the next 8 of a longer word, else 0)."""
+    with np.errstate(over="ignore"):
+        h = (k0 * _M0) ^ ((k1 + length.astype(np.uint64)) * _M1)
+        h ^= h >> np.uint64(29)
+        h *= _M0
+    return h
+
+
+@dataclass(frozen=True, eq=False)
+class Lexicon:
+    """Sorted word hashes and each word's flags; ``multi`` maps the first word of each
+    multi-word place to the folded full names."""
+
+    hashes: np.ndarray
+    flags: np.ndarray
+    multi: dict[str, tuple[str, ...]]
+
+    @functools.cached_property
+    def _table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A direct table by the top ``_SLOT_BITS`` bits of the hash: per slot the hash
+        and flags of the one word there (or 0), and which slots hold several words
+        (looked up by binary search instead)."""
+        slot = (self.hashes >> np.uint64(64 - _SLOT_BITS)).astype(np.int64)
+        count = np.bincount(slot, minlength=1 << _SLOT_BITS)
+        alone = count[slot] == 1
+        hashes = np.zeros(1 << _SLOT_BITS, dtype=np.uint64)
+        flags = np.zeros(1 << _SLOT_BITS, dtype=np.int64)
+        hashes[slot[alone]] = self.hashes[alone]
+        flags[slot[alone]] = self.flags[alone]
+        return hashes, flags, count > 1
+
+    def lookup(self, buf: bytes, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
+        """Flags of the words at ``starts`` in the folded ASCII ``buf`` (0: unknown)."""
+        if starts.size == 0 or self.hashes.size == 0:
+            return np.zeros(starts.size, dtype=np.int64)
+        return self.lookup_hashes(word_hash(buf, starts, length), length)
+
+    def lookup_hashes(self, h: np.ndarray, length: np.ndarray) -> np.ndarray:
+        """Flags of the words of hashes ``h`` (``word_hash``) and lengths ``length``."""
+        if h.size == 0 or self.hashes.size == 0:
+            return np.zeros(h.size, dtype=np.int64)
+        hashes, flags, shared = self._table
+        slot = (h >> np.uint64(64 - _SLOT_BITS)).astype(np.int64)
+        out = np.where(hashes[slot] == h, flags[slot], 0)
+        many = np.flatnonzero(shared[slot])
+        if many.size:
+            at = np.minimum(np.searchsorted(self.hashes, h[many]), self.hashes.size - 1)
+            out[many] = np.where(self.hashes[at] == h[many], self.flags[at], 0)
+        out[length > MAX_LEN] = 0
+        return out
+
+    def flags_of(self, word: str) -> int:
+        b = word.encode("ascii", "replace") + bytes(16)
+        return int(self.lookup(b, np.array([0]), np.array([len(word)]))[0])
+
+
+def _add(table: dict[str, int], words: object, flag: int) -> None:
+    for w in words:  # type: ignore[attr-defined]
+        if w.isascii() and 0 < len(w) <= MAX_LEN:
+            table[w] = table.get(w, 0) | flag
+
+
+@functools.cache
+def load_lexicon(full: bool = False) -> Lexicon:
+    """The lexicon of the bundled lists (read once per process). Not ``full``: English
+    words only where they are also Census names or places (all the finders ask);
+    ``full``: every English word (the high-recall mode flags words in no list)."""
+    table: dict[str, int] = {}
+    english = _words("words", "english_web2.txt")
+    if full:
+        _add(table, english, ENGLISH)
+    _add(table, _words("words", "common.txt"), COMMON)
+    _add(table, _words("words", "name_words.txt"), NAME_WORD)
+    _add(table, _words("words", "clinical.txt"), CLINICAL)
+    _add(table, _words("names", "given_names.txt"), GIVEN)
+    _add(table, _words("names", "surnames.txt"), SURNAME)
+    gaz = load_gazetteer()
+    multi: dict[str, list[str]] = {}
+    for name in gaz.below_state:
+        if " " in name:
+            multi.setdefault(name.split(" ", 1)[0], []).append(name)
+        else:
+            _add(table, [name], PLACE)
+    for name in gaz.states:
+        if " " in name:
+            multi.setdefault(name.split(" ", 1)[0], []).append(name)
+        else:
+            _add(table, [name], STATE)
+    _add(table, multi, PLACE_HEAD)
+    _add(table, gaz.state_codes, STATE_CODE)
+    for words, flag in (
+        (TITLES, TITLE), (RELATIONS, RELATION), (CREDENTIALS, CREDENTIAL),
+        (FACILITIES, FACILITY), (STREETS, STREET), (AGE_AFTERS, AGE_AFTER),
+        (AGE_BEFORES, AGE_BEFORE), (AGE_WORDS, AGE_WORD), (SEASONS, SEASON), (MONTHS, MONTH),
+        (("box",), BOX), (PLACE_CUES, PLACE_CUE), (DATE_CUES, DATE_CUE),
+    ):  # fmt: skip
+        _add(table, [w.lower() for w in words], flag)
+    if not full:
+        _add(table, [w for w in english if w in table], ENGLISH)
+    words = list(table)
+    buf = b"".join(w.encode("ascii").ljust(MAX_LEN, b"\0") for w in words) + bytes(16)
+    starts = np.arange(len(words), dtype=np.int64) * MAX_LEN
+    length = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    h = word_hash(buf, starts, length)
+    order = np.argsort(h)
+    flags = np.fromiter(table.values(), dtype=np.int64, count=len(words))
+    return Lexicon(
+        hashes=h[order],
+        flags=flags[order],
+        multi={k: tuple(sorted(v, key=len, reverse=True)) for k, v in multi.items()},
+    )

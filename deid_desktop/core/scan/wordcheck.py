@@ -1,0 +1,78 @@
+"""Checks on hits of the word pass, read from the batch's words (``context.Words``):
+a dictionary name that is also an everyday word counts only where it is capitalised or
+cued; what an old cue rule caught must not be a common word; a two-word cue capture is
+cut back to its first word when the second is no name."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.context import _CUE, Words
+
+
+def _word_at(w: Words, start: np.ndarray) -> np.ndarray:
+    """The word index of each hit start (-1, a sentinel, where no word starts there)."""
+    at = np.minimum(np.searchsorted(w.start[: w.size], start), max(w.size - 1, 0))
+    return np.where((w.size > 0) & (w.start[at] == start), at, -1)
+
+
+def keep_dictionary_hits(
+    w: Words, start: np.ndarray, end: np.ndarray, cued: np.ndarray
+) -> np.ndarray:
+    """Which dictionary name hits to keep: a name that is also an English word only
+    where it is capitalised in a mixed-case note, or ``cued``."""
+    if start.size == 0 or w.size == 0:
+        return np.ones(start.size, dtype=bool)
+    at = _word_at(w, start)
+    f = w.f(at)
+    title, caps, _, _ = w.case(at)
+    wordlike = (f & (lx.COMMON | lx.NAME_WORD)) != 0
+    shows = (title | caps) & ~w.capsnote(at)
+    return ~wordlike | shows | (cued & ((f & lx.COMMON) == 0))
+
+
+def cue_before(w: Words, start: np.ndarray) -> np.ndarray:
+    """Does a cue word stand right before the word at each of ``start``?"""
+    if start.size == 0 or w.size == 0:
+        return np.zeros(start.size, dtype=bool)
+    at = _word_at(w, start)
+    prev = np.where(at > 0, at - 1, -1)
+    f = w.f(prev)
+    _, caps, _, _ = w.case(prev)
+    cue = (f & (lx.TITLE | lx.RELATION)) != 0
+    cue |= ((f & lx.CREDENTIAL) != 0) & caps & ~w.capsnote(prev)
+    return cue & (prev >= 0)
+
+
+def common_capture(w: Words, start: np.ndarray) -> np.ndarray:
+    """Is the word at each of ``start`` a common word that is no name (what an old cue
+    rule caught in "WIFE IN TO VISIT" or "Son At bedside")?"""
+    if start.size == 0 or w.size == 0:
+        return np.zeros(start.size, dtype=bool)
+    at = _word_at(w, start)
+    f = w.f(at)
+    title, _, lower, _ = w.case(at)
+    capsnote = w.capsnote(at)
+    named = title & ~capsnote  # "Dr. Aki", "father Thu": Title-case after a cue
+    bad = ((f & lx.COMMON) != 0) & ~(((f & lx.NAME_WORD) != 0) & named)
+    bad |= ((f & lx.CLINICAL) != 0) & ~named
+    lower_word = (capsnote | lower) & ((f & lx.ENGLISH) != 0)
+    lower_word &= (f & (lx.GIVEN | lx.SURNAME)) == 0
+    return bad | lower_word
+
+
+def trim_cue_names(w: Words, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The ends of two-word cue captures cut back to the first word when the second is
+    a common or clinical word, or the note is in capitals and the second word is no
+    Census name ("DR. JONES AWARE")."""
+    if start.size == 0 or w.size == 0:
+        return end
+    at = _word_at(w, start)
+    nx = np.where(at >= 0, at + 1, -1)
+    valid = w.valid(nx) & (at >= 0)
+    two = valid & (w.end[w.at(nx)] <= end) & (w.end[w.at(at)] < end)
+    f = w.f(nx)
+    bad = (f & (lx.COMMON | lx.CLINICAL | _CUE)) != 0
+    bad |= w.capsnote(nx) & ((f & (lx.GIVEN | lx.SURNAME)) == 0)
+    return np.where(two & bad, w.end[w.at(at)], end)

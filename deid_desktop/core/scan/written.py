@@ -1,0 +1,157 @@
+"""After writing, scan what was written: every released CSV and XLSX read back, its cells
+scanned for identifier shapes and for the extract's direct values (the dictionary), and
+each XLSX's document properties checked for an author, a company or a last editor.
+
+``scan_written(folder, dictionary)`` returns a ``WrittenScan``: findings as positions
+(file, column, row, kind, rule, confidence), never the text; ``clean`` says whether
+there is none. Only hits of confidence ``level`` or above count (default "high": the
+shapes a release must never hold - phones, SSNs, e-mails, full dates, record numbers,
+addresses, ages over 89, cued names - and the dictionary's own values).
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+from xml.etree import ElementTree
+
+import pandas as pd
+
+from deid_desktop.core.scan.dictionary import ScanDictionary
+from deid_desktop.core.scan.engine import at_level, scan_text_arrays
+
+#: Document properties that name a person or an organisation (core.xml, app.xml).
+IDENTIFYING_PROPERTIES = ("creator", "lastModifiedBy", "Company", "Manager")
+#: Values of those properties that name the tool, not a person: what the export writes.
+TOOL_NAMES = frozenset({"deid-desktop", "openpyxl"})
+_TAG = re.compile(r"\{[^}]*\}")
+
+
+class WrittenHit(NamedTuple):
+    """One finding in a written file: the file name, the sheet or "" for a CSV, the
+    column, the 0-based data row (-1 for a header or a document property), the kind, the
+    rule and the confidence. Never the value."""
+
+    file: str
+    sheet: str
+    column: str
+    row: int
+    kind: str
+    rule: str
+    confidence: str
+
+
+@dataclass(frozen=True)
+class WrittenScan:
+    files: tuple[str, ...]
+    cells: int
+    hits: tuple[WrittenHit, ...] = field(default_factory=tuple)
+
+    @property
+    def clean(self) -> bool:
+        return not self.hits
+
+    def by_kind(self) -> dict[str, int]:
+        return dict(sorted(Counter(h.kind for h in self.hits).items()))
+
+    def summary_dict(self) -> dict[str, Any]:
+        """Counts and positions only, safe for logs and the record."""
+        return {
+            "files": list(self.files),
+            "cells": self.cells,
+            "hits": len(self.hits),
+            "by_kind": self.by_kind(),
+            "where": sorted({(h.file, h.sheet, h.column) for h in self.hits}),
+        }
+
+
+def xlsx_properties(path: Path) -> dict[str, str]:
+    """The document properties of an XLSX (docProps/core.xml and app.xml): name -> text,
+    empty ones left out."""
+    out: dict[str, str] = {}
+    with zipfile.ZipFile(path) as z:
+        for part in ("docProps/core.xml", "docProps/app.xml"):
+            if part not in z.namelist():
+                continue
+            root = ElementTree.fromstring(z.read(part))
+            for el in root:
+                name = _TAG.sub("", el.tag)
+                text = (el.text or "").strip()
+                if text and len(el) == 0:
+                    out[name] = text
+    return out
+
+
+def _frames(path: Path) -> Iterable[tuple[str, pd.DataFrame]]:
+    if path.suffix.lower() == ".csv":
+        yield "", pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        return
+    sheets = pd.read_excel(path, sheet_name=None, dtype=str, engine="openpyxl", header=0)
+    for name, frame in sheets.items():
+        yield str(name), frame.fillna("")
+
+
+def scan_written(
+    folder: Path | str, dictionary: ScanDictionary, *, level: str = "high"
+) -> WrittenScan:
+    """Read back every CSV and XLSX in ``folder`` (not below it) and scan it."""
+    folder = Path(folder)
+    files = sorted(
+        p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".csv", ".xlsx")
+    )
+    hits: list[WrittenHit] = []
+    cells = 0
+    for path in files:
+        if path.suffix.lower() == ".xlsx":
+            props = xlsx_properties(path)
+            for name in IDENTIFYING_PROPERTIES:
+                if name in props and props[name] not in TOOL_NAMES:
+                    hits.append(WrittenHit(path.name, "", name, -1, "METADATA", "xlsx", "high"))
+        for sheet, frame in _frames(path):
+            header = [str(c) for c in frame.columns]
+            found = at_level(scan_text_arrays(header, dictionary), level)
+            for i, kind, rule, conf in zip(
+                found.note.tolist(),
+                found.kinds.tolist(),
+                found.rules.tolist(),
+                found.confidence.tolist(),
+                strict=True,
+            ):
+                hits.append(WrittenHit(path.name, sheet, header[i], -1, kind, rule, conf))
+            for column in frame.columns:
+                texts = frame[column].astype(str).tolist()
+                cells += len(texts)
+                found = at_level(scan_text_arrays(texts, dictionary), level)
+                for row, kind, rule, conf in zip(
+                    found.note.tolist(),
+                    found.kinds.tolist(),
+                    found.rules.tolist(),
+                    found.confidence.tolist(),
+                    strict=True,
+                ):
+                    hits.append(WrittenHit(path.name, sheet, str(column), row, kind, rule, conf))
+    return WrittenScan(files=tuple(p.name for p in files), cells=cells, hits=tuple(hits))
+
+
+SITE_LIST_NAME = "site-list.txt"
+
+
+def site_list_path(held_back: Path | str) -> Path:
+    """Where the user's site list lives: in the held-back folder beside the project
+    (with the crosswalk), never inside a release."""
+    return Path(held_back) / SITE_LIST_NAME
+
+
+def load_site_list(path: Path | str) -> list[str]:
+    """The user's own hospital, unit and ward names and abbreviations, one a line
+    (blank lines and lines starting with '#' ignored); [] when there is no file."""
+    p = Path(path)
+    if not p.is_file():
+        return []
+    lines = p.read_text(encoding="utf-8-sig").splitlines()
+    return [s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#")]

@@ -1,0 +1,238 @@
+"""Sample review of the free-text scan: a seeded sample of at least 5% of the notes, read
+one at a time with the hits highlighted (filtered by confidence), each marked clean or
+"missed something" with the kind. The result (``SampleReview``) holds counts only.
+
+The panel is given the notes and their hits; it never logs note text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from deid_desktop.core.scan.sample import MISS_KINDS, SampleReview, draw_sample
+
+if TYPE_CHECKING:
+    from deid_desktop.core.model import Extract
+    from deid_desktop.core.scan import ScanReport
+    from deid_desktop.core.scan.report import ColumnSpans
+    from deid_desktop.gui.session import Session
+
+#: Confidence filter choices: label -> levels shown.
+FILTERS = (
+    ("All hits", ("high", "medium", "low")),
+    ("High and medium", ("high", "medium")),
+    ("High only", ("high",)),
+)
+_COLOURS = {"high": "#f4b183", "medium": "#ffe699", "low": "#ddebf7"}
+
+
+class SpanHit(NamedTuple):
+    start: int
+    end: int
+    kind: str
+    confidence: str
+
+
+def note_html(text: str, hits: Sequence[SpanHit], levels: Sequence[str]) -> str:
+    """``text`` as HTML with the hits of the given confidence levels highlighted (a hit
+    inside an earlier one is skipped)."""
+    parts: list[str] = []
+    pos = 0
+    for h in sorted(hits, key=lambda h: (h.start, -h.end)):
+        if h.confidence not in levels or h.start < pos:
+            continue
+        parts.append(html.escape(text[pos : h.start]))
+        tip = html.escape(f"{h.kind}, {h.confidence} confidence")
+        parts.append(
+            f'<span style="background:{_COLOURS.get(h.confidence, "#eee")}" title="{tip}">'
+            f"{html.escape(text[h.start : h.end])}</span>"
+            f"<sub>{html.escape(h.kind)}</sub>"
+        )
+        pos = h.end
+    parts.append(html.escape(text[pos:]))
+    return "<p style='white-space:pre-wrap'>" + "".join(parts) + "</p>"
+
+
+class SampleReviewPanel(QWidget):
+    """Read a seeded sample of the notes and mark each one."""
+
+    def __init__(
+        self,
+        notes: Sequence[str],
+        hits: Sequence[Sequence[SpanHit]],
+        *,
+        seed: int,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._notes = notes
+        self._hits = hits
+        self.review = SampleReview(draw_sample(len(notes), seed=seed))
+        self._at = 0
+        self.setAccessibleName("Sample review of the free-text scan")
+        self.intro = QLabel(
+            f"Read {len(self.review.sample):,} of {len(notes):,} notes (at least 5%, drawn "
+            f"with seed {seed}). Mark each clean, or say what the scan missed."
+        )
+        self.intro.setWordWrap(True)
+        self.reviewer = QLineEdit()
+        self.reviewer.setPlaceholderText("Your name (goes into the record)")
+        self.reviewer.setAccessibleName("Reviewer")
+        self.reviewer.textChanged.connect(self._set_reviewer)
+        self.filter = QComboBox()
+        self.filter.setAccessibleName("Show hits of confidence")
+        for label, _ in FILTERS:
+            self.filter.addItem(label)
+        self.filter.currentIndexChanged.connect(lambda _i: self._show())
+        self.view = QTextBrowser()
+        self.view.setAccessibleName("Sampled note")
+        self.position = QLabel()
+        self.prev_button = QPushButton("Previous")
+        self.next_button = QPushButton("Next")
+        self.clean_button = QPushButton("Clean")
+        self.clean_button.setToolTip("Every identifier in this note is highlighted.")
+        self.miss_kind = QComboBox()
+        self.miss_kind.setAccessibleName("Kind missed")
+        self.miss_kind.addItems(MISS_KINDS)
+        self.missed_button = QPushButton("Missed something")
+        self.missed_button.setToolTip("The note holds an identifier the scan did not flag.")
+        self.status = QLabel()
+        self.prev_button.clicked.connect(lambda: self.go(self._at - 1))
+        self.next_button.clicked.connect(lambda: self.go(self._at + 1))
+        self.clean_button.clicked.connect(self.mark_clean)
+        self.missed_button.clicked.connect(self.mark_missed)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Reviewer:"))
+        top.addWidget(self.reviewer, 1)
+        top.addWidget(QLabel("Show:"))
+        top.addWidget(self.filter)
+        nav = QHBoxLayout()
+        for widget in (self.prev_button, self.position, self.next_button):
+            nav.addWidget(widget)
+        nav.addStretch(1)
+        for widget in (self.clean_button, self.miss_kind, self.missed_button):
+            nav.addWidget(widget)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.intro)
+        lay.addLayout(top)
+        lay.addWidget(self.view, 1)
+        lay.addLayout(nav)
+        lay.addWidget(self.status)
+        self._show()
+
+    # ----------------------------------------------------------------- actions
+    def levels(self) -> tuple[str, ...]:
+        return FILTERS[self.filter.currentIndex()][1]
+
+    def current(self) -> int | None:
+        """The position (in the notes) of the note on screen."""
+        sample = self.review.sample
+        return sample[self._at] if sample else None
+
+    def go(self, at: int) -> None:
+        if self.review.sample:
+            self._at = max(0, min(at, len(self.review.sample) - 1))
+        self._show()
+
+    def mark_clean(self) -> None:
+        pos = self.current()
+        if pos is not None:
+            self.review.mark_clean(pos)
+            self.go(self._at + 1)
+
+    def mark_missed(self) -> None:
+        pos = self.current()
+        if pos is not None:
+            self.review.mark_missed(pos, self.miss_kind.currentText())
+            self.go(self._at + 1)
+
+    def _set_reviewer(self, name: str) -> None:
+        self.review.reviewer = name.strip()
+
+    def _show(self) -> None:
+        pos = self.current()
+        n = len(self.review.sample)
+        if pos is None:
+            self.view.setPlainText("There is no note to review.")
+            self.position.setText("")
+        else:
+            self.view.setHtml(note_html(self._notes[pos], self._hits[pos], self.levels()))
+            mark = self.review.marks.get(pos, "unmarked")
+            said = "clean" if mark is None else mark if mark == "unmarked" else f"missed {mark}"
+            self.position.setText(f"Note {self._at + 1} of {n} ({said})")
+        for button in (self.clean_button, self.missed_button, self.prev_button):
+            button.setEnabled(pos is not None)
+        self.next_button.setEnabled(pos is not None and self._at + 1 < n)
+        self.prev_button.setEnabled(pos is not None and self._at > 0)
+        self.status.setText(
+            f"Reviewed {self.review.reviewed:,} of {n:,}; "
+            f"{self.review.missed:,} with something missed."
+        )
+
+
+def project_seed(project_id: str) -> int:
+    """The sample's seed for a project: the same project draws the same sample."""
+    return int(hashlib.sha256(project_id.encode("utf-8")).hexdigest()[:8], 16)
+
+
+def column_notes(extract: Extract, spans: ColumnSpans) -> tuple[list[str], list[list[SpanHit]]]:
+    """The non-missing notes of a scanned column (``ColumnSpans``) and their hits."""
+    series = extract.table(spans.table).frame[spans.column]
+    present = series.notna().to_numpy(dtype=bool)
+    rows = [i for i, ok in enumerate(present.tolist()) if ok]
+    where = {row: n for n, row in enumerate(rows)}
+    notes = [str(v) for v in series[present].tolist()]
+    hits: list[list[SpanHit]] = [[] for _ in rows]
+    confidence = spans.confidence if spans.confidence is not None else ["high"] * spans.row.size
+    for row, s, e, k, c in zip(
+        spans.row.tolist(),
+        spans.start.tolist(),
+        spans.end.tolist(),
+        spans.kind.tolist(),
+        list(confidence),
+        strict=True,
+    ):
+        hits[where[row]].append(SpanHit(s, e, k, c))
+    return notes, hits
+
+
+def open_sample_review(
+    parent: QWidget, session: Session, scan: ScanReport | None
+) -> SampleReview | None:
+    """A dialog with a seeded sample of the first scanned column's notes; the result is
+    kept on the session (``sample_review``) for the record."""
+    extract = session.extract
+    project = session.project
+    spans = list(scan.spans) if scan is not None else []
+    if extract is None or project is None or not spans:
+        return None
+    notes, hits = column_notes(extract, spans[0])
+    dialog = QDialog(parent)
+    dialog.setWindowTitle(f"Sample review: {spans[0].table}.{spans[0].column}")
+    panel = SampleReviewPanel(notes, hits, seed=project_seed(project.project_id))
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+    buttons.rejected.connect(dialog.reject)
+    lay = QVBoxLayout(dialog)
+    lay.addWidget(panel, 1)
+    lay.addWidget(buttons)
+    dialog.resize(860, 480)
+    dialog.exec()
+    session.sample_review = panel.review
+    return panel.review
