@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deid_desktop.cli.output import print_json, warn_problems
+from deid_desktop.cli.progress_bar import ProgressBar, progress_bar
 from deid_desktop.core.errors import DeidError
 
 if TYPE_CHECKING:  # the engine pulls in pandas and openpyxl: imported when a command runs
@@ -91,38 +92,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 # ---------------------------------------------------------------- shared steps
 
 
-def _progress() -> ProgressFn | None:
-    """Stage names on stderr when a person is watching; nothing in pipes and logs."""
-    if not sys.stderr.isatty():
-        return None
-    last = {"stage": ""}
-
-    def show(_fraction: float, stage: str) -> None:
-        if stage != last["stage"]:
-            last["stage"] = stage
-            print(f"  {stage}...", file=sys.stderr)
-
-    return show
-
-
 def _salt(project: Project) -> bytes | None:
     from deid_desktop import secrets
 
     return secrets.salt_for_project(project)
 
 
+def _span(bar: ProgressBar | None, start: float, end: float) -> ProgressFn | None:
+    return None if bar is None else bar.span(start, end)
+
+
 def _review(
-    project_path: Path, *, scan: bool | None
+    project_path: Path, *, scan: bool | None, bar: ProgressBar | None = None, end: float = 1.0
 ) -> tuple[Project, list[Problem], engine.ReviewResult]:
     """Open, load and review. ``scan``: see ``engine.review`` (check: True; run: None, so
-    free text that is only suppressed is not scanned)."""
+    free text that is only suppressed is not scanned). ``bar``: the terminal's progress
+    bar (load and review fill it up to ``end``)."""
     from deid_desktop.core import engine
 
-    progress = _progress()
     project, problems = engine.open_project(project_path)
     warn_problems(problems)
-    extract = engine.load(project, project_path, progress=progress)
-    result = engine.review(project, extract, salt=_salt(project), scan=scan, progress=progress)
+    extract = engine.load(project, project_path, progress=_span(bar, 0.0, 0.35 * end))
+    result = engine.review(
+        project, extract, salt=_salt(project), scan=scan, progress=_span(bar, 0.35 * end, end)
+    )
     return project, problems, result
 
 
@@ -269,7 +262,12 @@ def _print_check(payload: dict[str, Any]) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    project, problems, result = _review(args.project, scan=True)
+    bar = progress_bar(quiet=args.json)
+    try:
+        project, problems, result = _review(args.project, scan=True, bar=bar)
+    finally:
+        if bar is not None:
+            bar.finish()
     payload = check_payload(args.project, project, problems, result)
     if args.json:
         print_json(payload, ensure_ascii=True)
@@ -279,9 +277,18 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_run(args: argparse.Namespace) -> int:
+    bar = progress_bar(quiet=args.json)
+    try:
+        return _run(args, bar)
+    finally:
+        if bar is not None:
+            bar.finish()
+
+
+def _run(args: argparse.Namespace, bar: ProgressBar | None) -> int:
     from deid_desktop.core import engine
 
-    project, _problems, result = _review(args.project, scan=None)
+    project, _problems, result = _review(args.project, scan=None, bar=bar, end=0.8)
     meta = project.export
     overrides = {
         k: getattr(args, k)
@@ -292,6 +299,8 @@ def run_run(args: argparse.Namespace) -> int:
     meta = replace(meta, **overrides, formats=formats)
     why = result.risk_acceptance_needed if result.passed else None
     if why and not (args.accept_risk or "").strip():
+        if bar is not None:
+            bar.finish()
         print(
             f'deid: {why} Nothing was written.\nRun again with --accept-risk "REASON" to '
             "accept it, or raise k first (deid set PROJECT risk.age_bands=... / "
@@ -309,7 +318,7 @@ def run_run(args: argparse.Namespace) -> int:
         register_path=args.register,
         overwrite=args.overwrite,
         accept_risk=args.accept_risk,
-        progress=_progress(),
+        progress=_span(bar, 0.8, 1.0),
     )
     for note in record.recovered:  # leftovers of an interrupted export, removed
         print(f"deid: {note}", file=sys.stderr)
