@@ -4,6 +4,7 @@ words, shown in full, and a Go to that opens the step with the column selected."
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from deid_desktop.core.model import ColumnClass
 from deid_desktop.core.steps import Step
@@ -14,11 +15,14 @@ from tests.gui.test_flow import choose_in_cell, open_demo, wait_review
 pytestmark = pytest.mark.slow
 
 
-def test_a_failed_check_says_which_column_and_goes_there(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_a_failed_check_says_which_column_and_goes_there(
+    qtbot, window: MainWindow, dialogs
+) -> None:  # type: ignore[no-untyped-def]
     open_demo(qtbot, window)
     s = window.session
     window.next_button.click()
     # a phone number mistaken for clinical data survives into the release
+    dialogs.answer("question", QMessageBox.StandardButton.Yes)  # "less protective?"
     choose_in_cell(qtbot, window, "demographics", "phone", TagColumn.CLASS, "Clinical")
     assert s.project.table("demographics").column("phone").cls == ColumnClass.CLINICAL
     assert window.go_to(Step.REVIEW)
