@@ -1,3 +1,3 @@
-from deid_desktop.cli import main
+from deid_desktop.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -1,7 +1,9 @@
 """`deid`: the same engine as the desktop app, headless.
 
-Exit codes: 0 ok, 2 usage, 3 a release check failed (nothing written), 4 bad input or an
-output that could not be written (nothing committed).
+Exit codes: 0 ok, 1 internal error, 2 usage, 3 a release check failed (nothing written),
+4 bad input or an output that could not be written (nothing committed), 130 cancelled or
+interrupted, 141 the reader of the output went away (``deid tags ... | head -1``; the
+command's own work, if any, was done as usual).
 Each subcommand lives in its own module under deid_desktop/cli/ and exposes
 ``register(subparsers)``; the module list below is the only place that names them.
 """
@@ -9,10 +11,14 @@ Each subcommand lives in its own module under deid_desktop/cli/ and exposes
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from deid_desktop import __version__
 from deid_desktop.core.errors import Cancelled, DeidError
@@ -32,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 EXIT_OK, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 2, 3, 4
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a pipe closed early
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,11 +61,35 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one `deid` command; the exit code. Never lets a traceback or a value out."""
+    try:
+        code = _dispatch(argv)
+        sys.stdout.flush()  # a closed pipe shows here, while it can still be handled
+        return code
+    except BrokenPipeError:
+        return _output_closed()
+
+
+def _output_closed() -> int:
+    """The reader of stdout went away (``| head -1``): stop quietly. What the command
+    wrote to files stays as written; only its printed output was cut short."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the final flush at exit cannot fail
+        os.close(devnull)
+    except (OSError, ValueError):  # pragma: no cover - stdout without a descriptor
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     recover_pending(lambda note: print(f"deid: {note}", file=sys.stderr))  # crashed exports
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        raise
     except DeidError as exc:
         print(f"deid: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -76,3 +107,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def entry() -> NoReturn:
+    """The `deid` program: ``main``, then a prompt exit.
+
+    The process ends with ``os._exit`` once Python's own exit handlers have run and the
+    output is flushed. Interpreter teardown is skipped on purpose: native worker threads
+    (Arrow's pools) still alive at that point can abort the process (SIGABRT,
+    "terminate called without an active exception"), turning a finished command into
+    exit 134. Everything the command writes is already closed and renamed by then.
+    """
+    code = main()
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)

@@ -91,7 +91,8 @@ def run_generalize(args: argparse.Namespace) -> int:
     qis = _columns(args.qi)
     k = args.k
     if _is_project(source):
-        frame, qis, k, _ = _release_person(source, qis, k, [])
+        released = _release_person(source, qis, k, [])
+        frame, qis, k = released.frame, released.qis, released.k
     else:
         if not qis:
             raise UsageError(

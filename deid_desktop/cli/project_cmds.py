@@ -279,6 +279,7 @@ def _key_reason(spec: TableSpec) -> str:
 
 def run_init(args: argparse.Namespace) -> int:
     from deid_desktop.core.io import read_table
+    from deid_desktop.core.io.relations import require_person_rows
 
     out: Path = args.out
     inputs: list[Path] = [args.extract, *args.events]
@@ -295,7 +296,12 @@ def run_init(args: argparse.Namespace) -> int:
         if os.path.abspath(p) == os.path.abspath(out):
             raise UsageError(f"The project file {out} would overwrite an input")
     if len({os.path.abspath(p) for p in inputs}) < len(inputs) and not args.sheet:
-        raise UsageError("The same input file is given twice")
+        absolute = [os.path.abspath(p) for p in inputs]
+        twice = next(p for i, p in enumerate(inputs) if absolute[i] in absolute[:i])
+        raise UsageError(
+            f"The same input file is given twice: {twice.name}",
+            hint="Give each table's file once (the person table first, then event tables).",
+        )
 
     sheets = _sheets(args, inputs)
     names = _table_names(inputs, sheets)
@@ -303,6 +309,7 @@ def run_init(args: argparse.Namespace) -> int:
         read_table(p, name=n, sheet=sh) for p, n, sh in zip(inputs, names, sheets, strict=True)
     ]
     person = tables[0]
+    require_person_rows(person)
     person_key, event_keys = _parse_keys(args.key, tables, inputs)
     key = person_key or _suggested_key(person)
     if key not in person.frame.columns:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deid_desktop.cli.output import print_json, warn_problems
 from deid_desktop.core.constants import DICT_KINDS, PROJECT_SUFFIX
@@ -240,9 +240,20 @@ def _population_text(u: PopulationUniqueness) -> str:
     )
 
 
+class ReleasedPerson(NamedTuple):
+    """The released person table of a project and what risk is measured on."""
+
+    frame: pd.DataFrame
+    qis: list[str]
+    k: int
+    sensitive: list[str]
+    census: int | None  # the Census population of the released ZIP3 areas
+    not_counted: tuple[str, ...]  # released identifying columns left out of the count
+
+
 def _release_person(
     source: Path, qis: list[str], k: int | None, sensitive: list[str]
-) -> tuple[pd.DataFrame, list[str], int | None, list[str], int | None, tuple[str, ...]]:
+) -> ReleasedPerson:
     """The released person table of the project, built in memory (nothing written), the
     project's quasi-identifiers, k target and sensitive columns unless overridden, the
     Census population of the released ZIP3 areas when ZIP3 is one of them, and the
@@ -268,7 +279,7 @@ def _release_person(
             frame[ZIP3_COLUMN].dropna().unique(), table.populations, table.restricted
         )
     k = project.risk.k_target if k is None else k
-    return frame, qis, k, sensitive, census, not_counted
+    return ReleasedPerson(frame, qis, k, sensitive, census, not_counted)
 
 
 def _risk_text(r: RiskReport) -> str:

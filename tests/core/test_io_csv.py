@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from deid_desktop.core.errors import Cancelled, InputError
 from deid_desktop.core.io import read_table, sha256_file
+from deid_desktop.core.io.headers import looks_like_data
 from deid_desktop.core.progress import CancelToken
 
 
@@ -246,7 +247,7 @@ NAMES = st.lists(
     min_size=1,
     max_size=5,
     unique=True,
-)
+).filter(lambda names: looks_like_data(names) is None)  # a header, not a row of data
 CELLS = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
     max_size=12,

@@ -72,10 +72,23 @@ CORE_LAYERS: tuple[frozenset[str], ...] = (
             "gc_pause",
             "atomic",
             "steps",
+            "faults",
+            "shred",
         }
     ),
     frozenset(
-        {"io", "scan", "risk", "tagging", "zip3", "facts", "linkage", "event_keys", "register"}
+        {
+            "io",
+            "scan",
+            "risk",
+            "tagging",
+            "zip3",
+            "facts",
+            "linkage",
+            "event_keys",
+            "register",
+            "transaction",
+        }
     ),
     frozenset({"pathways", "project"}),
     frozenset({"verify"}),

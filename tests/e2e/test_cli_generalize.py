@@ -121,7 +121,7 @@ def test_project_uses_its_release_and_quasi_identifiers(
     code, out, err = main_captured(capsys, "generalize", project, "--json")
     assert code == 0, err
     data = json.loads(out)
-    assert set(data["levels"]) == {"age", "sex", "race", "ethnicity", "zip3"}
+    assert set(data["levels"]) == {"dob_year", "age", "sex", "race", "ethnicity", "zip3"}
     assert data["min_class"] >= 5 and data["suppressed"] <= 0.05 * data["rows"]
 
 

@@ -17,6 +17,9 @@ further; a million-row column costs milliseconds.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -83,3 +86,21 @@ def neutralise_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     result = pd.DataFrame(out, index=frame.index)
     result.columns = list(header)
     return result, changed
+
+
+def formula_like(text: str) -> bool:
+    """True when ``text`` would be read as a formula at the start of a cell."""
+    return bool(text) and text[0] in FORMULA_CHARS and re.fullmatch(PLAIN_NUMBER, text) is None
+
+
+def neutralise_names(text: str, names: Iterable[str]) -> str:
+    """``text`` (a README or record) with each formula-like name in ``names`` (column
+    and table names, which the user's file chose) prefixed by ``'`` wherever it stands
+    at the start of a word, as the released tables' headers are."""
+    risky = sorted({n for n in names if formula_like(n)}, key=len, reverse=True)
+    if not risky:
+        return text
+    pattern = re.compile(
+        r"(?<![\w'])(?:" + "|".join(re.escape(n) for n in risky) + r")", re.MULTILINE
+    )
+    return pattern.sub(lambda m: PREFIX + m.group(0), text)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from deid_desktop.core.export.cells import neutralise_frame, neutralise_names
 from deid_desktop.core.export.summaries import SCAN_DISCLAIMER
 from deid_desktop.core.model import (
     ColumnClass,
@@ -114,7 +115,8 @@ def data_dictionary(release: Release, project: Project) -> pd.DataFrame:
                     "description": _description(tag),
                 }
             )
-    return pd.DataFrame(rows, columns=list(DICTIONARY_COLUMNS), dtype="string")
+    frame = pd.DataFrame(rows, columns=list(DICTIONARY_COLUMNS), dtype="string")
+    return neutralise_frame(frame)[0]  # a column named =cmd|... is a formula in a cell
 
 
 def _fmt_ratio(x: float) -> str:
@@ -269,7 +271,13 @@ def render_readme(
     if release.warnings:
         out += _section("Warnings", [f"- {w}" for w in release.warnings])
     out.append(f"Prepared with deid-desktop {app_version}.")
-    return "\n".join(out) + "\n"
+    return neutralise_names("\n".join(out) + "\n", _names(project, release))
+
+
+def _names(project: Project, release: Release) -> list[str]:
+    """Every table and column name a document may echo (the user's file chose them)."""
+    names = [t.name for t in project.tables] + [c.name for t in project.tables for c in t.columns]
+    return names + [str(c) for frame in release.tables.values() for c in frame.columns]
 
 
 def render_crosswalk_readme(*, crosswalk_file: str, release_folder: str, rows: int) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
+from deid_desktop.core.export.cells import neutralise_names
 from deid_desktop.core.model import Project, Release
 from deid_desktop.core.pathways.registry import pathway_spec
 
@@ -299,4 +300,6 @@ def render_record_text(record: Mapping[str, Any]) -> str:
         lines += [f"  {t}: {n:,}" for t, n in neutral.items()]
     if record.get("warnings"):
         lines += ["", "Warnings", *(f"  - {w}" for w in record["warnings"])]
-    return "\n".join(lines) + "\n"
+    tags = record.get("column_tags") or {}
+    names = [*tags, *(c for columns in tags.values() for c in columns)]
+    return neutralise_names("\n".join(lines) + "\n", names)

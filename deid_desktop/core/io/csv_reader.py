@@ -71,9 +71,9 @@ class _BadRows:
 
 
 def _options(
-    layout: Layout, bad: _BadRows, *, threads: bool
+    layout: Layout, bad: _BadRows | None, *, threads: bool, block: int = BLOCK_SIZE
 ) -> tuple[pacsv.ReadOptions, pacsv.ParseOptions, pacsv.ConvertOptions]:
-    read = pacsv.ReadOptions(use_threads=threads, block_size=BLOCK_SIZE)
+    read = pacsv.ReadOptions(use_threads=threads, block_size=block)
     parse = pacsv.ParseOptions(
         delimiter=layout.delimiter,
         quote_char='"',
@@ -94,10 +94,29 @@ def _options(
 
 
 def _parse(buf: pa.Buffer, layout: Layout, reporter: Reporter, *, file: str) -> pa.Table:
-    bad = _BadRows()
-    read, parse, convert = _options(layout, bad, threads=True)
+    try:
+        return _parse_blocks(buf, layout, reporter, file=file, block=BLOCK_SIZE)
+    except _RowTooLong:
+        # a record longer than a block (a multi-megabyte note): one block for the file
+        return _parse_blocks(buf, layout, reporter, file=file, block=buf.size + 1)
+
+
+class _RowTooLong(Exception):
+    """pyarrow met a record longer than its block size."""
+
+
+def _parse_blocks(
+    buf: pa.Buffer, layout: Layout, reporter: Reporter, *, file: str, block: int
+) -> pa.Table:
+    """The multi-threaded read. It holds no Python object (no row handler, an Arrow-owned
+    buffer): Arrow's worker threads may finish and free the reader after this returns,
+    even while the interpreter exits, and freeing a Python object there needs the GIL -
+    a thread that asks for it during shutdown is killed mid-C++, which aborts the whole
+    process (SIGABRT, "terminate called without an active exception")."""
+    read, parse, convert = _options(layout, None, threads=True, block=block)
     batches: list[pa.RecordBatch] = []
     expected_rows = max(1.0, buf.size / layout.bytes_per_row)
+    reader = None
     try:
         reader = pacsv.open_csv(
             pa.BufferReader(buf), read_options=read, parse_options=parse, convert_options=convert
@@ -108,11 +127,15 @@ def _parse(buf: pa.Buffer, layout: Layout, reporter: Reporter, *, file: str) -> 
             rows += batch.num_rows
             reporter.step(min(rows / expected_rows, 0.99), f"Parsing {file}")
         schema = reader.schema
-    except pa.ArrowInvalid:
-        # pyarrow's message may quote the row: never pass it on.
-        raise _unreadable(buf, layout, file=file) from None
-    if bad.count:
-        raise _ragged_error(buf, layout, file=file)
+    except pa.ArrowInvalid as exc:
+        if "straddl" in str(exc) and block <= buf.size:
+            raise _RowTooLong from None
+        # a ragged row or a broken quote; pyarrow's message may quote the row: never
+        # pass it on, re-read single-threaded to name the line instead.
+        raise _ragged_error(buf, layout, file=file) from None
+    finally:
+        if reader is not None:
+            reader.close()
     if list(schema.names) != list(layout.header):
         raise _unreadable(buf, layout, file=file)
     table = pa.Table.from_batches(batches, schema=schema)
@@ -174,6 +197,8 @@ def _ragged_error(buf: pa.Buffer, layout: Layout, *, file: str) -> InputError:
             pa.BufferReader(buf), read_options=read, parse_options=parse, convert_options=convert
         )
     except pa.ArrowInvalid:
+        return _unreadable(buf, layout, file=file)
+    if not bad.count:
         return _unreadable(buf, layout, file=file)
     line = bad.first_line
     if line is None:  # pragma: no cover - pyarrow numbers rows when single-threaded

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from deid_desktop.core.errors import ProjectError
 from deid_desktop.core.io.dates import infer_date_format, parse_dates
-from deid_desktop.core.io.relations import check_relations
+from deid_desktop.core.io.relations import check_relations, require_person_rows
 from deid_desktop.core.io.tables import read_table
 from deid_desktop.core.io.zips import count_not_zip_like, restore_zip_zeros
 from deid_desktop.core.model import (
@@ -75,6 +75,7 @@ def load_extract(
         for i, spec in enumerate(specs)
     ]
     person, events = tables[0], tables[1:]
+    require_person_rows(person)
     reporter.step(0.86, "Checking how the tables link")
     check_relations(
         person, specs[0].key, [(t, spec.key) for t, spec in zip(events, specs[1:], strict=True)]

@@ -18,6 +18,17 @@ def _rows(n: int) -> str:
     return f"{n} row" if n == 1 else f"{n} rows"
 
 
+def require_person_rows(person: LoadedTable) -> None:
+    """Refuse a person table with a header but no data row: there is no one to release
+    (and every event table would seem to hold no person key)."""
+    if len(person.frame) == 0:
+        raise InputError(
+            f"The person table '{person.name}' has no rows: it holds only a header",
+            file=person.report.file,
+            hint="Choose the file that holds one row per person (the person table first).",
+        )
+
+
 def _key_column(table: LoadedTable, key: str) -> pd.Series:
     if key not in table.frame.columns:
         raise InputError(

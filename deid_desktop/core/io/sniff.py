@@ -76,8 +76,8 @@ def decode(raw: bytes | bytearray, *, file: str) -> DecodedText:
                 file=file,
                 hint=SAVE_AS_UTF8,
             ) from None  # the cause may quote data
-        return _checked(pa.py_buffer(text.encode("utf-8")), "utf-16", file=file)
-    buf = pa.py_buffer(raw)
+        return _checked(owned_buffer(text.encode("utf-8")), "utf-16", file=file)
+    buf = owned_buffer(raw)
     if raw.startswith(UTF8_BOM):
         body = buf.slice(len(UTF8_BOM))
         if not _is_utf8(body):
@@ -101,8 +101,23 @@ def decode(raw: bytes | bytearray, *, file: str) -> DecodedText:
             f"Read as {label} text (not UTF-8); accented letters were converted. "
             "If any look wrong, save the file as 'CSV UTF-8' and load it again."
         )
-        return DecodedText(pa.py_buffer(text.encode("utf-8")), encoding, (warning,))
+        return DecodedText(owned_buffer(text.encode("utf-8")), encoding, (warning,))
     raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
+
+
+def owned_buffer(data: bytes | bytearray | memoryview) -> pa.Buffer:
+    """A copy of ``data`` in memory Arrow owns.
+
+    ``pa.py_buffer`` keeps a Python object alive from C++: when one of Arrow's reader
+    threads drops the last slice of such a buffer it must take the GIL to release it,
+    and a thread doing so while the interpreter shuts down is killed mid-C++ ("terminate
+    called without an active exception", SIGABRT). Arrow-owned memory needs no GIL.
+    """
+    src = np.frombuffer(data, dtype=np.uint8)
+    out = pa.allocate_buffer(src.size)
+    if src.size:
+        np.frombuffer(out, dtype=np.uint8)[:] = src
+    return out
 
 
 def _checked(buf: pa.Buffer, encoding: str, *, file: str) -> DecodedText:

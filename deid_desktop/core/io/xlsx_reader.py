@@ -24,6 +24,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 from openpyxl.reader.excel import ExcelReader
 from openpyxl.utils.cell import range_boundaries
+from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.xml import DEFUSEDXML
@@ -34,6 +35,7 @@ from deid_desktop.core.io.hashing import changed_file_error, sha256_file
 from deid_desktop.core.io.headers import check_header, column_letter, header_warnings
 from deid_desktop.core.io.xlsx_fast import PROLOG_BYTES, FormulaCount, NotSimple
 from deid_desktop.core.io.xlsx_fast import iter_rows as fast_rows
+from deid_desktop.core.io.xlsx_limits import check_inflation
 from deid_desktop.core.model import LoadedTable, LoadReport
 from deid_desktop.core.progress import Reporter
 
@@ -147,10 +149,22 @@ def _open(path: Path) -> Workbook:
             file=path.name,
             hint=XLSX_HINT + " Remove any password first.",
         )
+    if path.suffix.lower() not in (".xlsx", ".xlsm", ".xltx", ".xltm"):
+        ending = f"ends in '{path.suffix}'" if path.suffix else "has no .xlsx ending"
+        raise InputError(
+            f"The file holds an Excel workbook (or another ZIP archive) but its name {ending}",
+            file=path.name,
+            hint="Rename it to end in .xlsx if it is a workbook, or save the sheet as CSV UTF-8.",
+        )
+    check_inflation(path)  # before openpyxl inflates anything
     try:
         reader = _Reader(path, read_only=True, data_only=True, keep_links=False)
         reader.read()
         return reader.wb
+    except InvalidFileException:
+        raise InputError(
+            "The file is not a readable .xlsx workbook", file=path.name, hint=XLSX_HINT
+        ) from None  # the cause may quote data
     except (DefusedXmlException, *BROKEN_WORKBOOK) as exc:
         if isinstance(exc, DefusedXmlException) or isinstance(exc.__cause__, DefusedXmlException):
             raise InputError(
@@ -172,12 +186,25 @@ def list_sheets(path: Path) -> list[str]:
         wb.close()
 
 
-def _choose(wb: Workbook, sheet: str | None, file: str) -> ReadOnlyWorksheet:
+def _choose(wb: Workbook, sheet: str | None, file: str) -> tuple[ReadOnlyWorksheet, list[str]]:
+    """The sheet to read and a note when the choice is not the obvious one.
+
+    Without a sheet name, the first *visible* sheet is read (a hidden sheet is not what
+    a person opening the workbook sees), and the note says which one.
+    """
     sheets = [ws.title for ws in wb.worksheets]
     if not sheets:
         raise InputError("The workbook has no worksheet", file=file, hint=XLSX_HINT)
     if sheet is None:
-        return wb.worksheets[0]
+        first = wb.worksheets[0]
+        if getattr(first, "sheet_state", "visible") == "visible":
+            return first, []
+        visible = [ws for ws in wb.worksheets if getattr(ws, "sheet_state", "") == "visible"]
+        chosen = visible[0] if visible else first
+        return chosen, [
+            f"Sheet '{chosen.title}' was read: the workbook's first sheet '{first.title}' is "
+            "hidden. Give the sheet name (--sheet) to read another one."
+        ]
     if sheet not in sheets:
         available = ", ".join(f"'{s}'" for s in sheets)
         raise InputError(
@@ -185,7 +212,7 @@ def _choose(wb: Workbook, sheet: str | None, file: str) -> ReadOnlyWorksheet:
             file=file,
             hint="Choose one of those sheets.",
         )
-    return wb[sheet]
+    return wb[sheet], []
 
 
 def _formula_cells(wb: Workbook, ws: ReadOnlyWorksheet, file: str) -> int:
@@ -339,7 +366,7 @@ def read_xlsx_table(
         raise changed_file_error(file)
     wb = _open(path)
     try:
-        ws = _choose(wb, sheet, file)
+        ws, chosen_note = _choose(wb, sheet, file)
         title = ws.title
         reporter.step(0.05, f"Reading {file}")
         grid, formulas = _read_sheet(wb, ws, reporter.sub(0.05, 0.9), file)
@@ -358,7 +385,7 @@ def read_xlsx_table(
         }
     )
     frame, trailing = drop_trailing_empty_rows(frame)
-    notes: list[str] = header_warnings(grid.header)
+    notes: list[str] = [*chosen_note, *header_warnings(grid.header)]
     if formulas:
         notes.append(f"{formulas} cells held formulas; their last calculated values were used.")
     if trailing:

@@ -24,8 +24,8 @@ import pandas as pd
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.risk.classes import combine
 from deid_desktop.core.risk.hierarchy import Hierarchy
-from deid_desktop.core.risk.lattice import Prepared
 from deid_desktop.core.risk.loss import Figures
+from deid_desktop.core.risk.prepared import Prepared
 
 
 class PersonPrepared:
