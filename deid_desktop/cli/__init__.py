@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from deid_desktop import __version__
+from deid_desktop.buildinfo import VersionAction
 from deid_desktop.core.errors import Cancelled, DeidError
 from deid_desktop.core.transaction import recover_pending
 
@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="deid",
         description="De-identify a clinical extract from a saved project, headless.",
     )
-    parser.add_argument("--version", action="version", version=f"deid {__version__}")
+    parser.add_argument("--version", action=VersionAction, program="deid")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMAND_MODULES:

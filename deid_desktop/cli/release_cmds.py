@@ -273,6 +273,16 @@ def run_check(args: argparse.Namespace) -> int:
         print_json(payload, ensure_ascii=True)
     else:
         _print_check(payload)
+        said = [
+            m
+            for o in result.verification.outcomes
+            if not o.passed and isinstance(o.detail, dict)
+            for m in o.detail.get("messages", ())
+        ]
+        if said:
+            print("\nWhat the failed checks found:", file=sys.stdout)
+            for message in said:
+                print(f"  - {message}", file=sys.stdout)
     return 0 if result.passed else EXIT_CHECK_FAILED
 
 

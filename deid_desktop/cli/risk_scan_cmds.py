@@ -274,7 +274,7 @@ def _release_person(
         from deid_desktop.core.risk.population import released_zip3_population
         from deid_desktop.core.zip3 import load_table_for
 
-        table = load_table_for(project.safe_harbor.zip3_table)
+        table = load_table_for(project.transform.zip3_table)
         census = released_zip3_population(
             frame[ZIP3_COLUMN].dropna().unique(), table.populations, table.restricted
         )

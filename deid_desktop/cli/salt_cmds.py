@@ -323,7 +323,7 @@ def run_pathway(args: argparse.Namespace) -> int:
         linkable = replace(linkable, key_length=args.key_length)
     if args.zip_rule is not None:
         linkable = replace(linkable, zip_rule=args.zip_rule)
-    safe_harbor = project.safe_harbor
+    transform = project.transform
     if args.age_reference is not None:
         ref = args.age_reference.strip()
         if ref != "index":
@@ -333,12 +333,12 @@ def run_pathway(args: argparse.Namespace) -> int:
                 raise UsageError(
                     "--age-reference must be 'index' or a date written YYYY-MM-DD."
                 ) from None
-        safe_harbor = replace(safe_harbor, age_reference=ref)
+        transform = replace(transform, age_reference=ref)
     export: ExportMeta = project.export
     if args.dua is not None:
         export = replace(export, dua=args.dua.strip())
     changed = replace(
-        project, pathway=pathway, linkable=linkable, safe_harbor=safe_harbor, export=export
+        project, pathway=pathway, linkable=linkable, transform=transform, export=export
     )
     save_project(changed, args.project)
 
@@ -373,7 +373,7 @@ def run_pathway(args: argparse.Namespace) -> int:
         "key_length": linkable.key_length,
         "zip_rule": linkable.zip_rule,
         "dua": export.dua,
-        "age_reference": safe_harbor.age_reference,
+        "age_reference": transform.age_reference,
         "salt": salt,
     }
     _emit(args, data, lines)

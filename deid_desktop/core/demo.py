@@ -41,8 +41,8 @@ from deid_desktop.core.model import (
     Project,
     RiskSettings,
     Role,
-    SafeHarborOptions,
     TableSpec,
+    TransformOptions,
 )
 from deid_desktop.core.project import PROJECT_SUFFIX, project_to_json
 from deid_desktop.core.zip3 import load_bundled_zip3
@@ -610,7 +610,7 @@ def demo_project(frames: dict[str, pd.DataFrame], digests: dict[str, str], seed:
         tables=tables,
         pathway=Pathway.SAFE_HARBOR,
         seed=seed,
-        safe_harbor=SafeHarborOptions(age_reference="index"),
+        transform=TransformOptions(age_reference="index"),
         risk=RiskSettings(k_target=5),
         export=ExportMeta(
             purpose="Demonstration of deid-desktop on a synthetic extract",

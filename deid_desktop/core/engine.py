@@ -169,7 +169,7 @@ def text_columns_for(project: Project, extract: Extract) -> dict[str, list[str]]
 
 def redact_columns_for(project: Project, extract: Extract) -> dict[str, list[str]]:
     """The free-text columns set to "redact hits" (the only ones a release keeps)."""
-    chosen = project.safe_harbor.free_text
+    chosen = project.transform.free_text
     out: dict[str, list[str]] = {}
     for table, cols in text_columns_for(project, extract).items():
         keep = [c for c in cols if chosen.get(f"{table}.{c}") == FreeTextAction.REDACT]

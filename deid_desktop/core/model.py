@@ -201,7 +201,7 @@ class TableSpec:
 
 
 @dataclass(frozen=True)
-class SafeHarborOptions:
+class TransformOptions:
     """Options every pathway uses: the age reference, the ZIP3 table, free-text actions.
 
     Filed under ``transform`` in the project file (format 2 on; ``safe_harbor`` before).
@@ -254,7 +254,7 @@ class Project:
     tables: tuple[TableSpec, ...]
     pathway: Pathway = Pathway.SAFE_HARBOR
     seed: int = 20260423
-    safe_harbor: SafeHarborOptions = field(default_factory=SafeHarborOptions)
+    transform: TransformOptions = field(default_factory=TransformOptions)
     linkable: LinkableOptions = field(default_factory=LinkableOptions)
     risk: RiskSettings = field(default_factory=RiskSettings)
     export: ExportMeta = field(default_factory=ExportMeta)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from deid_desktop import __version__
+from deid_desktop.buildinfo import VersionAction
 from deid_desktop.core.steps import Step
 from deid_desktop.core.transaction import recover_pending
 
@@ -35,7 +36,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         action="store_true",
         help="open the main window, load the demo project, run the review, quit (0 = ok)",
     )
-    parser.add_argument("--version", action="version", version=f"deid-desktop {__version__}")
+    parser.add_argument("--version", action=VersionAction, program="deid-desktop")
     return parser.parse_args(list(argv))
 
 

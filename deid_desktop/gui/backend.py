@@ -249,8 +249,8 @@ def export(
 def zip3_vintage(project: Project) -> str:
     from deid_desktop.core import zip3
 
-    if project.safe_harbor.zip3_table:
-        return zip3.load_census_file(Path(project.safe_harbor.zip3_table)).vintage
+    if project.transform.zip3_table:
+        return zip3.load_census_file(Path(project.transform.zip3_table)).vintage
     return zip3.load_bundled_zip3().vintage
 
 

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from deid_desktop import __version__
-from deid_desktop.core.project import PROJECT_SUFFIX
+from deid_desktop import __version__, buildinfo
+from deid_desktop.core.constants import PROJECT_SUFFIX
 from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.guide import GuideDialog
@@ -280,8 +280,9 @@ class MainWindow(QMainWindow):
         QMessageBox.about(
             self,
             "About deid-desktop",
-            f"deid-desktop {__version__}\n\nDe-identifies clinical extracts offline, with the "
-            "record of what was done. It never connects to a network.",
+            f"deid-desktop {__version__}\nBuild: commit {buildinfo.commit()}\n\n"
+            "De-identifies clinical extracts offline, with the record of what was done. "
+            "It never connects to a network.",
         )
 
     # -- settings ----------------------------------------------------------------------

@@ -7,8 +7,8 @@ so a million rows open instantly. Column widths come from a sample of rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from PySide6.QtCore import (
     QAbstractItemModel,
     QAbstractTableModel,
@@ -38,6 +38,9 @@ from deid_desktop.core.model import (
     Role,
 )
 from deid_desktop.core.tagging.retag import edited_tag
+
+if TYPE_CHECKING:  # pandas is imported when the first frame arrives, not at start-up
+    import pandas as pd
 
 Index = QModelIndex | QPersistentModelIndex
 MASK = "•••••"
@@ -82,19 +85,32 @@ class FrameModel(QAbstractTableModel):
 
     def __init__(self, frame: pd.DataFrame | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._frame = frame if frame is not None else pd.DataFrame()
+        self._frame: pd.DataFrame | None = None  # None: empty (no pandas needed yet)
+        self._na: Any = object()  # pandas.NA once a frame is set
         self._masked: set[str] = set()
-        self._columns: list[str] = [str(c) for c in self._frame.columns]
+        self._columns: list[str] = []
         self._line_offset = 2  # data row 0 is line 2 of a CSV (header = line 1)
+        self._take(frame)
+
+    def _take(self, frame: pd.DataFrame | None) -> None:
+        self._frame = frame
+        self._columns = [] if frame is None else [str(c) for c in frame.columns]
+        if frame is not None:
+            import pandas as pd
+
+            self._na = pd.NA
 
     @property
     def frame(self) -> pd.DataFrame:
+        if self._frame is None:
+            import pandas as pd
+
+            return pd.DataFrame()
         return self._frame
 
     def set_frame(self, frame: pd.DataFrame | None, masked: Sequence[str] = ()) -> None:
         self.beginResetModel()
-        self._frame = frame if frame is not None else pd.DataFrame()
-        self._columns = [str(c) for c in self._frame.columns]
+        self._take(frame)
         self._masked = set(masked)
         self.endResetModel()
 
@@ -110,11 +126,11 @@ class FrameModel(QAbstractTableModel):
         name = self._columns[column]
         if name in self._masked:
             return [MASK]
-        head = self._frame.iloc[:rows, column]
-        return [MISSING if v is None or v is pd.NA else str(v) for v in head.tolist()]
+        head = self.frame.iloc[:rows, column]
+        return [MISSING if v is None or v is self._na else str(v) for v in head.tolist()]
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._frame)
+        return 0 if parent.isValid() or self._frame is None else len(self._frame)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._columns)
@@ -125,13 +141,13 @@ class FrameModel(QAbstractTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             if self._columns[index.column()] in self._masked:
                 return MASK if role == Qt.ItemDataRole.DisplayRole else "Hidden (direct identifier)"
-            value = self._frame.iat[index.row(), index.column()]
-            if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+            value = self.frame.iat[index.row(), index.column()]
+            if value is None or value is self._na or (isinstance(value, float) and value != value):
                 return MISSING if role == Qt.ItemDataRole.DisplayRole else "Missing value"
             return str(value)
         if role == Qt.ItemDataRole.ForegroundRole:
-            value = self._frame.iat[index.row(), index.column()]
-            if value is None or value is pd.NA:
+            value = self.frame.iat[index.row(), index.column()]
+            if value is None or value is self._na:
                 return QApplication.palette().brush(
                     QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
                 )

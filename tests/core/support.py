@@ -56,7 +56,7 @@ def synthea_project(src: Path, folder: Path, pathway: object) -> tuple:
 
     from deid_desktop.core import engine
     from deid_desktop.core.io import read_table
-    from deid_desktop.core.model import ExportMeta, Project, SafeHarborOptions, TableSpec
+    from deid_desktop.core.model import ExportMeta, Project, TableSpec, TransformOptions
     from deid_desktop.core.project import save_project, store_path
     from deid_desktop.core.tagging import suggest_tags
     from deid_desktop.core.tagging.retag import keyed_tags
@@ -75,7 +75,7 @@ def synthea_project(src: Path, folder: Path, pathway: object) -> tuple:
         "synthea",
         tuple(specs),
         pathway=pathway,  # type: ignore[arg-type]
-        safe_harbor=SafeHarborOptions(age_reference="2024-01-01"),
+        transform=TransformOptions(age_reference="2024-01-01"),
         export=ExportMeta(dua="DUA-TEST-1"),
     )
     save_project(project, project_path)

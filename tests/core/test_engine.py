@@ -228,13 +228,13 @@ def scans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 def redacting(project: Project) -> Project:
     free_text = {"demographics.notes": FreeTextAction.REDACT}
     return dataclasses.replace(
-        project, safe_harbor=dataclasses.replace(project.safe_harbor, free_text=free_text)
+        project, transform=dataclasses.replace(project.transform, free_text=free_text)
     )
 
 
 def test_run_does_not_scan_suppressed_free_text_and_says_so(demo, tmp_path, scans) -> None:
     project, _ = engine.open_project(demo)
-    assert project.safe_harbor.free_text.get("demographics.notes") != FreeTextAction.REDACT
+    assert project.transform.free_text.get("demographics.notes") != FreeTextAction.REDACT
     rec = engine.run(
         demo,
         out_dir=tmp_path / "out",

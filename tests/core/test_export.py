@@ -312,7 +312,7 @@ def test_record_carries_time_version_parameters_checks_and_meta(tmp_path: Path) 
     assert rec["zip3_table"] == {
         "zip3_table": {"vintage": "2020 Census DHC P1", "source": "bundled"}
     }
-    assert rec["parameters"]["safe_harbor"]["age_reference"] == "index"
+    assert rec["parameters"]["transform"]["age_reference"] == "index"
     assert rec["parameters"]["risk"]["k_target"] == 5
     assert len(rec["checks"]) == 5 and rec["checks_passed"] is True
     assert rec["meta"]["purpose"] == "HF readmission study"

@@ -24,7 +24,7 @@ import pytest
 from deid_desktop.core import engine
 from deid_desktop.core.export import RECORD_JSON, RECORD_TXT
 from deid_desktop.core.io import read_table
-from deid_desktop.core.model import Pathway, Project, SafeHarborOptions, TableSpec
+from deid_desktop.core.model import Pathway, Project, TableSpec, TransformOptions
 from deid_desktop.core.project import save_project, store_path
 from deid_desktop.core.resources import resources_dir
 from deid_desktop.core.tagging import suggest_tags
@@ -53,96 +53,96 @@ PATHWAYS = (Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET)
 
 GOLDEN: dict[str, dict[str, str]] = {
     "demo/safe_harbor": {
-        "README.txt": ("148fbcc3ac3cad6a2576dbfb1ae07afc4e37e9e2e03b7dc715190a209bb81d7e"),
-        "baseline.csv": ("79cf828a92860e27fac169bc6e70714009bab63e7d5d0b4ae6c97cc84eb78565"),
+        "README.txt": ("0c942e9a2b30597707b74e0c2d5d3430c8b379f16c04733c5b17c75887511801"),
+        "baseline.csv": ("9140ef420ad5d9a62abcb7ac6b52c2dad1343d7b4768d4f6cc2fb7e004aab5f1"),
         "data_dictionary.csv": ("aefd1a94b27ae4b78ad5ce8fe97e844b1784fe5ecb08d592d7a2649c40624710"),
-        "demographics.csv": ("7eb5e82fc85fc9624477e478b4758f07a7f94a626d7aa22c8eaad31abb742bd9"),
-        "visits.csv": ("421b9ff0ea5bf07fb463de1ed4b31ea446a471b8ec172cb50ffeec8e56ddd9fe"),
+        "demographics.csv": ("0651c0f2eda6db045370ee5dc9ac17ee6c1ce65ac45a808793d039cdd4ed02fa"),
+        "visits.csv": ("6a210bb042b276083e15bb8b104720c36a566d491699913570ac25c0e46e438d"),
         "export_record.json#stable": (
-            "f5a4f3aa1b4245cf864555f32a17e7b484a3a5443b8373bb76e8f79f6c85802d"
+            "4b9bd009624b6252e3314e896077c6ebac87769e9f8058bcf135641ae8a3f278"
         ),
     },
     "demo/linkable": {
-        "README.txt": ("bcc08ec4ce94ec54764b9865f4228fb45f974eb07a850f5ed9cdbc148a249bf6"),
+        "README.txt": ("ea2d1cfb1ac86dad70197a8dd0e7486d4130141bade4a7318037792c969c7b37"),
         "baseline.csv": ("744648b9fe5af6538802024b6ec5222ca56e1f0ab8ccb47586d43726f4098e73"),
         "data_dictionary.csv": ("47aa06004f82ca43a066a2a21d2da7a88ff6c54ff765e321f7d544ae4cf2db91"),
-        "demographics.csv": ("d9ad717d3a4c4637b203faf71273812a79397fdd81884a54ba90142ad76dd3c8"),
+        "demographics.csv": ("a0cda1da62c5bbfebb9637c5e6d3e7948f6511420e4ad6a451ac634f71e73c24"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
-            "ad953208f32383a8dd32fe0f94c607607623b9e6dbdae59eede7777e35a27bfc"
+            "b31fedb0204ac14ffe7fc7206dea956dc02653dac564b43a866d35f1f8ee735f"
         ),
     },
     "demo/limited_data_set": {
-        "README.txt": ("5a9efbf1dae9d805ca46d4a45c9140cb4a22082059cbbdfbd2bcd2da82aaa979"),
+        "README.txt": ("d6b45053e51a30764d166c625ddc02704aedf9842ed95bfa0db3e83321fdf6db"),
         "baseline.csv": ("a0a2f4369ad18a13264a14d46ff3bbdc08c01c8650b06089d4d3325f2db0b350"),
         "data_dictionary.csv": ("97b930af4ea645c8a0582aa0f7c78332e485f99ebacd705b4e444b81b2ceceb0"),
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
-            "0a8a9bd65b6bfefa2396980beb5d735217f80ae8e71dd45ccad82396139adb05"
+            "edab0c2466d5bfd9fc3cb3db004523f5addd44c90d1a84a7b410340d36c5f4f3"
         ),
     },
     "unmc_crane_2023/safe_harbor": {
-        "README.txt": ("4a5738fde227a976fbe98cac36fe37ebfe94abb6d62572380219b21cd6c23c8d"),
+        "README.txt": ("585023c3192043f4b153b59c2909b8a755fa6ca56cb48a7fa1842aaee430b2c2"),
         "conditions.csv": ("1171dba1ca38a088cf3c7ed19558e61237dc93b8f684fbb2849b4e675a01492c"),
         "data_dictionary.csv": ("c69842de1c036edcc0f60bb2178bb821ab8a967ebb89454fa634b1bdb667188f"),
         "encounters.csv": ("371e2135f24d7a5c8d8aca2ecad8703a092edbd7c9566404f9fcae5f36ffdf95"),
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "44867577b2285c016032c61f6d6a9d743974955ab887810997f83b479f1c0e0f"
+            "f980b866674a79b5c19e91edba1c342805ea845f520c54ef716b1eff5e354712"
         ),
     },
     "unmc_crane_2023/linkable": {
-        "README.txt": ("9e4ab245162a676bbeb0dd11338195697c42c3681748e5936ec7169cdbcf3606"),
+        "README.txt": ("7c7068337a28f46c1a927c02a2ea2409d97c096d7e43cab48162f5e14a623537"),
         "conditions.csv": ("4542e5f4490fd3a9faf6c62ad917d7a0454507b178bd7eeeeff639b841f55c59"),
         "data_dictionary.csv": ("51550183b096f6e1f20dd6d04c4f88385e1f096606fb245f95fb88c90e721b76"),
         "encounters.csv": ("67a8e368a9082dad8969d722d66f03a055a79a7ec8333717af936cd813f2969b"),
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
         "export_record.json#stable": (
-            "a31c7359adffa717ba50a5ceb57e02826177a5c7163c116b832808ff62f753cf"
+            "d4db1fdf1151c254a1359c829008dca7fe411b8901f94da929e701bc504d99b9"
         ),
     },
     "unmc_crane_2023/limited_data_set": {
-        "README.txt": ("26e00a2e52a9853f0dbe27e39a06eb3ceba0b5d24738f33d5551db7db25c7ea6"),
+        "README.txt": ("0c8768cf409ce9ca0e722515b6d856bf177726c8eb30fb17933cd45613f45f73"),
         "conditions.csv": ("17f16e1a10570b145995ceb39b2548e261ee1a2df9827b830ea2b5173c3fe7c0"),
         "data_dictionary.csv": ("1b43be98ec1943993ca760a72f10202fa7316e6eee12e84e90962b57e15d0e3e"),
         "encounters.csv": ("ebface18d205fd7aab0c50b99fbb6f90bc7cfe587690ad65fe95fc551f8465a6"),
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
         "export_record.json#stable": (
-            "0750750b43f593c41c65611e2a9afe77529cbb36a56551bce7260569ed797842"
+            "3f15ec2af6a8c27ab454b449408b76017b75304467bdadc01330e05af8b86f53"
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
-        "README.txt": ("93a525a86b4428846a1fa6b7a0521ea9186ad589577d14c1cfb34e29b4f3616a"),
+        "README.txt": ("6a7401ba539f310a086aff98db0b885ee0a1eb5286e76fb9dd0a3c3c79053c2b"),
         "conditions.csv": ("03ec2d2adeec177738fbd0d3bc0d7d104469483a845ab00f51ddac7d32253aee"),
         "data_dictionary.csv": ("4cfff6e5d0910377f23263ecd4f5f1b46d0ad94960ab313cda1abedbefbae1f0"),
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "3601cca3ba9f905e419f9bd3c7ff63f0edcaa4a825b41ac8ed310575a83ce6f4"
+            "af04e403ecdbf8de2e30a7153aa76e62ebffb14338125c13fbc44088c44368e0"
         ),
     },
     "ds4biomed_apr2020/linkable": {
-        "README.txt": ("fd8b7bf220720496794cc868317866967efd0261ba11eaeaa0b4995ceabc008a"),
+        "README.txt": ("bec84d789121394d5ee630481535bf046d49b1405070659d8f7b6859617e983e"),
         "conditions.csv": ("5df6bc42c37baac51a30722a28e1ea0000533e1173ed07d457c8a9a192a0c7cf"),
         "data_dictionary.csv": ("33b209ffaa8e63940daba2791b76298a10df71360266d7d385008c3a6e97b9d9"),
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
-            "fa1398d715bfe3003d26cebcabc07fac3cdefc2b63a6d99caaf04938e76861c2"
+            "21990514db16262fe6a67ebf8f7b525537b83a77675ebe2e6f0653dfcaf78e37"
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
-        "README.txt": ("8c0230b5a75ae5684999be2313b247d43cf4e45e650fd1e21778a40462e08481"),
+        "README.txt": ("3d3707ca27d488361d785a9acbd4e9bc47bbdf13b89f8803f14ab6a0491d2bb0"),
         "conditions.csv": ("dc7c4170b9bce484f216265c1d5e43f62e6db5ae5785924d6fd0e8e8ab947b50"),
         "data_dictionary.csv": ("09427269dcd371bc0d983d55b0a03b66f50e8c9b1f8aafd60e6c7aa986d09be9"),
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (
-            "a3b1ac63f3dc1b88618646cb341295ec2c176014d837b6a21c1ce8384921d874"
+            "39149683f96c2c0bbed1a2f0db9769d7e02dcc66efe38de62bad858f81b9509e"
         ),
     },
 }
@@ -163,7 +163,7 @@ def _synthea(src: Path, folder: Path, tables: tuple[tuple[str, str], ...]) -> Pa
         uuid.UUID(int=len(tables)).hex,
         "synthea",
         tuple(specs),
-        safe_harbor=SafeHarborOptions(age_reference="2024-01-01"),
+        transform=TransformOptions(age_reference="2024-01-01"),
     )
     save_project(project, project_path)
     return project_path

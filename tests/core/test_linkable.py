@@ -17,7 +17,7 @@ from deid_desktop.core.model import (
     Pathway,
     Release,
     RiskSettings,
-    SafeHarborOptions,
+    TransformOptions,
 )
 from deid_desktop.core.pathways import build_release
 from deid_desktop.core.pathways.linkable import LINK_KEY, build_linkable
@@ -175,7 +175,7 @@ def test_free_text_redacted_on_request() -> None:
     extract, project = extract_and_project()
     project = replace(
         project,
-        safe_harbor=SafeHarborOptions(free_text={"patients.notes": FreeTextAction.REDACT}),
+        transform=TransformOptions(free_text={"patients.notes": FreeTextAction.REDACT}),
     )
     release = build_linkable(extract, project, salt=SALT)
     notes = " ".join(release.tables["patients"]["notes"].dropna())

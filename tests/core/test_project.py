@@ -31,8 +31,8 @@ from deid_desktop.core.model import (
     Project,
     RiskSettings,
     Role,
-    SafeHarborOptions,
     TableSpec,
+    TransformOptions,
 )
 from deid_desktop.core.project import (
     MIGRATIONS,
@@ -89,7 +89,7 @@ def make_project() -> Project:
         tables=(person, visits),
         pathway=Pathway.LINKABLE,
         seed=7,
-        safe_harbor=SafeHarborOptions(
+        transform=TransformOptions(
             age_reference="2024-01-01",
             zip3_table="/data/census.csv",
             free_text={"demographics.notes": FreeTextAction.REDACT},
@@ -451,7 +451,7 @@ def test_version_0_project_is_migrated() -> None:
     assert p.risk == RiskSettings(quasi_identifiers=("age",), k_target=3)
     assert p.person_table.column("age") == ColumnTag("age", ColumnClass.QUASI, Role.AGE)
     assert p.person_table.column("notes").cls is ColumnClass.FREE_TEXT
-    assert p.safe_harbor == SafeHarborOptions() and p.linkable == LinkableOptions()
+    assert p.transform == TransformOptions() and p.linkable == LinkableOptions()
 
 
 def test_version_0_file_loads_and_saves_as_current(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from deid_desktop.core.errors import ProjectError
-from deid_desktop.core.model import SCHEMA_VERSION, FreeTextAction, SafeHarborOptions
+from deid_desktop.core.model import SCHEMA_VERSION, FreeTextAction, TransformOptions
 from deid_desktop.core.project import (
     MIGRATIONS,
     content_sha256,
@@ -44,8 +44,8 @@ def v1_body() -> dict[str, Any]:
 def test_version_1_options_move_to_transform() -> None:
     p = project_from_dict(v1_body())
     assert p == make_project()
-    assert p.safe_harbor.free_text == {"demographics.notes": FreeTextAction.REDACT}
-    assert p.safe_harbor.age_reference == "2024-01-01"
+    assert p.transform.free_text == {"demographics.notes": FreeTextAction.REDACT}
+    assert p.transform.age_reference == "2024-01-01"
 
 
 def test_version_1_file_keeps_its_stamp_and_is_saved_as_current(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_the_real_version_1_demo_opens_and_saves_as_the_shipped_demo(tmp_path: P
     assert json.loads(V1_DEMO.read_text(encoding="utf-8"))["schema_version"] == 1
     p = load_project(V1_DEMO)
     assert p == load_project(SHIPPED_DEMO)
-    assert p.safe_harbor == SafeHarborOptions(age_reference="index")
+    assert p.transform == TransformOptions(age_reference="index")
     out = tmp_path / "demo.deid.json"
     save_project(p, out)
     assert out.read_bytes() == SHIPPED_DEMO.read_bytes()

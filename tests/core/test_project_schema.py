@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.errors import ProjectError
-from deid_desktop.core.model import ColumnTag, Project, RiskSettings, SafeHarborOptions, TableSpec
+from deid_desktop.core.model import ColumnTag, Project, RiskSettings, TableSpec, TransformOptions
 from deid_desktop.core.project import project_from_dict, project_from_json, project_to_dict
 from deid_desktop.core.project import project_to_json as to_json
 from deid_desktop.core.project.schema import RULES, Rule, fields_of, unwrap_optional
@@ -27,7 +27,7 @@ from tests.core.test_project import _body, make_project, projects
 CHECKED: dict[tuple[type, str], st.SearchStrategy[Any]] = {
     (Project, "project_id"): st.text("0123456789abcdef", min_size=32, max_size=32),
     (TableSpec, "sha256"): st.text("0123456789abcdef", min_size=64, max_size=64),
-    (SafeHarborOptions, "age_reference"): st.just("index")
+    (TransformOptions, "age_reference"): st.just("index")
     | st.dates().map(lambda d: d.isoformat()).filter(lambda s: len(s) == 10),
 }
 

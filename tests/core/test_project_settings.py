@@ -52,7 +52,7 @@ def test_every_release_changing_decision_is_listed() -> None:
 
 def test_a_free_text_column_without_a_choice_shows_suppress() -> None:
     p = make_project()
-    p = replace(p, safe_harbor=replace(p.safe_harbor, free_text={}))
+    p = replace(p, transform=replace(p.transform, free_text={}))
     shown = {s.key: s.value for s in settings_of(p)}
     assert shown["transform.free_text.demographics.notes"] == "suppress"
 
@@ -77,8 +77,8 @@ def test_set_changes_each_kind_of_value() -> None:
     assert p.pathway is Pathway.LIMITED_DATA_SET
     assert p.linkable.offset_mode is OffsetMode.KEYED
     assert p.risk.age_bands == (0, 18, 65) and p.risk.quasi_identifiers == ()
-    assert p.risk.drop_zip3 is False and p.safe_harbor.zip3_table is None
-    assert p.safe_harbor.free_text == {"demographics.notes": FreeTextAction.SUPPRESS}
+    assert p.risk.drop_zip3 is False and p.transform.zip3_table is None
+    assert p.transform.free_text == {"demographics.notes": FreeTextAction.SUPPRESS}
     assert p.export.purpose == "a=b"
     assert ("seed", "7", "12345") in [(c.key, c.old, c.new) for c in changes]
     assert ("risk.k_target", "10", "3") in [(c.key, c.old, c.new) for c in changes]

@@ -14,7 +14,7 @@ from deid_desktop.core.model import (
     FreeTextAction,
     Pathway,
     RiskSettings,
-    SafeHarborOptions,
+    TransformOptions,
 )
 from deid_desktop.core.pathways import build_release
 from deid_desktop.core.pathways.common import random_subject_ids, year_column_name
@@ -159,7 +159,7 @@ def test_age_at_an_iso_reference_date_and_its_boundary() -> None:
     data.loc[0, "dob"] = "1936-06-15"
     # On 2026-06-14 this person is 89; on 2026-06-15 they turn 90.
     for reference, over in (("2026-06-14", False), ("2026-06-15", True)):
-        opts = SafeHarborOptions(age_reference=reference)
+        opts = TransformOptions(age_reference=reference)
         extract, project = make_case(people_frame=data, people_tags=tags, options=opts)
         p = _by_key(build_safe_harbor(extract, project), extract, "people").set_index("pid")
         assert pd.isna(p.loc["P-1001", "dob_year"]) is over
@@ -205,7 +205,7 @@ def test_zip_cut_to_allowed_zip3_else_000() -> None:
 def test_user_loaded_census_file_is_used_and_recorded(tmp_path) -> None:
     census = tmp_path / "newer.csv"
     census.write_text(f"zcta,population\n{allowed_prefix()}23,25000\n")
-    extract, project = make_case(options=SafeHarborOptions(zip3_table=str(census)))
+    extract, project = make_case(options=TransformOptions(zip3_table=str(census)))
     release = build_safe_harbor(extract, project)
     p = _by_key(release, extract, "people").set_index("pid")
     assert p.loc["P-1001", "zip3"] == allowed_prefix()
@@ -215,7 +215,7 @@ def test_user_loaded_census_file_is_used_and_recorded(tmp_path) -> None:
 
 
 def test_free_text_redacted_on_explicit_choice() -> None:
-    opts = SafeHarborOptions(free_text={"people.notes": FreeTextAction.REDACT})
+    opts = TransformOptions(free_text={"people.notes": FreeTextAction.REDACT})
     extract, project = make_case(options=opts)
     release = build_safe_harbor(extract, project)
     notes = release.tables["people"]["notes"]

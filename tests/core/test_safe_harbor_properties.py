@@ -9,7 +9,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deid_desktop.core.model import SafeHarborOptions
+from deid_desktop.core.model import TransformOptions
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import verify_release
 from deid_desktop.core.zip3 import load_bundled_zip3
@@ -64,7 +64,7 @@ def test_random_extracts_leave_no_restricted_zip3_no_old_year_no_full_date(
     if not with_age:
         data = data.drop(columns=["age"])
         tags = tuple(t for t in tags if t.name != "age")
-    extract, project = make_case(people_frame=data, people_tags=tags, options=SafeHarborOptions())
+    extract, project = make_case(people_frame=data, people_tags=tags, options=TransformOptions())
     stays = extract.table("stays").frame.copy()
     stays["discharge_date"] = pd.array([d.isoformat() for _, d, _ in rows], dtype="string")
     extract = replace_frame(extract, "stays", stays)
@@ -76,10 +76,15 @@ def test_random_extracts_leave_no_restricted_zip3_no_old_year_no_full_date(
 
     people_out = release.tables["people"].merge(release.crosswalk, on="subject_id")
     people_out = people_out.set_index("pid").loc[data["pid"]]
-    # Over 89 at discharge, or years 91 or more apart among those released (birth,
-    # discharge, and the support data's 2024 admissions and visits).
+    # Over 89 at discharge, years 91 or more apart among those released (birth,
+    # discharge, and the support data's 2024 admissions and visits), or born 90 or more
+    # years before the year of the cut-off (the latest date in the extract).
+    cutoff_year = max(2024, *(d.year for _, d, _ in rows), *(b.year for b, _, _ in rows))
     old = [
-        _age(b, d) > 89 or max(d.year, 2024) - min(b.year, d.year, 2024) >= 91 for b, d, _ in rows
+        _age(b, d) > 89
+        or max(d.year, 2024) - min(b.year, d.year, 2024) >= 91
+        or cutoff_year - b.year >= 90
+        for b, d, _ in rows
     ]
     years = people_out["dob_year"].tolist()
     for is_old, year, (born, _, _) in zip(old, years, rows, strict=True):

@@ -17,8 +17,8 @@ from deid_desktop.core.model import (
     IdentifierCategory,
     Project,
     Role,
-    SafeHarborOptions,
     TableSpec,
+    TransformOptions,
 )
 from deid_desktop.core.zip3 import load_bundled_zip3
 from tests.core.support import CL, DT, FT, D, Q, loaded, text_frame
@@ -138,7 +138,7 @@ def make_case(
     *,
     people_frame: pd.DataFrame | None = None,
     people_tags: tuple[ColumnTag, ...] = PEOPLE_TAGS,
-    options: SafeHarborOptions | None = None,
+    options: TransformOptions | None = None,
     seed: int = 20260423,
 ) -> tuple[Extract, Project]:
     """A three-table extract (people, stays, visits) and its tagged project."""
@@ -153,7 +153,7 @@ def make_case(
             spec("visits", v, VISITS_TAGS, False),
         ),
         seed=seed,
-        safe_harbor=options or SafeHarborOptions(),
+        transform=options or TransformOptions(),
     )
     extract = Extract(loaded("people", p), (loaded("stays", s), loaded("visits", v)))
     return extract, project

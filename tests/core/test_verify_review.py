@@ -130,18 +130,25 @@ def test_a_visit_91_years_after_birth_removes_the_years_of_a_person_aged_86_at_i
     extract = replace_frame(extract, "stays", stays)
     release = build_safe_harbor(extract, project)
     assert release.parameters["persons_over_89"] == 1  # the 94-year-old of the support data
-    assert release.parameters["persons_with_years_91_or_more_apart"] == 1
-    assert any("1 other person whose years lie 91" in t for t in release.transformations)
+    # 91 at the data's cut-off (2024-03-02, the last visit): removed by the cut-off rule,
+    # which the pair of years 91 apart restates
+    assert release.parameters["persons_over_89_at_the_cutoff_only"] == 1
+    assert any("1 other person over 89 at the data's cut-off" in t for t in release.transformations)
     assert verify_release(extract, release, project).passed
 
 
 def test_years_90_apart_are_not_read_as_an_age_over_89() -> None:
-    """1934 and 2024 may be an 89-year-old: the pathway keeps them, the gate agrees."""
+    """A birth year 1934 and a visit in 2024 may be an 89-year-old: a pair of the
+    person's own years 90 apart is not read as over 89. But 2024 is also the data's
+    cut-off, and a birth year 90 years before the cut-off's year may state 90 there (the
+    gate can only read years): the pathway removes them, the gate agrees."""
     frame = people(6)
     frame.loc[1, "age"] = "89"
     frame.loc[1, "dob"] = "1934-12-30"
     extract, project = make_case(people_frame=frame)
     release = build_safe_harbor(extract, project)
+    assert release.parameters["persons_with_years_91_or_more_apart"] == 0
+    assert release.parameters["persons_over_89_at_the_cutoff_only"] == 1
     outcome = verify_release(extract, release, project).outcome("no_age_revealing_year")
     assert outcome.passed, outcome.detail
 

@@ -21,8 +21,8 @@ from deid_desktop.core.model import (
     Pathway,
     Project,
     Release,
-    SafeHarborOptions,
     TableSpec,
+    TransformOptions,
 )
 from deid_desktop.core.pathways import build_release
 from deid_desktop.core.tagging import suggest_tags
@@ -294,7 +294,7 @@ def test_adult_passes(public_data: Path, name: str) -> None:
         uuid.uuid4().hex,
         "adult",
         (TableSpec("adult", name, "0" * 64, "person_id", True, tags, rows=len(frame)),),
-        safe_harbor=SafeHarborOptions(age_reference="2024-01-01"),
+        transform=TransformOptions(age_reference="2024-01-01"),
         export=ExportMeta(dua="DUA-TEST-1"),
     )
     extract = Extract(loaded("adult", frame), ())

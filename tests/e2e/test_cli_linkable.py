@@ -256,7 +256,7 @@ def test_bad_pathway_options_are_usage_errors(
     capsys.readouterr()
     assert deid("pathway", demo, "safe-harbor", "--age-reference", "2024-12-31", "--json") == 0
     assert json.loads(capsys.readouterr().out)["age_reference"] == "2024-12-31"
-    assert load_project(demo).safe_harbor.age_reference == "2024-12-31"
+    assert load_project(demo).transform.age_reference == "2024-12-31"
 
 
 _BUILD = textwrap.dedent(

@@ -88,7 +88,7 @@ def test_a_missing_age_reference_is_reported_on_step_3_in_desktop_words(
     assert AGE_REFERENCE_MISSING in window.next_reason.text()
     assert not window.go_to(Step.REVIEW)
     page.age_ref.setCurrentIndex(page.age_ref.findData("date"))
-    assert s.project.safe_harbor.age_reference != "index"
+    assert s.project.transform.age_reference != "index"
     assert page.blocker() is None and not page.banner.message
     assert window.go_to(Step.REVIEW)
     wait_review(qtbot, window)

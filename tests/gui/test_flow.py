@@ -277,7 +277,7 @@ def test_choosing_to_redact_a_free_text_column_is_recorded(qtbot, window: MainWi
     combo = window.pathway_page.free_text.cellWidget(0, 1)
     assert isinstance(combo, QComboBox)
     combo.setCurrentIndex(combo.findData(FreeTextAction.REDACT.value))
-    assert s.project.safe_harbor.free_text == {"demographics.notes": FreeTextAction.REDACT}
+    assert s.project.transform.free_text == {"demographics.notes": FreeTextAction.REDACT}
     assert window.go_to(Step.REVIEW)
     wait_review(qtbot, window)
     released = s.review.release.tables["demographics"]

@@ -36,11 +36,11 @@ def test_a_newer_census_table_replaces_the_bundled_one(
     page.zip3_button.click()
     qtbot.waitUntil(lambda: not on_pathway_page.runner.busy, timeout=WAIT)
     s = on_pathway_page.session
-    assert s.project.safe_harbor.zip3_table == str(census), page.banner.message
+    assert s.project.transform.zip3_table == str(census), page.banner.message
     assert page.zip3_label.text() not in ("", bundled)  # the vintage shown is the new file's
     assert page.zip3_reset.isEnabled()
     page.zip3_reset.click()
-    assert s.project.safe_harbor.zip3_table is None
+    assert s.project.transform.zip3_table is None
     assert page.zip3_label.text() == bundled
 
 
@@ -50,7 +50,7 @@ def test_seed_and_reference_date_are_project_settings(on_pathway_page: MainWindo
     page.seed.setValue(1234)
     assert s.project.seed == 1234 and s.dirty
     page.age_ref.setCurrentIndex(1)  # a fixed date
-    assert s.project.safe_harbor.age_reference == page.age_date.date().toString("yyyy-MM-dd")
+    assert s.project.transform.age_reference == page.age_date.date().toString("yyyy-MM-dd")
 
 
 def test_the_linkable_pathway_says_where_its_salt_is(on_pathway_page: MainWindow) -> None:

@@ -112,7 +112,7 @@ def test_gui_decisions_export_and_deid_run_write_the_same_bytes(
     saved = load_project(path)
     assert saved.pathway == pathway and saved.seed == 424242
     assert saved.risk.age_bands == (0, 20, 40, 60, 80, 90) and saved.risk.suppress_below_k
-    assert saved.safe_harbor.free_text == {"demographics.notes": FreeTextAction.REDACT}
+    assert saved.transform.free_text == {"demographics.notes": FreeTextAction.REDACT}
     full = json.loads((cw / FULL_RECORD_JSON).read_text(encoding="utf-8"))
     assert full["project"]["file"] == str(path.absolute())
     assert full["project"]["sha256"] == sha(path)

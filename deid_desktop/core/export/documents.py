@@ -37,7 +37,7 @@ def _treatment(tag: ColumnTag, wording: ReleaseWording, project: Project, table:
     if tag.role == Role.AGE and wording.age is not None:
         return wording.age
     if tag.cls == ColumnClass.FREE_TEXT:
-        action = project.safe_harbor.free_text.get(f"{table}.{tag.name}")
+        action = project.transform.free_text.get(f"{table}.{tag.name}")
         if action == FreeTextAction.REDACT:
             return "free-text scan hits replaced by [KIND] (redaction cannot prove a note clean)"
         return "kept"
@@ -186,8 +186,9 @@ def render_readme(
 
     passed = sum(1 for c in checks if c["passed"])
     check_lines = [f"{passed} of {len(checks)} release checks passed before export:"]
+    # a failed warning ("warn") did not stop the export; a blocking check never fails here
     check_lines += [
-        f"- [{'pass' if c['passed'] else 'FAIL'}] {c['name']}"
+        f"- [{_mark(c)}] {c['name']}"
         + (f" ({c['rule']})" if c.get("rule") else "")
         + ("" if c["passed"] else f": {c['count']:,}")
         for c in checks
@@ -223,9 +224,7 @@ def render_readme(
     ]
     if free_text_cols:
         redacted = [
-            c
-            for c in free_text_cols
-            if project.safe_harbor.free_text.get(c) == FreeTextAction.REDACT
+            c for c in free_text_cols if project.transform.free_text.get(c) == FreeTextAction.REDACT
         ]
         removed = [c for c in free_text_cols if c not in redacted]
         if removed:
@@ -239,7 +238,9 @@ def render_readme(
     else:
         text_lines.append("The extract had no column tagged as free text.")
     if scan is not None and scan.get("scanned") is False:
-        text_lines.append(f"The free text was {scan.get('note', 'not scanned')}.")
+        text_lines.append(
+            "The free text was not scanned in this run: no free-text column is released."
+        )
     elif scan is not None:
         text_lines.append(
             f"Scan of the extract's free text: {scan.get('hits', 0):,} possible identifiers "
@@ -298,3 +299,10 @@ def render_crosswalk_readme(*, crosswalk_file: str, release_folder: str, rows: i
         "",
     ]
     return "\n".join(lines)
+
+
+def _mark(check: dict) -> str:  # type: ignore[type-arg]
+    """pass, FAIL (blocking), or warn (a warning: shown, the release not refused)."""
+    if check["passed"]:
+        return "pass"
+    return "warn" if check.get("severity") == "warning" else "FAIL"

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
+from deid_desktop.buildinfo import commit as build_commit
 from deid_desktop.core.export.cells import neutralise_names
 from deid_desktop.core.model import Project, Release
 from deid_desktop.core.pathways.registry import pathway_spec
@@ -112,9 +113,10 @@ def build_record(
     neutralised: Mapping[str, int],
 ) -> dict[str, Any]:
     spec = pathway_spec(release.pathway)
-    pathway_options: dict[str, Any] = {}
+    # the options every pathway uses, then the pathway's own (a linkable release's)
+    pathway_options: dict[str, Any] = {"transform": jsonable(project.transform)}
     if spec.options_field is not None:
-        pathway_options = {spec.options_field: jsonable(spec.options_of(project))}
+        pathway_options[spec.options_field] = jsonable(spec.options_of(project))
     rows = {
         name: {
             "input": input_rows.get(name),
@@ -127,7 +129,7 @@ def build_record(
     return {
         "record_version": RECORD_VERSION,
         "time_utc": when.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        "app": {"name": "deid-desktop", "version": app_version},
+        "app": {"name": "deid-desktop", "version": app_version, "commit": build_commit()},
         "project": {
             "id": project.project_id,
             "name": project.name,
@@ -210,6 +212,7 @@ def render_record_text(record: Mapping[str, Any]) -> str:
     lines: list[str] = ["EXPORT RECORD", "=============", ""]
     _kv(lines, "Time (UTC)", record["time_utc"], 0)
     _kv(lines, "Application", f"{record['app']['name']} {record['app']['version']}", 0)
+    _kv(lines, "Build commit", record["app"].get("commit", "unknown"), 0)
     _kv(lines, "Project", f"{record['project']['name']} ({record['project']['id']})", 0)
     _kv(lines, "Pathway", f"{record['pathway']} - {record['label']}", 0)
     _kv(lines, "Seed", record["seed"], 0)
@@ -253,7 +256,7 @@ def render_record_text(record: Mapping[str, Any]) -> str:
     lines += [f"  - {t}" for t in record["transformations"]]
     lines += ["", "Checks"]
     for c in record["checks"]:
-        mark = "pass" if c["passed"] else "FAIL"
+        mark = "pass" if c["passed"] else ("warn" if c["severity"] == "warning" else "FAIL")
         lines.append(f"  [{mark}] {c['name']} ({c['rule']}; {c['severity']}; count {c['count']:,})")
     risk = record.get("risk")
     lines += ["", "Residual risk"]

@@ -167,8 +167,13 @@ def _refuse_failed_checks(verification: Verification) -> None:
         return
     listed = "; ".join(f"{o.check.name} ({int(o.count or 0):,})" for o in failures)
     n = len(failures)
+    said = " ".join(
+        str(m) for o in failures if isinstance(o.detail, dict) for m in o.detail.get("messages", ())
+    )
     raise CheckFailed(
-        f"{n} blocking release check{'s' if n != 1 else ''} failed: {listed}. Nothing was written.",
+        f"{n} blocking release check{'s' if n != 1 else ''} failed: {listed}. "
+        + (f"{said} " if said else "")
+        + "Nothing was written.",
         hint="Run `deid check PROJECT` (or open the Review page) to see every check, then "
         "fix the column tags or settings and try again.",
     )

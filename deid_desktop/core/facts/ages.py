@@ -1,10 +1,14 @@
-"""Who is over 89 (45 CFR 164.514(b)(2)(i)(C)): ages read from the age columns and
-computed from the birth date at a reference date. Read by the pathways (to pool ages and
-remove years) and by the gate (to check they did)."""
+"""Who is over 89 (45 CFR 164.514(b)(2)(i)(C)): ages read from the age columns (by role,
+or by a name that says age in several languages), computed from the birth date at a
+reference date, and at the data's cut-off (the latest date in the extract). Read by the
+pathways (to pool ages and remove years) and by the gate (to check they did)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -14,15 +18,73 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError, ProjectError, UsageError
-from deid_desktop.core.facts.dates import DateCache, earliest_per_person
+from deid_desktop.core.facts.dates import DateCache, earliest_per_person, is_person_date
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.text import arrow_text
-from deid_desktop.core.model import ColumnTag, Extract, Project, Role
+from deid_desktop.core.model import ColumnClass, ColumnTag, Extract, Project, Role
 from deid_desktop.core.steps import Step
 
 #: Ages above this are pooled (45 CFR 164.514(b)(2)(i)(C)).
 MAX_AGE = 89
 AGE_POOLED = "90+"
+
+
+#: Column-name words that mean "age" (English, Spanish, French, German, Italian,
+#: Portuguese, Dutch, Danish/Norwegian, Polish, Finnish, Turkish, Indonesian), accents
+#: folded: ``age``, ``age_at_visit``, ``edad``, ``âge``, ``Alter``, ``età``, ``idade``...
+AGE_WORDS = frozenset(
+    {"age", "ages", "aged", "edad", "alter", "eta", "idade", "leeftijd", "alder", "wiek",
+     "ika", "yas", "umur"}
+)  # fmt: skip
+#: Words that mean age only in a name that says nothing else (``yrs``, ``years_old``,
+#: ``anos``): ``years_of_education`` or ``yrs_smoking`` are not ages.
+YEARS_WORDS = frozenset({"yrs", "yr", "years", "anos", "anios", "ans", "anni", "jahre", "jaar"})
+_CONTEXT_WORDS = frozenset(
+    {"at", "in", "on", "old", "visit", "patient", "pt", "current", "now", "baseline",
+     "admission", "adm", "entry", "enrolment", "enrollment", "diagnosis", "dx", "onset",
+     "index", "de", "del", "la", "el", "al", "a", "en", "bei", "di", "da", "na", "op", "bij"}
+)  # fmt: skip
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def _name_words(column: str) -> list[str]:
+    plain = unicodedata.normalize("NFKD", column)
+    plain = "".join(ch for ch in plain if not unicodedata.combining(ch))
+    return [w.lower() for w in _NAME_WORD.findall(plain)]
+
+
+def names_an_age(column: str) -> bool:
+    """Whether a column's name says it holds ages: a word meaning age in one of several
+    languages (``age_at_visit``, ``PatientAge``, ``edad``, ``âge``, ``Alter``, ``età``,
+    ``idade``, ``leeftijd``), or years with nothing else said (``yrs``, ``years``,
+    ``age_yrs``, ``years_old``); not ``stage``, ``dosage`` or ``years_of_education``."""
+    words = _name_words(column)
+    if any(w in AGE_WORDS for w in words):
+        return True
+    return (
+        bool(words)
+        and any(w in YEARS_WORDS for w in words)
+        and all(w in YEARS_WORDS or w in _CONTEXT_WORDS for w in words)
+    )
+
+
+def age_tag(tag: ColumnTag) -> bool:
+    """A column whose ages the pathways pool: the AGE role, or a quasi or clinical column
+    whose name says age (its values must also all be numbers: ``maybe_age_numbers``)."""
+    if tag.role == Role.AGE:
+        return True
+    return tag.cls in (ColumnClass.QUASI, ColumnClass.CLINICAL) and names_an_age(tag.name)
+
+
+def maybe_age_numbers(values: pd.Series) -> pd.Series | None:
+    """Whole-number ages (floored) when every filled value is a number; None otherwise
+    (a column named for age that holds bands or words is not read as ages here)."""
+    text = pc.utf8_trim_whitespace(arrow_text(values))
+    present = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False)
+    valid = pc.fill_null(pc.match_substring_regex(text, r"^\d+(\.\d*)?$"), False)
+    if pc.any(pc.and_(present, pc.invert(valid))).as_py():
+        return None
+    return age_numbers(values, file="", column=str(values.name))
 
 
 def age_numbers(values: pd.Series, *, file: str, column: str) -> pd.Series:
@@ -66,6 +128,40 @@ class AgeFacts:
     birth_column: tuple[str, str] | None = None  # (table, column)
     computed: pd.Series | None = None  # age from birth date, per person row
     warnings: tuple[str, ...] = ()
+    #: bool per person row: over 89 at the data's cut-off (the latest date in the
+    #: extract), from an age and the date it was taken at, or born 90 or more years
+    #: before the cut-off's year (the years released could state an age of 90)
+    over_89_at_cutoff: np.ndarray | None = None
+    cutoff: pd.Timestamp | None = None  # the latest date in the extract (None: no date)
+    #: "table.column" of the columns read as ages by their name (no AGE role)
+    named_age_columns: tuple[str, ...] = ()
+
+    @property
+    def years_withheld(self) -> np.ndarray:
+        """Per person row: every year stating this person's age must go (over 89 at the
+        reference date, in any age column, or at the cut-off)."""
+        if self.over_89_at_cutoff is None:
+            return self.over_89
+        return self.over_89 | self.over_89_at_cutoff
+
+    @property
+    def only_at_cutoff(self) -> np.ndarray:
+        """Persons over 89 at the cut-off but not by their age or at the reference date."""
+        return self.years_withheld & ~self.over_89
+
+
+def cutoff_date(extract: Extract, project: Project, dates: DateCache) -> pd.Timestamp | None:
+    """The data's cut-off: the latest date in any date column of any table (None when
+    the extract has no date). A person's age is at its largest there."""
+    latest: pd.Timestamp | None = None
+    for table in extract.tables:
+        for tag in spec_for(project, table).columns:
+            if tag.name not in table.frame.columns or not is_person_date(tag):
+                continue
+            found = dates.latest(table.name, tag)
+            if found is not None and (latest is None or found > latest):
+                latest = found
+    return latest
 
 
 def _find_role(extract: Extract, project: Project, role: Role) -> tuple[str, ColumnTag] | None:
@@ -132,10 +228,29 @@ def assess_ages(
         over[positions[table.name][hit]] = True
         if table.name == extract.person.name:
             person_age = numbers
+    named: list[str] = []
+    for table in extract.tables:
+        for tag in spec_for(project, table).columns:
+            if tag.role == Role.AGE or not age_tag(tag) or tag.name not in table.frame.columns:
+                continue
+            numbers = maybe_age_numbers(table.frame[tag.name])
+            if numbers is None:
+                continue
+            named.append(f"{table.name}.{tag.name}")
+            hit = (numbers > MAX_AGE).fillna(False).to_numpy(dtype=bool)
+            over[positions[table.name][hit]] = True
     birth = _find_role(extract, project, Role.BIRTH_DATE)
     computed: pd.Series | None = None
     ref_label = ""
     sources = [f"age column '{t}.{c}'" for t, c in age_columns.items()]
+    sources += [f"column '{w}' (its name says age)" for w in named]
+    cutoff = cutoff_date(extract, project, dates)
+    at_cutoff = np.zeros(n, dtype=bool)
+    at_cutoff_series = (
+        pd.Series(np.full(n, cutoff.to_datetime64(), dtype="datetime64[ns]"))
+        if cutoff is not None
+        else None
+    )
     if birth is not None:
         b_table, b_tag = birth
         ref, ref_label, missing_ref = _reference_dates(
@@ -171,6 +286,12 @@ def assess_ages(
             parsed = dates.get(b_table, b_tag)
             born = earliest_per_person(parsed, positions[b_table], n)
             computed = age_between(born, ref.reset_index(drop=True))
+            if person_age is not None and at_cutoff_series is not None:
+                # an age taken at the reference date, grown by the years to the cut-off
+                grown = person_age.reset_index(drop=True) + age_between(
+                    ref.reset_index(drop=True), at_cutoff_series
+                )
+                at_cutoff |= (grown > MAX_AGE).fillna(False).to_numpy(dtype=bool)
             over |= (computed > MAX_AGE).fillna(False).to_numpy(dtype=bool)
             sources.append(f"birth date '{b_table}.{b_tag.name}' at the {ref_label}")
             if missing_ref:
@@ -189,6 +310,21 @@ def assess_ages(
                         f"from the age computed from their birth date "
                         f"({extract.person.path.name} lines {lines}{more})."
                     )
+    if birth is not None and at_cutoff_series is not None:
+        b_table, b_tag = birth
+        born = earliest_per_person(dates.get(b_table, b_tag), positions[b_table], n)
+        # The release shows years: a birth year 90 years before the cut-off's year may
+        # state an age of 90 (born early in the year), so it goes whatever the day.
+        span = cutoff.year - born.dt.year
+        at_cutoff |= (span > MAX_AGE).fillna(False).to_numpy(dtype=bool)
+    elif person_age is not None and at_cutoff_series is not None:
+        with contextlib.suppress(UsageError):
+            ref, _label, _missing = _reference_dates(extract, project, dates, positions, reference)
+            if ref is not None:
+                grown = person_age.reset_index(drop=True) + age_between(
+                    ref.reset_index(drop=True), at_cutoff_series
+                )
+                at_cutoff |= (grown > MAX_AGE).fillna(False).to_numpy(dtype=bool)
     return AgeFacts(
         over_89=over,
         source="; ".join(sources) if sources else "no age or birth date column",
@@ -198,4 +334,7 @@ def assess_ages(
         birth_column=(birth[0], birth[1].name) if birth else None,
         computed=computed,
         warnings=tuple(warnings),
+        over_89_at_cutoff=at_cutoff,
+        cutoff=cutoff,
+        named_age_columns=tuple(named),
     )

@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from deid_desktop.core.model import ColumnTag, Extract
+from deid_desktop.core.model import ColumnClass, ColumnTag, Extract, Role
+
+
+def is_person_date(tag: ColumnTag) -> bool:
+    """A date about the person: DATE class, or a birth/index-date role not tagged direct."""
+    if tag.cls == ColumnClass.DATE:
+        return True
+    return tag.role in (Role.BIRTH_DATE, Role.INDEX_DATE) and tag.cls != ColumnClass.DIRECT
 
 
 class DateCache:
@@ -31,6 +40,24 @@ class DateCache:
         self._cache[(table, tag.name)] = parsed
         self.formats[f"{table}.{tag.name}"] = fmt
         return parsed
+
+    def latest(self, table: str, tag: ColumnTag) -> pd.Timestamp | None:
+        """The latest date of a column (None: no date): from the parsed column when it
+        is cached, else by parsing only its distinct values (a few thousand dates in a
+        million rows), with the same format and the same errors."""
+        cached = self._cache.get((table, tag.name))
+        if cached is None:
+            from deid_desktop.core.io.dates import read_dates
+
+            loaded = self._extract.table(table)
+            text = pa.array(loaded.frame[tag.name].astype("string[pyarrow]").array)
+            distinct = pd.Series(pd.arrays.ArrowStringArray(pc.unique(text).cast(pa.string())))
+            fmt, cached = read_dates(
+                distinct, tag.date_format or None, file=loaded.path.name, column=tag.name
+            )
+            self.formats.setdefault(f"{table}.{tag.name}", fmt)
+        found = cached.max()
+        return None if pd.isna(found) else pd.Timestamp(found)
 
 
 def earliest_per_person(dates: pd.Series, positions: np.ndarray, n: int) -> pd.Series:

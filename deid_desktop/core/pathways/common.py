@@ -22,7 +22,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE
+from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE, age_tag
+from deid_desktop.core.facts.dates import is_person_date
 from deid_desktop.core.facts.persons import MIN_KEY_LENGTH, spec_for
 from deid_desktop.core.facts.text import STRING, arrow_text, in_set
 from deid_desktop.core.model import (
@@ -63,9 +64,7 @@ class Treatment(StrEnum):
 
 def is_date_tag(tag: ColumnTag) -> bool:
     """A date about the person: DATE class, or a birth/index-date role not tagged direct."""
-    if tag.cls == ColumnClass.DATE:
-        return True
-    return tag.role in (Role.BIRTH_DATE, Role.INDEX_DATE) and tag.cls != ColumnClass.DIRECT
+    return is_person_date(tag)
 
 
 def column_treatments(
@@ -74,12 +73,15 @@ def column_treatments(
     *,
     free_text: Mapping[str, FreeTextAction] | None = None,
     keep_direct_roles: Sequence[Role] = (Role.ZIP,),
+    keep_direct_zip: bool = False,
 ) -> dict[str, Treatment]:
     """The treatment of each column of a table, in the frame's column order.
 
-    The key is replaced; a ZIP-role column is cut to ZIP3 (whatever its class);
-    other direct columns go; free text goes unless ``free_text["table.column"]`` asks
-    for redaction; dates and ages are transformed; quasi and clinical columns stay.
+    The key is replaced; a ZIP-role column is cut to ZIP3, unless tagged direct: then
+    it goes, as every direct column does (``keep_direct_zip``: the limited data set keeps
+    it as a ZIP); other direct columns go; free text goes unless ``free_text["table.column"]`` asks
+    for redaction; dates and ages (the AGE role, or a quasi or clinical column named for age) are
+    transformed; quasi and clinical columns stay.
     A column without a tag is dropped (the safe side) and the caller warns.
     """
     tags = {c.name: c for c in spec.columns}
@@ -91,7 +93,11 @@ def column_treatments(
             out[name] = Treatment.KEY
         elif tag is None:
             out[name] = Treatment.DROP_UNTAGGED
-        elif tag.role == Role.ZIP and Role.ZIP in keep_direct_roles:
+        elif (
+            tag.role == Role.ZIP
+            and Role.ZIP in keep_direct_roles
+            and (tag.cls != ColumnClass.DIRECT or keep_direct_zip)
+        ):
             out[name] = Treatment.ZIP
         elif tag.cls == ColumnClass.DIRECT:
             out[name] = Treatment.DROP_DIRECT
@@ -102,7 +108,7 @@ def column_treatments(
             )
         elif is_date_tag(tag):
             out[name] = Treatment.DATE
-        elif tag.role == Role.AGE:
+        elif age_tag(tag):
             out[name] = Treatment.AGE
         else:
             out[name] = Treatment.KEEP
@@ -357,13 +363,18 @@ def plural(count: int, word: str, many: str | None = None) -> str:
 
 
 def plan_columns(
-    extract: Extract, project: Project
+    extract: Extract, project: Project, *, keep_direct_zip: bool = False
 ) -> tuple[dict[str, dict[str, Treatment]], Redaction]:
     """Table -> column -> treatment for every table (free text as the project's
-    ``safe_harbor.free_text`` asks), and the columns chosen for redaction, redacted."""
+    ``transform.free_text`` asks), and the columns chosen for redaction, redacted.
+    ``keep_direct_zip``: a ZIP-role column tagged direct is kept as a ZIP (limited
+    data set), not removed."""
     treatments = {
         t.name: column_treatments(
-            spec_for(project, t), t.frame.columns, free_text=project.safe_harbor.free_text
+            spec_for(project, t),
+            t.frame.columns,
+            free_text=project.transform.free_text,
+            keep_direct_zip=keep_direct_zip,
         )
         for t in extract.tables
     }

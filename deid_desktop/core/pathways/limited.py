@@ -139,7 +139,7 @@ def build_limited(
     rep.step(0.0, "Assigning random subject IDs")
     subjects = random_subject_ids(person.frame[pspec.key], project.seed)
     positions = all_positions(extract, project)
-    treatments, redacted = plan_columns(extract, project)
+    treatments, redacted = plan_columns(extract, project, keep_direct_zip=True)
     removed: list[str] = []
     kept_geo: list[str] = []
     text_removed: list[str] = []
@@ -233,7 +233,7 @@ def build_limited(
             "kept_geography": kept_geo,
             "removed_direct": removed,
             "zip_values_not_5_digits": zip_bad,
-            "free_text": {k: str(v) for k, v in sorted(project.safe_harbor.free_text.items())},
+            "free_text": {k: str(v) for k, v in sorted(project.transform.free_text.items())},
             "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
         },
     )

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError, UsageError
-from deid_desktop.core.facts.ages import age_numbers, assess_ages
+from deid_desktop.core.facts.ages import age_numbers, assess_ages, maybe_age_numbers
 from deid_desktop.core.facts.dates import DateCache
 from deid_desktop.core.facts.persons import all_positions, spec_for
 from deid_desktop.core.facts.text import STRING
@@ -171,9 +171,10 @@ def build_linkable(
 
     rep.step(0.2, "Assessing ages")
     dates = DateCache(extract)
-    ages = assess_ages(extract, project, dates, positions, project.safe_harbor.age_reference)
+    ages = assess_ages(extract, project, dates, positions, project.transform.age_reference)
     over = ages.over_89
-    zip_table = load_table_for(project.safe_harbor.zip3_table) if opts.zip_rule == "zip3" else None
+    withheld = ages.years_withheld  # over 89 now, or at the data's cut-off
+    zip_table = load_table_for(project.transform.zip3_table) if opts.zip_rule == "zip3" else None
 
     treatments_by_table, redacted = plan_columns(extract, project)
 
@@ -191,6 +192,7 @@ def build_linkable(
         pos = positions[table.name]
         order = release_order(numbers[pos])
         row_over = over[pos]
+        row_withheld = withheld[pos]
         out: dict[str, pd.Series] = {LINK_KEY: keys.iloc[pos].reset_index(drop=True)}
         for name, treatment in treatments_by_table[table.name].items():
             values = table.frame[name].reset_index(drop=True)
@@ -217,15 +219,24 @@ def build_linkable(
                 parsed = dates.get(table.name, tag).reset_index(drop=True)
                 moved = shift_dates(parsed, offsets[pos])
                 if tag.role == Role.BIRTH_DATE:
-                    hide = row_over & moved.notna().to_numpy(dtype=bool)
+                    hide = row_withheld & moved.notna().to_numpy(dtype=bool)
                     birth_removed += int(hide.sum())
                     moved = moved.mask(hide)
                 fmt = dates.formats[f"{table.name}.{name}"]
                 out[name] = iso_strings(moved, with_time=has_time(fmt))
                 shifted_cols.append(f"{table.name}.{name}")
             elif treatment == Treatment.AGE:
-                ages_n = age_numbers(values, file=table.path.name, column=name)
-                text = pool_ages(ages_n, row_over if table.name == person.name else None)
+                role = spec.column(name).role == Role.AGE
+                ages_n = (
+                    age_numbers(values, file=table.path.name, column=name)
+                    if role
+                    else maybe_age_numbers(values)
+                )
+                if ages_n is None:  # named for age, but not numbers: kept as written
+                    out[name] = values.astype(STRING)
+                    continue
+                force = row_over if table.name == person.name and role else None
+                text = pool_ages(ages_n, force)
                 pooled += int((text == "90+").sum())
                 out[name] = text
             elif treatment == Treatment.REDACT:
@@ -282,7 +293,8 @@ def build_linkable(
         "date_formats": dict(sorted(dates.formats.items())),
         "date_output": "ISO YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS where the input had a time",
         "persons_over_89": int(over.sum()),
-        "free_text": {k: str(v) for k, v in sorted(project.safe_harbor.free_text.items())},
+        "persons_over_89_at_the_cutoff_only": int(ages.only_at_cutoff.sum()),
+        "free_text": {k: str(v) for k, v in sorted(project.transform.free_text.items())},
         "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
         "age_source": ages.source,
         "age_reference": ages.reference,
@@ -331,8 +343,9 @@ def _sentences(
     ]
     if birth_removed:
         out.append(
-            f"The birth date of {plural(birth_removed, 'person')} aged over 89 was removed "
-            "(a shifted birth date still reveals the age)."
+            f"The birth date of {plural(birth_removed, 'person')} aged over 89 (at the "
+            "reference date or at the data's cut-off, the latest date in the extract) was "
+            "removed (a shifted birth date still reveals the age)."
         )
     out.append(f"Ages over 89 are shown as '90+' ({plural(pooled, 'value')} pooled).")
     if opts.zip_rule == "zip3":

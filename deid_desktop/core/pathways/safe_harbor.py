@@ -13,15 +13,25 @@ import numpy as np
 import pandas as pd
 
 from deid_desktop.core.errors import ProjectError
-from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE, age_numbers, assess_ages
+from deid_desktop.core.facts.ages import (
+    AGE_POOLED,
+    MAX_AGE,
+    AgeFacts,
+    age_numbers,
+    assess_ages,
+    maybe_age_numbers,
+)
 from deid_desktop.core.facts.dates import DateCache
 from deid_desktop.core.facts.persons import all_positions, spec_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.model import (
+    ColumnTag,
     Extract,
+    LoadedTable,
     Pathway,
     Project,
     Release,
+    Role,
 )
 from deid_desktop.core.pathways.common import (
     SUBJECT_ID,
@@ -84,6 +94,19 @@ def years_far_apart(
     return (highest - lowest) >= CERTAIN_OVER_89_SPAN
 
 
+def age_values(
+    ages: AgeFacts, table: LoadedTable, tag: ColumnTag, values: pd.Series
+) -> pd.Series | None:
+    """Whole-number ages of an age column: the AGE role's (a value that is not a number
+    is an error), or a column named for age when all its values are numbers (else None)."""
+    if ages.age_columns.get(table.name) == tag.name:
+        return ages.age_values[table.name].reset_index(drop=True)
+    if tag.role == Role.AGE:
+        return age_numbers(values, file=table.path.name, column=tag.name)
+    numbers = maybe_age_numbers(values)
+    return None if numbers is None else numbers.reset_index(drop=True)
+
+
 def build_safe_harbor(
     extract: Extract,
     project: Project,
@@ -93,7 +116,7 @@ def build_safe_harbor(
 ) -> Release:
     """Build the Safe Harbor release in memory. Nothing is written."""
     rep = Reporter(progress, cancel)
-    options = project.safe_harbor
+    options = project.transform
     person = extract.person
     person_spec = spec_for(project, person)
 
@@ -107,8 +130,11 @@ def build_safe_harbor(
     zip_table = load_table_for(options.zip3_table)
 
     treatments, redacted = plan_columns(extract, project)
-    far_apart = years_far_apart(extract, project, treatments, dates, positions) & ~ages.over_89
-    no_years = ages.over_89 | far_apart
+    at_cutoff = ages.only_at_cutoff
+    far_apart = (
+        years_far_apart(extract, project, treatments, dates, positions) & ~ages.years_withheld
+    )
+    no_years = ages.years_withheld | far_apart
 
     dropped_direct: list[str] = []
     dropped_text: list[str] = []
@@ -117,13 +143,16 @@ def build_safe_harbor(
     year_columns: dict[str, list[str]] = {}
     zip_to_000 = 0
     zip_cells = 0
+    pooled_named: dict[str, int] = {}
     blanked_years = 0
     blanked_far = 0
+    blanked_cutoff = 0
     tables: dict[str, pd.DataFrame] = {}
     for i, table in enumerate(extract.tables):
         rep.step(0.3 + 0.5 * i / len(extract.tables), f"Transforming {table.name}")
         pos = positions[table.name]
         over_rows = ages.over_89[pos]
+        cutoff_rows = at_cutoff[pos]
         blank_rows = no_years[pos]
         is_person = table.name == person.name
         order = row_order(subjects.numbers[pos])
@@ -157,18 +186,21 @@ def build_safe_harbor(
                 years = year_text(dates.get(table.name, tag)).reset_index(drop=True)
                 present = years.notna().to_numpy(dtype=bool)
                 blanked_years += int((present & over_rows).sum())
-                blanked_far += int((present & blank_rows & ~over_rows).sum())
+                blanked_cutoff += int((present & cutoff_rows).sum())
+                blanked_far += int((present & blank_rows & ~over_rows & ~cutoff_rows).sum())
                 years[blank_rows] = pd.NA
                 out[name] = years
                 date_columns.append(where)
                 year_columns.setdefault(table.name, []).append(name)
             elif treatment == Treatment.AGE:
-                numbers = (
-                    ages.age_values[table.name].reset_index(drop=True)
-                    if ages.age_columns.get(table.name) == col
-                    else age_numbers(values, file=table.path.name, column=col)
-                )
-                out[name] = pool_ages(numbers, force=over_rows if is_person else None)
+                numbers = age_values(ages, table, spec_for(project, table).column(col), values)
+                if numbers is None:  # named for age, but not numbers: kept as written
+                    out[name] = values.astype(STRING)
+                    continue
+                role = ages.age_columns.get(table.name) == col
+                out[name] = pool_ages(numbers, force=over_rows if is_person and role else None)
+                if not role:
+                    pooled_named[where] = int((out[name] == AGE_POOLED).sum())
             elif treatment == Treatment.REDACT:
                 out[name] = redacted.columns[table.name][col].reset_index(drop=True).astype(STRING)
             elif treatment == Treatment.KEEP:
@@ -205,9 +237,13 @@ def build_safe_harbor(
             + "."
         )
     if ages.age_columns or ages.birth_column:
+        # the sentence says '90+' only where a released age column holds those cells
         pooled = (
             f"Pooled {plural(over_count, 'person')} over 89 as '{AGE_POOLED}' "
             f"(age from {ages.source})"
+            if ages.age_columns.get(person.name) in tables[person.name].columns
+            else f"Found {plural(over_count, 'person')} over 89 (age from {ages.source}; "
+            "no age column is released)"
         )
         if over_count:
             pooled += (
@@ -216,6 +252,18 @@ def build_safe_harbor(
                 "years can restate the age"
             )
         transformations.append(pooled + ".")
+    if pooled_named:
+        transformations.append(
+            "Pooled ages over 89 as '90+' in "
+            + ", ".join(f"{w} ({plural(c, 'cell')})" for w, c in sorted(pooled_named.items()))
+            + ", columns whose name says age."
+        )
+    if at_cutoff.any():
+        transformations.append(
+            f"Removed every year ({plural(blanked_cutoff, 'cell')}) of "
+            f"{plural(int(at_cutoff.sum()), 'other person')} over 89 at the data's cut-off "
+            "(the latest date in the extract) or turning 90 in its year, in every table."
+        )
     if far_apart.any():
         transformations.append(
             f"Removed every year ({plural(blanked_far, 'cell')}) of "
@@ -271,6 +319,7 @@ def build_safe_harbor(
         "over_89_policy": OVER_89_POLICY,
         "persons_over_89": over_count,
         "persons_with_years_91_or_more_apart": int(far_apart.sum()),
+        "persons_over_89_at_the_cutoff_only": int(at_cutoff.sum()),
         "free_text": {k: str(v) for k, v in sorted(options.free_text.items())},
         "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
         "date_formats": dict(sorted(dates.formats.items())),

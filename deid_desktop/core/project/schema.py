@@ -40,8 +40,8 @@ from deid_desktop.core.model import (
     Project,
     RiskSettings,
     Role,
-    SafeHarborOptions,
     TableSpec,
+    TransformOptions,
 )
 
 __all__ = [
@@ -135,7 +135,6 @@ RULES: dict[type, dict[str, Rule]] = {
         tables=Rule(unique="repeats another table's name", settable=False),
         pathway=Rule(help="how the release is made"),
         seed=Rule(lo=0, hi=2**63 - 1, help="draws the subject IDs: same seed, same release"),
-        safe_harbor=Rule(json="transform"),
         schema_version=Rule(internal=True),
     ),
     TableSpec: dict(
@@ -147,7 +146,7 @@ RULES: dict[type, dict[str, Rule]] = {
         rows=Rule(lo=0),
     ),
     ColumnTag: dict(name=_TEXT, cls=Rule(json="class")),
-    SafeHarborOptions: dict(
+    TransformOptions: dict(
         age_reference=Rule(
             nonempty=True,
             check=_age_reference,

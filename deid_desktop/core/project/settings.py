@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin
 
 from deid_desktop.core.errors import UsageError
-from deid_desktop.core.model import ColumnClass, FreeTextAction, Project, SafeHarborOptions
+from deid_desktop.core.model import ColumnClass, FreeTextAction, Project, TransformOptions
 from deid_desktop.core.project.schema import (
     Field,
     Invalid,
@@ -51,7 +51,7 @@ def _free_text_columns(project: Project) -> list[str]:
 
 #: Object-valued fields: the entry keys a project offers, and an absent entry's value.
 ENTRIES: dict[tuple[type, str], tuple[Callable[[Project], list[str]], Any]] = {
-    (SafeHarborOptions, "free_text"): (_free_text_columns, FreeTextAction.SUPPRESS.value),
+    (TransformOptions, "free_text"): (_free_text_columns, FreeTextAction.SUPPRESS.value),
 }
 
 
@@ -68,7 +68,7 @@ def _census_file(text: str) -> str | None:
 
 #: Fields whose typed text is turned into the stored value by more than parsing.
 ON_SET: dict[tuple[type, str], Callable[[str], Any]] = {
-    (SafeHarborOptions, "zip3_table"): _census_file,
+    (TransformOptions, "zip3_table"): _census_file,
 }
 
 

@@ -12,6 +12,8 @@ imports the gate). The registry, in the order the checks run and are reported:
 
 - ``safe_harbor``: Safe Harbor's rows, some shared with the other pathways;
 - ``values``: no released column looks like an identifier, whatever its tag;
+- ``geography``: no place smaller than a state, by names, shapes and the gazetteer;
+- ``new_year``: a warning for short events whose two released years pin them to New Year;
 - ``linkable``: the linkable release's rows;
 - ``limited``: the limited data set's rows.
 
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from deid_desktop.core.model import Extract, Pathway, Project, Release
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.verify import limited, linkable, safe_harbor, values
+from deid_desktop.core.verify import geography, limited, linkable, new_year, safe_harbor, values
 from deid_desktop.core.verify.base import (
     BLOCKING,
     WARNING,
@@ -49,6 +51,8 @@ if TYPE_CHECKING:
 CHECKS: tuple[Check, ...] = (
     *safe_harbor.CHECKS,
     *values.CHECKS,
+    *geography.CHECKS,
+    *new_year.CHECKS,
     *linkable.CHECKS,
     *limited.CHECKS,
 )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from deid_desktop.core.facts.ages import AgeFacts, assess_ages
 from deid_desktop.core.facts.dates import DateCache
 from deid_desktop.core.facts.persons import all_positions
 from deid_desktop.core.facts.text import STRING
@@ -85,9 +86,21 @@ class VerifyContext:
             self._counts[key] = distinct_cells(values)
         return self._counts[key]
 
+    @cached_property
+    def ages(self) -> AgeFacts:
+        """Who is over 89 (at the reference date, in any age column, at the cut-off),
+        decided once for every check that asks."""
+        return assess_ages(
+            self.extract,
+            self.project,
+            self.dates,
+            self.positions,
+            self.project.transform.age_reference,
+        )
+
     def zip_table(self) -> Zip3Table:
         if self.zip3_table is None:
-            self.zip3_table = load_table_for(self.project.safe_harbor.zip3_table)
+            self.zip3_table = load_table_for(self.project.transform.zip3_table)
         return self.zip3_table
 
 

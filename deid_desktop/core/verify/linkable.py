@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import DeidError
-from deid_desktop.core.facts.ages import assess_ages
+from deid_desktop.core.facts.ages import MAX_AGE
 from deid_desktop.core.facts.persons import released_ids, spec_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.io.dates import parse_dates
@@ -36,8 +36,15 @@ from deid_desktop.core.verify.base import (
     Finding,
     VerifyContext,
     check_label,
+    released_columns,
+    rows_matching,
 )
-from deid_desktop.core.verify.safe_harbor import check_ages, check_no_zip5, check_zip3_allowed
+from deid_desktop.core.verify.safe_harbor import (
+    FULL_DATE,
+    check_ages,
+    check_no_zip5,
+    check_zip3_allowed,
+)
 
 # --------------------------------------------------------------------------- shared facts
 
@@ -259,14 +266,54 @@ def check_offsets(
     )
 
 
+def check_no_unshifted_dates(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    """Every released full date is a shifted date of its person: the columns the pathway
+    shifts are compared with the input (``intervals_preserved``, ``no_true_dates``); any
+    other released column holding a full date (in the formats the loader reads and the
+    Safe Harbor gate's, times included) holds dates that were not shifted."""
+    shifted = {
+        (table.name, name)
+        for table in extract.tables
+        for name, treatment in column_treatments(
+            spec_for(project, table), table.frame.columns
+        ).items()
+        if treatment == Treatment.DATE
+    }
+    per_column: dict[str, int] = {}
+    for t, c, values in released_columns(release):
+        if (t, c) in shifted:
+            continue
+        n = rows_matching(ctx.uniques(t, c, values), FULL_DATE)
+        if n:
+            per_column[f"{t}.{c}"] = n
+    messages = [
+        f"Column {where} holds {n:,} {'date' if n == 1 else 'dates'} that "
+        f"{'was' if n == 1 else 'were'} not shifted; tag it as a date (deid tag PROJECT "
+        f"{where}=date) so that they move by each person's offset."
+        for where, n in sorted(per_column.items())
+    ]
+    count = sum(per_column.values())
+    return Finding(
+        count == 0,
+        count,
+        {"cells_by_column": per_column, "columns_shifted": len(shifted), "messages": messages},
+    )
+
+
 def check_birth_dates_over_89(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    """No released birth date for a person over 89 (from the input or a released 90+)."""
-    ages = assess_ages(
-        extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
-    )
-    links = _input_links(extract, release, project).filter(pa.array(ages.over_89))
+    """No released birth date for a person over 89: from the input (at the reference
+    date or at the data's cut-off), a released 90+, or the release alone (a shifted
+    birth date 90 years and twice the offset range before the latest shifted date)."""
+    ages = ctx.ages
+    # From the release alone: a shifted birth date this far before the latest shifted
+    # date is over 89 there whatever the two offsets (each at most N days).
+    latest = _latest_released_day(extract, release, project)
+    certain = (MAX_AGE + 1) * 365.2425 + 2 * int(project.linkable.offset_days) + 1
+    links = _input_links(extract, release, project).filter(pa.array(ages.years_withheld))
     over_keys = pc.unique(links.drop_null())
     bad = 0
     for table in extract.tables:
@@ -284,8 +331,38 @@ def check_birth_dates_over_89(
                 .fillna(False)
                 .to_numpy(dtype=bool)
             )
+        born = _released_days(frame[birth.name])
+        if latest is not None:
+            over |= (latest - born) >= certain  # NaN compares False
         bad += int((over & frame[birth.name].notna().to_numpy(dtype=bool)).sum())
     return Finding(bad == 0, bad, {"persons_over_89": len(over_keys), "birth_dates_released": bad})
+
+
+def _released_days(values: pd.Series) -> np.ndarray:
+    """Released ISO dates (or date-times) as days since 1970 (float, NaN: none)."""
+    text = pc.utf8_slice_codeunits(pa.array(values.astype(STRING)), 0, 10)
+    stamps = pc.strptime(text, format="%Y-%m-%d", unit="s", error_is_null=True)
+    seconds = pc.cast(stamps, pa.int64()).to_numpy(zero_copy_only=False)
+    return np.asarray(seconds, dtype=np.float64) / 86_400.0
+
+
+def _latest_released_day(extract: Extract, release: Release, project: Project) -> float | None:
+    """The latest shifted date anywhere in the release (its distinct values read)."""
+    latest: float | None = None
+    for table in extract.tables:
+        frame = release.tables.get(table.name)
+        if frame is None:
+            continue
+        spec = spec_for(project, table)
+        for name, treatment in column_treatments(spec, table.frame.columns).items():
+            if treatment != Treatment.DATE or name not in frame.columns:
+                continue
+            distinct = pd.Series(pc.unique(pa.array(frame[name].astype(STRING))), dtype=STRING)
+            days = _released_days(distinct)
+            if (~np.isnan(days)).any():
+                top = float(np.nanmax(days))
+                latest = top if latest is None else max(latest, top)
+    return latest
 
 
 CHECKS: tuple[Check, ...] = (
@@ -335,6 +412,18 @@ CHECKS: tuple[Check, ...] = (
         BLOCKING,
         "No shifted date equals the person's true date.",
         check_no_true_dates,
+        LINKABLE,
+    ),
+    Check(
+        "linkable_no_unshifted_dates",
+        "Every released date is shifted",
+        "RULES.md linkable release",
+        BLOCKING,
+        "No released column other than the shifted date columns holds a full date (ISO, "
+        "US, day-first, dotted, compact or with a month name, with or without a time): a "
+        "date left unshifted next to a shifted one gives away the person's offset, and "
+        "with it every date of that person.",
+        check_no_unshifted_dates,
         LINKABLE,
     ),
     Check(

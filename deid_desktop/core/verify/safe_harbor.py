@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
@@ -16,18 +17,18 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE, assess_ages
+from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE
 from deid_desktop.core.facts.persons import MIN_KEY_LENGTH, person_keys, released_ids
 from deid_desktop.core.facts.text import STRING, arrow_text, in_set
 from deid_desktop.core.model import Extract, Pathway, Project, Release, Role
 from deid_desktop.core.pathways.common import ZIP3_COLUMN
+from deid_desktop.core.verify.ages import check_ages
 from deid_desktop.core.verify.base import (
     BLOCKING,
     SAFE_HARBOR,
     Check,
     Finding,
     VerifyContext,
-    distinct_cells,
     released_columns,
     rows_matching,
 )
@@ -41,7 +42,7 @@ _MONTH = (
 # Digit boundaries are written (?:^|\D) / (?:\D|$), not \b, so that a date glued to
 # a letter still counts ("2024-03-03T10:15", "03Mar2024"); RE2 has no look-arounds.
 _SEP = r"[\s\-/.,]*"
-_FULL_DATE = (
+FULL_DATE = (
     r"(?i)(?:"
     r"(?:^|\D)(?:1[89]|20)\d{2}[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])(?:\D|$)"
     r"|(?:^|\D)(?:0?[1-9]|[12]\d|3[01])[-/](?:0?[1-9]|[12]\d|3[01])[-/](?:\d{4}|\d{2})(?:\D|$)"
@@ -53,7 +54,6 @@ _FULL_DATE = (
     r")"
 )
 _ZIP5_ANYWHERE = r"\d{5}"
-_TOP_CODE = re.compile(r"^\s*(\d+)\s*\+\s*$")
 _YEARISH_NAME = re.compile(r"year|date|dob|birth|_yr$|^yr_", re.IGNORECASE)
 
 
@@ -86,7 +86,7 @@ def check_no_full_dates(
     ]
     per_column: dict[str, int] = {}
     for t, c, values in released_columns(release):
-        n = rows_matching(ctx.uniques(t, c, values), _FULL_DATE)
+        n = rows_matching(ctx.uniques(t, c, values), FULL_DATE)
         if n:
             per_column[f"{t}.{c}"] = n
     count = len(typed) + sum(per_column.values())
@@ -164,35 +164,6 @@ def check_zip3_allowed(
     return Finding(count == 0, count, {"cells_by_column": per_column, "zip3_table": table.vintage})
 
 
-def _age_over_89(values: pd.Series) -> int:
-    """Cells stating an age above 89 other than the pooled "90+" (bands included)."""
-    uniq = distinct_cells(values)
-    if uniq.empty:
-        return 0
-    text = pd.Series(uniq.index, dtype=STRING)
-    top = text.str.extract(_TOP_CODE, expand=False)
-    pooled = (pd.to_numeric(top, errors="coerce") <= MAX_AGE + 1).fillna(False)
-    biggest = (
-        text.str.extractall(r"(\d+(?:\.\d+)?)")[0].astype(float).groupby(level=0).max()
-    ).reindex(range(len(text)))
-    over = (biggest > MAX_AGE).fillna(False) & ~pooled
-    return int(uniq.to_numpy()[over.to_numpy(dtype=bool)].sum())
-
-
-def check_ages(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
-    per_column: dict[str, int] = {}
-    for spec in project.tables:
-        tag = spec.by_role(Role.AGE)
-        frame = release.tables.get(spec.name)
-        if tag is None or frame is None or tag.name not in frame.columns:
-            continue
-        n = _age_over_89(frame[tag.name])
-        if n:
-            per_column[f"{spec.name}.{tag.name}"] = n
-    count = sum(per_column.values())
-    return Finding(count == 0, count, {"cells_by_column": per_column})
-
-
 def _subjects_over_89(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> set[str]:
@@ -206,10 +177,7 @@ def _subjects_over_89(
         pooled = frame[tag.name].astype(STRING) == AGE_POOLED
         out |= set(frame.loc[pooled.fillna(False).to_numpy(dtype=bool), release.id_column])
     if release.crosswalk is not None:
-        facts = assess_ages(
-            extract, project, ctx.dates, ctx.positions, project.safe_harbor.age_reference
-        )
-        keys = person_keys(extract, project)[facts.over_89]
+        keys = person_keys(extract, project)[ctx.ages.years_withheld]
         key_col = next(c for c in release.crosswalk.columns if c != release.id_column)
         cw = release.crosswalk
         out |= set(cw.loc[in_set(cw[key_col].astype(STRING), keys), release.id_column])
@@ -237,53 +205,161 @@ def _year_columns(release: Release, project: Project, table: str) -> list[str]:
 #: Two years of one person this far apart or more state an age over 89 whatever the
 #: months and days (91 years apart: at least 90 completed years).
 _CERTAIN_OVER_89_SPAN = MAX_AGE + 2
+_BIRTHISH_NAME = re.compile(r"birth|dob|born|geb|nac|naiss", re.IGNORECASE)
 
 
-def _persons_with_years_far_apart(release: Release, project: Project) -> set[str]:
-    """IDs of persons whose released years (any year column of any table) lie 91 years
-    apart or more: a pair of years that restates an age over 89, whatever the tags
-    say (e.g. a birth date tagged as a plain date, with no age)."""
-    ids: list[pd.Series] = []
-    years: list[pd.Series] = []
-    for t, frame in release.tables.items():
-        if release.id_column not in frame.columns:
-            continue
-        for c in _year_columns(release, project, t):
-            text = frame[c].astype(STRING).str.strip()
-            value = pd.to_numeric(text.where(text.str.fullmatch(r"\d{4}"), None), errors="coerce")
-            keep = value.notna().to_numpy(dtype=bool)
-            ids.append(frame[release.id_column].astype(STRING)[keep])
-            years.append(value[keep].astype("int64"))
-    if not ids:
-        return set()
-    both = pd.DataFrame(
-        {"id": pd.concat(ids, ignore_index=True), "year": pd.concat(years, ignore_index=True)}
+def _year_numbers(values: pd.Series) -> np.ndarray:
+    """4-digit years as float64 (NaN: missing or not a year): the column's distinct
+    values read once (a year column holds a few hundred), then taken per row."""
+    encoded = arrow_text(values).dictionary_encode()
+    text = pc.utf8_trim_whitespace(encoded.dictionary)
+    ok = pc.fill_null(pc.match_substring_regex(text, r"^\d{4}$"), False)
+    numbers = pc.cast(pc.if_else(ok, text, pa.scalar(None, pa.large_string())), pa.float64())
+    lookup = np.append(numbers.to_numpy(zero_copy_only=False), np.nan)
+    index = encoded.indices.fill_null(len(text)).to_numpy(zero_copy_only=False)
+    return lookup[index]
+
+
+@dataclass(frozen=True)
+class _ReleasedYears:
+    """The released persons (IDs of the person table), each table's rows as person
+    positions (-1: no such person), and every year column as numbers."""
+
+    ids: pa.Array
+    codes: dict[str, np.ndarray]
+    years: dict[tuple[str, str], np.ndarray]
+
+
+def _released_years(release: Release, project: Project, ctx: VerifyContext) -> _ReleasedYears:
+    cached = ctx.__dict__.get("_released_years")
+    if cached is not None and cached[0] is release:
+        return cached[1]
+    person = next(
+        (t for t in release.tables if _is_person(project, t)), next(iter(release.tables), None)
     )
-    span = both.groupby("id", dropna=False, sort=False)["year"].agg(["min", "max"])
-    far = span.index[(span["max"] - span["min"] >= _CERTAIN_OVER_89_SPAN).to_numpy()]
-    return {str(i) for i in far}
+    ids = (
+        arrow_text(release.tables[person][release.id_column])
+        if person is not None and release.id_column in release.tables[person].columns
+        else pa.array([], type=pa.large_string())
+    )
+    codes = _person_codes(release, ids)
+    years: dict[tuple[str, str], np.ndarray] = {}
+    for t in codes:
+        for c in _year_columns(release, project, t):
+            years[(t, c)] = _year_numbers(release.tables[t][c])
+    out = _ReleasedYears(ids, codes, years)
+    ctx.__dict__["_released_years"] = (release, out)
+    return out
+
+
+def _person_codes(release: Release, ids: pa.Array) -> dict[str, np.ndarray]:
+    """Each table's rows as positions in ``ids`` (-1: not a released person), in one
+    hash pass: the IDs and every table's ID column dictionary-encoded together (the
+    distinct IDs first, so a code below their count is a position)."""
+    tables = [t for t, f in release.tables.items() if release.id_column in f.columns]
+    known = pc.unique(ids.drop_null()) if len(ids) else ids
+    parts = [known, *(arrow_text(release.tables[t][release.id_column]) for t in tables)]
+    encoded = pa.chunked_array(parts, type=pa.large_string()).dictionary_encode()
+    codes = pa.chunked_array([c.indices for c in encoded.chunks], type=pa.int32()).combine_chunks()
+    position = np.full(len(known) + 1, -1, dtype=np.int64)
+    if len(known) == len(ids):  # unique IDs (the usual case): unique keeps their order
+        position[: len(known)] = np.arange(len(known))
+    elif len(known):
+        position[: len(known)] = pc.index_in(known, value_set=ids).to_numpy(zero_copy_only=False)
+    out: dict[str, np.ndarray] = {}
+    start = len(known)
+    for t, part in zip(tables, parts[1:], strict=True):
+        found = codes.slice(start, len(part)).fill_null(len(known))
+        start += len(part)
+        raw = found.to_numpy(zero_copy_only=False).astype(np.int64)
+        out[t] = position[np.minimum(raw, len(known))]
+    return out
+
+
+def _is_person(project: Project, table: str) -> bool:
+    try:
+        return project.table(table).is_person
+    except KeyError:
+        return False
+
+
+def _persons_with_years_far_apart(ry: _ReleasedYears) -> np.ndarray:
+    """Per released person: released years (any year column of any table) 91 years
+    apart or more - a pair that restates an age over 89, whatever the tags say (e.g. a
+    birth date tagged as a plain date, with no age). numpy minimum and maximum."""
+    n = len(ry.ids)
+    lowest = np.full(n, np.inf)
+    highest = np.full(n, -np.inf)
+    for (t, _c), year in ry.years.items():
+        code = ry.codes[t]
+        keep = ~np.isnan(year) & (code >= 0)
+        np.minimum.at(lowest, code[keep], year[keep])
+        np.maximum.at(highest, code[keep], year[keep])
+    return (highest - lowest) >= _CERTAIN_OVER_89_SPAN
+
+
+def _birth_year_columns(release: Release, project: Project) -> set[tuple[str, str]]:
+    """Released year columns that hold birth years: the birth-date role's, by its released
+    name, or any year column named for birth (``BIRTH_year``, ``dob_year``)."""
+    from deid_desktop.core.pathways.common import year_column_name
+
+    out: set[tuple[str, str]] = set()
+    for t in release.tables:
+        try:
+            tag = project.table(t).by_role(Role.BIRTH_DATE)
+        except KeyError:
+            tag = None
+        wanted = {year_column_name(tag.name, ()), tag.name} if tag is not None else set()
+        for c in _year_columns(release, project, t):
+            if c in wanted or _BIRTHISH_NAME.search(c):
+                out.add((t, c))
+    return out
+
+
+def _persons_old_at_release_cutoff(
+    release: Release, project: Project, ry: _ReleasedYears
+) -> np.ndarray:
+    """Per released person: a released birth year 90 or more years before the latest
+    year anywhere in the release (the data's cut-off as released) - the two years can
+    state an age of 90 at the cut-off. Read from the release alone."""
+    old = np.zeros(len(ry.ids), dtype=bool)
+    present = [np.nanmax(y) for y in ry.years.values() if (~np.isnan(y)).any()]
+    if not present:
+        return old
+    cutoff = max(present)
+    for t, c in _birth_year_columns(release, project):
+        born = ry.years.get((t, c))
+        if born is None:
+            continue
+        code = ry.codes[t]
+        hit = ((cutoff - born) > MAX_AGE) & (code >= 0)  # NaN compares False
+        old[code[hit]] = True
+    return old
 
 
 def check_no_age_revealing_year(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    known = _subjects_over_89(extract, release, project, ctx)
-    far_apart = _persons_with_years_far_apart(release, project)
-    old = known | far_apart
+    ry = _released_years(release, project, ctx)
+    known_ids = _subjects_over_89(extract, release, project, ctx)
+    known = in_set(ry.ids, known_ids) if known_ids and len(ry.ids) else np.zeros(len(ry.ids), bool)
+    far_apart = _persons_with_years_far_apart(ry) & ~known
+    at_cutoff = _persons_old_at_release_cutoff(release, project, ry) & ~known & ~far_apart
+    old = known | far_apart | at_cutoff
     per_column: dict[str, int] = {}
-    for t, frame in release.tables.items():
-        cols = _year_columns(release, project, t)
-        if not cols or not old:
-            continue
-        rows = in_set(frame[release.id_column], old)
-        for c in cols:
-            n = int((frame[c].notna().to_numpy(dtype=bool) & rows).sum())
+    if old.any():
+        for (t, c), _year in ry.years.items():
+            code = ry.codes[t]
+            rows = np.zeros(len(code), dtype=bool)
+            rows[code >= 0] = old[code[code >= 0]]
+            n = int((release.tables[t][c].notna().to_numpy(dtype=bool) & rows).sum())
             if n:
                 per_column[f"{t}.{c}"] = n
     count = sum(per_column.values())
     detail = {
-        "persons_over_89": len(known),
-        "persons_with_years_91_or_more_apart": len(far_apart - known),
+        "persons_over_89": len(known_ids),
+        "persons_with_years_91_or_more_apart": int(far_apart.sum()),
+        "persons_over_89_at_the_release_cutoff": int(at_cutoff.sum()),
         "cells_by_column": per_column,
     }
     return Finding(count == 0, count, detail)
@@ -438,7 +514,10 @@ CHECKS: tuple[Check, ...] = (
         "No age above 89",
         "45 CFR 164.514(b)(2)(i)(C)",
         BLOCKING,
-        "Every age above 89 is shown as the single category '90+' (bands included).",
+        "Every age above 89 is shown as the single category '90+' (bands included), in "
+        "every column of every table read as ages: the age role, a name that says age "
+        "(age, age_at_visit, yrs, edad, âge, Alter, età, idade, leeftijd...) with numbers, "
+        "or whole numbers from 0 to 120 that agree with the birth dates, whatever the tag.",
         check_ages,
         SAFE_HARBOR,
     ),
@@ -447,8 +526,11 @@ CHECKS: tuple[Check, ...] = (
         "No year that reveals the age of a person over 89",
         "45 CFR 164.514(b)(2)(i)(C)",
         BLOCKING,
-        "For every person over 89 (from the input and from the released '90+'), no year "
-        "is left in any year or date column of any table.",
+        "For every person over 89 (from the input at the reference date or at the data's "
+        "cut-off, the latest date in the extract, and from the released '90+'), for every "
+        "person whose released years lie 91 or more apart, and for every person whose "
+        "released birth year lies 90 or more years before the latest released year, no "
+        "year is left in any year or date column of any table.",
         check_no_age_revealing_year,
         SAFE_HARBOR,
     ),

@@ -41,7 +41,7 @@ from deid_desktop.core.model import (
     Release,
     Role,
 )
-from deid_desktop.core.pathways.limited import lds_keeps
+from deid_desktop.core.pathways.limited import FINER_WORDS, PLACE_WORDS, lds_keeps, name_words
 from deid_desktop.core.tagging.colnames import match_name, parse_column_name
 from deid_desktop.core.tagging.decide import (
     ID_DISTINCT,
@@ -144,8 +144,12 @@ def _zip_role(project: Project, table: str, column: str) -> bool:
 
 
 def _lds_keeps(project: Project, table: str, column: str) -> bool:
-    """The limited data set's own allowed geography, and the column tagged ZIP."""
-    return lds_keeps(project, table, column) or _zip_role(project, table, column)
+    """The limited data set's own allowed geography (a direct column it keeps, or any
+    column whose name says town, city or state and nothing finer: city names read as
+    surnames otherwise), and the column tagged ZIP."""
+    words = name_words(column)
+    allowed = bool(words & PLACE_WORDS) and not words & FINER_WORDS
+    return lds_keeps(project, table, column) or _zip_role(project, table, column) or allowed
 
 
 def column_looks(

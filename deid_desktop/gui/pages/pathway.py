@@ -49,7 +49,7 @@ def free_text_combo(
     combo.setAccessibleName(name)
     for action, label in FREE_TEXT_LABELS.items():
         combo.addItem(label, action.value)
-    current = project.safe_harbor.free_text.get(key, FreeTextAction.SUPPRESS)
+    current = project.transform.free_text.get(key, FreeTextAction.SUPPRESS)
     combo.setCurrentIndex(combo.findData(FreeTextAction(current).value))
     combo.currentIndexChanged.connect(lambda _i: on_change(FreeTextAction(combo.currentData())))
     return combo
@@ -67,7 +67,7 @@ AGE_REFERENCE_MISSING = (
 def age_reference_missing(project: Project) -> bool:
     """The birth date needs a reference date and the project has none: the reference is
     each person's index date, no column has that role, and no age column says the age."""
-    if project.safe_harbor.age_reference != "index":
+    if project.transform.age_reference != "index":
         return False
     roles = {c.role for t in project.tables for c in t.columns}
     return Role.BIRTH_DATE in roles and Role.INDEX_DATE not in roles and Role.AGE not in roles
@@ -205,7 +205,7 @@ class PathwayPage(Page):
             if project.pathway in self.pathway_buttons:
                 self.pathway_buttons[project.pathway].setChecked(True)
             self.options_box.setTitle(f"{pathway_spec(project.pathway).title} options")
-            ref = project.safe_harbor.age_reference
+            ref = project.transform.age_reference
             missing = age_reference_missing(project)
             index_item = self.age_ref.model().item(0)  # type: ignore[attr-defined]
             index_item.setEnabled(not missing or ref != "index")
@@ -237,7 +237,7 @@ class PathwayPage(Page):
         except Exception as exc:
             self.zip3_label.setText("The chosen table cannot be used.")
             self.banner.show_error(exc)
-        self.zip3_reset.setEnabled(project.safe_harbor.zip3_table is not None)
+        self.zip3_reset.setEnabled(project.transform.zip3_table is not None)
 
     def _refresh_free_text(self) -> None:
         project = self.session.project
@@ -308,8 +308,8 @@ class PathwayPage(Page):
             if self.age_ref.currentData() == "index"
             else self.age_date.date().toString("yyyy-MM-dd")
         )
-        sh = self.session.project.safe_harbor
-        self.session.update(safe_harbor=replace(sh, age_reference=ref))
+        sh = self.session.project.transform
+        self.session.update(transform=replace(sh, age_reference=ref))
 
     def _seed_changed(self, value: int) -> None:
         if self._updating or self.session.project is None:
@@ -320,8 +320,8 @@ class PathwayPage(Page):
         project = self.session.project
         if self._updating or project is None:
             return
-        sh = project.safe_harbor
-        self.session.update(safe_harbor=replace(sh, free_text={**sh.free_text, key: action}))
+        sh = project.transform
+        self.session.update(transform=replace(sh, free_text={**sh.free_text, key: action}))
 
     def _load_census(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -345,4 +345,4 @@ class PathwayPage(Page):
         if project is None:
             return
         self.banner.clear()
-        self.session.update(safe_harbor=replace(project.safe_harbor, zip3_table=path))
+        self.session.update(transform=replace(project.transform, zip3_table=path))

@@ -214,9 +214,9 @@ class FreeTextPanel(QWidget):
         project = self.session.project
         if project is None:
             return
-        sh = project.safe_harbor
+        sh = project.transform
         self.session.update(
-            safe_harbor=replace(sh, free_text={**sh.free_text, key: FreeTextAction(action)})
+            transform=replace(sh, free_text={**sh.free_text, key: FreeTextAction(action)})
         )
 
     def _note_text(self, table: str, row: int, column: str) -> str:

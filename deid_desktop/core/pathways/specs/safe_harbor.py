@@ -5,7 +5,7 @@ imported when a release is built.
 
 from __future__ import annotations
 
-from deid_desktop.core.model import Pathway, SafeHarborOptions
+from deid_desktop.core.model import Pathway
 from deid_desktop.core.pathways.registry import ZIP3_WORDING, PathwaySpec, ReleaseWording
 
 SPEC = PathwaySpec(
@@ -27,6 +27,4 @@ SPEC = PathwaySpec(
         zip=ZIP3_WORDING,
         age="ages over 89 shown as 90+",
     ),
-    options_type=SafeHarborOptions,
-    options_field="safe_harbor",
 )

@@ -1,0 +1,201 @@
+"""Ages are ages by their values (45 CFR 164.514(b)(2)(i)(C)): every released column that
+holds ages, whatever its tag and in every table, shows no age above 89 but as '90+'.
+
+A released column is read as ages when:
+
+* it has the AGE role;
+* its name says age, in one of several languages (``age_at_visit``, ``edad``, ``âge``,
+  ``Alter``, ``età``, ``idade``, ``leeftijd``, or ``yrs``/``years`` alone:
+  ``facts.ages.names_an_age``) and nine in ten of its distinct values are numbers (or
+  pooled tops such as "90+") - a quasi column tagged without the role included;
+* or its values are whole numbers from 0 to 120 that agree with the birth dates: for
+  nine in ten of at least ten rows with both, within a year of the person's age at the
+  row's own date (an event table's first date column) or at the reference date (the
+  person table). Without a birth date, values alone never make a column ages (heart
+  rates and scores are whole numbers from 0 to 120 too).
+
+Vectorised: distinct cells first (computed once per column by the context), numpy for
+the agreement. The detail names columns and counts, never a value.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from deid_desktop.core.facts.ages import MAX_AGE, names_an_age
+from deid_desktop.core.facts.dates import earliest_per_person, is_person_date
+from deid_desktop.core.facts.persons import spec_for
+from deid_desktop.core.facts.text import STRING
+from deid_desktop.core.io.dates import read_dates
+from deid_desktop.core.model import ColumnTag, Extract, Project, Release, Role
+from deid_desktop.core.verify.base import Finding, VerifyContext, distinct_cells, released_columns
+
+_TOP_CODE = re.compile(r"^\s*(\d+)\s*\+\s*$")
+#: Share of distinct values (named columns) or of rows (values) that must agree.
+AGREE = 0.9
+#: Rows with a birth date and a value needed before values alone say "ages".
+MIN_AGREEING_ROWS = 10
+_DAYS_PER_YEAR = 365.2425
+#: Rows read for the agreement with the birth dates (an even sample).
+SAMPLE_ROWS = 20_000
+
+
+def age_over_89(values: pd.Series) -> int:
+    """Cells stating an age above 89 other than the pooled "90+" (bands included)."""
+    uniq = distinct_cells(values)
+    return over_89_in(uniq)
+
+
+def over_89_in(uniq: pd.Series) -> int:
+    """``age_over_89`` from a column's distinct cells (-> rows holding each)."""
+    if uniq.empty:
+        return 0
+    text = pd.Series(uniq.index, dtype=STRING)
+    top = text.str.extract(_TOP_CODE, expand=False)
+    pooled = (pd.to_numeric(top, errors="coerce") <= MAX_AGE + 1).fillna(False)
+    biggest = (
+        text.str.extractall(r"(\d+(?:\.\d+)?)")[0].astype(float).groupby(level=0).max()
+    ).reindex(range(len(text)))
+    over = (biggest > MAX_AGE).fillna(False) & ~pooled
+    return int(uniq.to_numpy()[over.to_numpy(dtype=bool)].sum())
+
+
+def _numeric_share(uniq: pd.Series) -> float:
+    """Share of distinct cells that are a number or a pooled top ("90+")."""
+    if uniq.empty:
+        return 0.0
+    text = pa.array(pd.Series(uniq.index, dtype=STRING))
+    ok = pc.match_substring_regex(pc.utf8_trim_whitespace(text), r"^\d+(\.\d+)?\s*\+?$")
+    return float(pc.mean(pc.cast(ok, pa.int8())).as_py() or 0.0)
+
+
+def _whole_0_120(uniq: pd.Series) -> bool:
+    """Every distinct cell is a whole number from 0 to 120 (and there are some)."""
+    if uniq.empty:
+        return False
+    text = pa.array(pd.Series(uniq.index, dtype=STRING))
+    if not pc.all(pc.match_substring_regex(text, r"^\s*\d{1,3}\s*$")).as_py():
+        return False
+    return int(pc.max(pc.cast(pc.utf8_trim_whitespace(text), pa.int64())).as_py()) <= 120
+
+
+def _birth_per_person(extract: Extract, project: Project, ctx: VerifyContext) -> np.ndarray | None:
+    """Birth date per person row (datetime64[ns], NaT unknown); None: no birth date."""
+    cached = ctx.__dict__.get("_birth_per_person", False)
+    if cached is not False:
+        return cached
+    found = None
+    for table in extract.tables:
+        tag = spec_for(project, table).by_role(Role.BIRTH_DATE)
+        if tag is not None and tag.name in table.frame.columns:
+            parsed = ctx.dates.get(table.name, tag)
+            found = earliest_per_person(
+                parsed, ctx.positions[table.name], len(extract.person.frame)
+            ).to_numpy(dtype="datetime64[ns]")
+            break
+    ctx.__dict__["_birth_per_person"] = found
+    return found
+
+
+def _row_date_tag(extract: Extract, project: Project, table: str) -> ColumnTag | None:
+    """The date column each row of an input table is about: its first date column
+    other than the birth date (None: the table has none)."""
+    loaded = extract.table(table)
+    for tag in spec_for(project, loaded).columns:
+        if tag.name in loaded.frame.columns and is_person_date(tag) and tag.role != Role.BIRTH_DATE:
+            return tag
+    return None
+
+
+def agrees_with_birth_dates(
+    extract: Extract, project: Project, ctx: VerifyContext, table: str, column: str
+) -> bool:
+    """Whether an input column's whole numbers are, row by row, the person's age (read
+    on an even sample of at most ``SAMPLE_ROWS`` rows)."""
+    born = _birth_per_person(extract, project, ctx)
+    loaded = extract.table(table) if table in {t.name for t in extract.tables} else None
+    if born is None or loaded is None or column not in loaded.frame.columns:
+        return False
+    tag = _row_date_tag(extract, project, table)
+    if tag is None:
+        return False
+    rows = len(loaded.frame)
+    sample = np.unique(np.linspace(0, rows - 1, min(rows, SAMPLE_ROWS)).astype(np.int64))
+    values = pd.to_numeric(
+        loaded.frame[column].iloc[sample].astype(STRING).str.strip(), errors="coerce"
+    ).to_numpy(dtype=np.float64, na_value=np.nan)
+    _fmt, parsed = read_dates(
+        loaded.frame[tag.name].iloc[sample].reset_index(drop=True),
+        tag.date_format or ctx.dates.formats.get(f"{table}.{tag.name}"),
+        file=loaded.path.name,
+        column=tag.name,
+    )
+    when = parsed.to_numpy(dtype="datetime64[ns]")
+    birth = born[ctx.positions[table][sample]]
+    both = ~np.isnan(values) & ~np.isnat(birth) & ~np.isnat(when)
+    if int(both.sum()) < MIN_AGREEING_ROWS:
+        return False
+    days = (when[both] - birth[both]).astype("timedelta64[D]").astype(np.float64)
+    age = np.floor(days / _DAYS_PER_YEAR)
+    return float((np.abs(values[both] - age) <= 1).mean()) >= AGREE
+
+
+def age_columns(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> dict[str, str]:
+    """Released columns read as ages ("table.column" -> why: role, name or values)."""
+    out: dict[str, str] = {}
+    for t, c, values in released_columns(release):
+        try:
+            tag = project.table(t).column(c)
+        except KeyError:
+            tag = None
+        if tag is not None and tag.role == Role.AGE:
+            out[f"{t}.{c}"] = "role"
+            continue
+        uniq = ctx.uniques(t, c, values)
+        if names_an_age(c) and _numeric_share(uniq) >= AGREE:
+            out[f"{t}.{c}"] = "name"
+        elif _whole_0_120(uniq) and agrees_with_birth_dates(extract, project, ctx, t, c):
+            out[f"{t}.{c}"] = "values"
+    return out
+
+
+_WHY = {
+    "role": "tagged with the age role",
+    "name": "its name says age",
+    "values": "its values agree with the birth dates",
+}
+
+
+def check_ages(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
+    """No released age above 89 but the pooled '90+', in any column read as ages."""
+    columns = age_columns(extract, release, project, ctx)
+    per_column: dict[str, int] = {}
+    messages: list[str] = []
+    for where, why in sorted(columns.items()):
+        t, c = where.split(".", 1)
+        n = over_89_in(ctx.uniques(t, c, release.tables[t][c]))
+        if n:
+            per_column[where] = n
+            fix = (
+                "tag it with the age role so that they are pooled as '90+'"
+                if why != "role"
+                else "check the age column's tag and values"
+            )
+            messages.append(
+                f"Column {where} ({_WHY[why]}) holds {n:,} age{'s' if n != 1 else ''} over "
+                f"89; {fix}."
+            )
+    count = sum(per_column.values())
+    detail: dict[str, object] = {
+        "cells_by_column": per_column,
+        "columns_read_as_ages": dict(sorted(columns.items())),
+        "messages": messages,
+    }
+    return Finding(count == 0, count, detail)

@@ -1,0 +1,174 @@
+"""Ages are ages by their values (issue 16 item 3): a released column whose name or
+values say age is read for ages over 89 in every table, whatever its tag; the Safe Harbor
+pathway pools as '90+' the columns it knows are ages (the role, or a name that says age)
+and the gate fails any released age over 89 it finds."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+
+from deid_desktop.core.facts.ages import names_an_age
+from deid_desktop.core.model import Role
+from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
+from deid_desktop.core.verify import verify_release
+from tests.core.support import CL, TEXT, Q
+from tests.core.test_safe_harbor_support import (
+    PEOPLE_TAGS,
+    VISITS_TAGS,
+    make_case,
+    replace_frame,
+    tag,
+    with_tag,
+)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["age", "AGE", "age_at_visit", "PatientAge", "age_yrs", "edad", "âge", "Alter", "età",
+     "idade", "leeftijd", "yrs", "years", "years_old", "Edad_paciente"],
+)  # fmt: skip
+def test_names_that_say_age(name: str) -> None:
+    assert names_an_age(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["stage", "dosage", "page", "average", "years_of_education", "yrs_smoking", "year",
+     "visit_year", "message", "lvef"],
+)  # fmt: skip
+def test_names_that_do_not_say_age(name: str) -> None:
+    assert not names_an_age(name)
+
+
+def _age(born: str, on: str) -> int:
+    b, d = dt.date.fromisoformat(born), dt.date.fromisoformat(on)
+    return d.year - b.year - ((d.month, d.day) < (b.month, b.day))
+
+
+def _visits_with(extract, column: str, ages: bool = True):  # type: ignore[no-untyped-def]
+    """The visits table with ``column`` holding each person's age at the visit."""
+    people = extract.person.frame.set_index("pid")["dob"]
+    visits = extract.table("visits").frame.copy()
+    values = [
+        str(_age(people[p], d)) for p, d in zip(visits["pid"], visits["visit_date"], strict=True)
+    ]
+    visits[column] = pd.array(values, dtype=TEXT)
+    return replace_frame(extract, "visits", visits)
+
+
+def _case(column: str, cls=CL, table: str = "visits", n: int = 24):  # type: ignore[no-untyped-def]
+    extract, project = make_case(n)
+    if table == "visits":
+        extract = _visits_with(extract, column)
+        spec = project.table("visits")
+        spec = replace(spec, columns=(*VISITS_TAGS, tag(column, cls)))
+        project = replace(
+            project, tables=tuple(spec if t.name == "visits" else t for t in project.tables)
+        )
+    else:  # the person table's age column renamed and tagged without the role
+        people = extract.person.frame.rename(columns={"age": column})
+        extract = replace_frame(extract, "people", people)
+        tags = tuple(tag(column, cls) if t.name == "age" else t for t in PEOPLE_TAGS)
+        spec = replace(project.table("people"), columns=tags)
+        project = replace(
+            project, tables=tuple(spec if t.name == "people" else t for t in project.tables)
+        )
+    return extract, project
+
+
+def _raw(release, extract, table: str, column: str):  # type: ignore[no-untyped-def]
+    """The release with ``column`` put back as the input had it (a faulty pathway)."""
+    cw = release.crosswalk.set_index("pid")["subject_id"]
+    src = extract.table(table).frame
+    frame = release.tables[table].copy()
+    by_id = dict(zip(src["pid"].map(cw), src[column], strict=True))
+    if table == "people":
+        frame[column] = frame["subject_id"].map(by_id).astype(TEXT)
+    else:  # visits: the same person's rows, in release order
+        ordered = src.assign(sid=src["pid"].map(cw)).sort_values("sid", kind="stable")
+        frame[column] = pd.array(ordered[column].tolist(), dtype=TEXT)
+    return replace(release, tables={**release.tables, table: frame})
+
+
+@pytest.mark.parametrize(
+    ("column", "cls", "table"),
+    [
+        ("age_at_visit", CL, "visits"),
+        ("age", Q, "people"),
+        ("yrs", CL, "people"),
+        ("edad", Q, "people"),
+    ],
+)
+def test_an_age_column_without_the_role_is_pooled_and_checked(column, cls, table) -> None:  # type: ignore[no-untyped-def]
+    extract, project = _case(column, cls, table)
+    over = int((pd.to_numeric(extract.table(table).frame[column]) > 89).sum())
+    assert over >= 2
+    release = build_safe_harbor(extract, project)
+    out = release.tables[table][column]
+    assert (out == "90+").sum() == over
+    assert not (pd.to_numeric(out, errors="coerce") > 89).any()
+    verification = verify_release(extract, release, project)
+    assert verification.passed, [o.check.id for o in verification.blocking_failures]
+    # a release that kept the raw ages fails, naming the column and the count
+    outcome = verify_release(extract, _raw(release, extract, table, column), project).outcome(
+        "ages_pooled"
+    )
+    assert not outcome.passed
+    assert outcome.count == over
+    assert outcome.detail["cells_by_column"] == {f"{table}.{column}": over}
+    (message,) = outcome.detail["messages"]
+    assert f"{table}.{column}" in message and f"{over:,} ages over 89" in message
+
+
+def test_an_age_at_visit_column_removes_the_years_of_persons_over_89() -> None:
+    extract, project = _case("age_at_visit")
+    release = build_safe_harbor(extract, project)
+    visits = release.tables["visits"]
+    old = set(visits.loc[visits["age_at_visit"] == "90+", "subject_id"])
+    assert old
+    for frame in release.tables.values():
+        rows = frame["subject_id"].isin(old)
+        for col in (c for c in frame.columns if c.endswith("_year")):
+            assert frame.loc[rows, col].isna().all(), col
+
+
+def test_ages_found_by_their_values_fail_the_gate_whatever_the_name() -> None:
+    """A clinical column named ``v7`` that holds each person's age at the visit: the
+    pathway cannot know, the gate reads the values against the birth dates."""
+    extract, project = _case("v7")
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("ages_pooled")
+    assert not outcome.passed
+    assert outcome.detail["columns_read_as_ages"] == {"people.age": "role", "visits.v7": "values"}
+    assert "agree with the birth dates" in outcome.detail["messages"][0]
+
+
+def test_whole_numbers_that_are_not_ages_pass() -> None:
+    """Heart rates from 60 to 119 next to birth dates are not ages."""
+    extract, project = _case("heart_rate")
+    visits = extract.table("visits").frame.copy()
+    visits["heart_rate"] = pd.array([str(60 + (i * 7) % 60) for i in range(len(visits))], TEXT)
+    extract = replace_frame(extract, "visits", visits)
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("ages_pooled")
+    assert outcome.passed
+    assert "visits.heart_rate" not in outcome.detail["columns_read_as_ages"]
+
+
+def test_the_age_role_column_stays_read_with_its_role() -> None:
+    extract, project = make_case(6)
+    project = replace(
+        project,
+        tables=tuple(
+            replace(t, columns=with_tag(PEOPLE_TAGS, tag("age", Q, role=Role.AGE)))
+            if t.is_person
+            else t
+            for t in project.tables
+        ),
+    )
+    release = build_safe_harbor(extract, project)
+    assert verify_release(extract, release, project).outcome("ages_pooled").passed
