@@ -81,7 +81,7 @@ def main() -> int:
     review.tabs.setCurrentIndex(1)
     shot("4-review-risk")
     review.tabs.setCurrentIndex(2)
-    review.step_hit(1)
+    review.text.step_hit(1)
     shot("4-review-free-text")
     window.next_step()
     page = window.export_page
@@ -96,6 +96,28 @@ def main() -> int:
     page.export()
     wait(lambda: window.session.export_record is not None and idle())
     shot("5-export-done")
+
+    guide = window.show_guide()  # F1 on step 5; the Review page of the guide shown
+    guide.open_page("review")
+    QTest.qWait(50)
+    guide.grab().save(str(out / "6-user-guide.png"))
+    print("wrote user guide")
+    guide.close()
+
+    # a failed gate: a phone column tagged clinical survives into the release
+    import dataclasses
+
+    from deid_desktop.core.model import ColumnClass
+    from deid_desktop.core.steps import Step
+
+    s = window.session
+    phone = s.project.table("demographics").column("phone")
+    s.set_tag("demographics", dataclasses.replace(phone, cls=ColumnClass.CLINICAL, role=None,
+                                                  category=None))  # fmt: skip
+    window.go_to(Step.REVIEW)
+    wait(lambda: s.review is not None and idle())
+    review.tabs.setCurrentIndex(0)
+    shot("4-review-failed")
     window.session.close()
     window.close()
     return 0

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from deid_desktop.cli.output import print_json, warn_problems
-from deid_desktop.core.errors import InputError, UsageError
+from deid_desktop.core.errors import InputError, UsageError, did_you_mean
 from deid_desktop.core.model import (
     ColumnClass,
     ColumnTag,
@@ -480,11 +480,14 @@ def parse_change(text: str, project: Project) -> tuple[TagChange, list[TableSpec
             cols = [c.name for c in project.table(table_name).columns]
             raise UsageError(
                 f"Table '{table_name}' has no column '{column}'",
-                hint=f"Its columns are: {_listing(cols)}.",
+                hint=f"{did_you_mean(column, cols)}Its columns are: {_listing(cols)}.",
             )
         every = [f"{t.name}.{c.name}" for t in project.tables for c in t.columns]
+        names_only = [c.name for t in project.tables for c in t.columns]
         raise UsageError(
-            f"No table has a column '{lhs}'", hint=f"The columns are: {_listing(every, 60)}."
+            f"No table has a column '{lhs}'",
+            hint=f"{did_you_mean(lhs, [*names_only, *every])}"
+            f"The columns are: {_listing(every, 60)}.",
         )
     return TagChange(None, lhs, *parsed), targets
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deid_desktop.cli.output import print_json, warn_problems
+from deid_desktop.cli.progress_bar import ProgressBar, progress_bar
 from deid_desktop.core.errors import DeidError
 
 if TYPE_CHECKING:  # the engine pulls in pandas and openpyxl: imported when a command runs
@@ -78,25 +79,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="replace earlier output of deid-desktop in --out/--crosswalk-out",
     )
+    run.add_argument(
+        "--accept-risk",
+        metavar="REASON",
+        help="accept the residual risk of a linkable release or limited data set whose k "
+        "is below the target, with the reason (kept in the export record)",
+    )
     run.add_argument("--json", action="store_true", help="machine-readable output")
     run.set_defaults(func=run_run)
 
 
 # ---------------------------------------------------------------- shared steps
-
-
-def _progress() -> ProgressFn | None:
-    """Stage names on stderr when a person is watching; nothing in pipes and logs."""
-    if not sys.stderr.isatty():
-        return None
-    last = {"stage": ""}
-
-    def show(_fraction: float, stage: str) -> None:
-        if stage != last["stage"]:
-            last["stage"] = stage
-            print(f"  {stage}...", file=sys.stderr)
-
-    return show
 
 
 def _salt(project: Project) -> bytes | None:
@@ -105,18 +98,24 @@ def _salt(project: Project) -> bytes | None:
     return secrets.salt_for_project(project)
 
 
+def _span(bar: ProgressBar | None, start: float, end: float) -> ProgressFn | None:
+    return None if bar is None else bar.span(start, end)
+
+
 def _review(
-    project_path: Path, *, scan: bool | None
+    project_path: Path, *, scan: bool | None, bar: ProgressBar | None = None, end: float = 1.0
 ) -> tuple[Project, list[Problem], engine.ReviewResult]:
     """Open, load and review. ``scan``: see ``engine.review`` (check: True; run: None, so
-    free text that is only suppressed is not scanned)."""
+    free text that is only suppressed is not scanned). ``bar``: the terminal's progress
+    bar (load and review fill it up to ``end``)."""
     from deid_desktop.core import engine
 
-    progress = _progress()
     project, problems = engine.open_project(project_path)
     warn_problems(problems)
-    extract = engine.load(project, project_path, progress=progress)
-    result = engine.review(project, extract, salt=_salt(project), scan=scan, progress=progress)
+    extract = engine.load(project, project_path, progress=_span(bar, 0.0, 0.35 * end))
+    result = engine.review(
+        project, extract, salt=_salt(project), scan=scan, progress=_span(bar, 0.35 * end, end)
+    )
     return project, problems, result
 
 
@@ -126,6 +125,7 @@ def check_payload(
     """The --json document of `deid check` (schema documented in README)."""
     from deid_desktop.core import engine
     from deid_desktop.core.export import check_rows, risk_summary, scan_summary
+    from deid_desktop.core.verify.plain import plain_failure
 
     return {
         "schema": JSON_SCHEMA,
@@ -133,7 +133,19 @@ def check_payload(
         "pathway": result.release.pathway.value,
         "label": result.release.label,
         "passed": result.passed,
+        "verdict": None if result.verdict is None else result.verdict.to_dict(),
+        "risk_acceptance_needed": result.risk_acceptance_needed if result.passed else None,
         "checks": check_rows(result.verification),
+        "failures": [
+            {
+                "check": f.check_id,
+                "sentence": f.sentence,
+                "step": f.step.number,
+                "table": f.table,
+                "column": f.column,
+            }
+            for f in (plain_failure(o) for o in result.verification.blocking_failures)
+        ],
         "risk": risk_summary(result.risk),
         "scan": scan_summary(result.scan),
         "rows": engine.released_rows(result),
@@ -185,6 +197,10 @@ def _print_check(payload: dict[str, Any]) -> None:
         mark = "pass" if c["passed"] else ("FAIL" if c["severity"] == "blocking" else "warn")
         count = "" if c["passed"] else f"  [{c['count']:,}]"
         print(f"  {mark:4}  {c['name']} ({c['rule']}){count}", file=out)
+    if payload["failures"]:
+        print("\nWhat failed and how to fix it:", file=out)
+        for f in payload["failures"]:
+            print(f"  - {f['sentence']}", file=out)
     print("\nRows:", file=out)
     for table, r in payload["rows"].items():
         inp = "-" if r["input"] is None else f"{r['input']:,}"
@@ -240,19 +256,35 @@ def _print_check(payload: dict[str, Any]) -> None:
             print(f"Warning (across releases): {w}", file=out)
     for w in payload["warnings"]:
         print(f"Warning: {w}", file=out)
-    verdict = (
+    verdict = payload["verdict"]
+    if verdict is not None:
+        print(f"\nVerdict ({verdict['colour']}): {verdict['headline']}", file=out)
+        print(f"  {verdict['paragraph']}", file=out)
+        for step in verdict["next_steps"]:
+            print(f"  Next: {step}", file=out)
+    outcome = (
         "Every blocking check passed: `deid run` would write this release."
         if payload["passed"]
         else "A blocking check failed: `deid run` would refuse this release."
     )
-    print(f"\n{verdict} Nothing was written.", file=out)
+    if payload["passed"] and payload["risk_acceptance_needed"]:
+        outcome = (
+            f"{payload['risk_acceptance_needed']} `deid run` writes it only with "
+            '--accept-risk "REASON".'
+        )
+    print(f"\n{outcome} Nothing was written.", file=out)
 
 
 # ---------------------------------------------------------------- commands
 
 
 def run_check(args: argparse.Namespace) -> int:
-    project, problems, result = _review(args.project, scan=True)
+    bar = progress_bar(quiet=args.json)
+    try:
+        project, problems, result = _review(args.project, scan=True, bar=bar)
+    finally:
+        if bar is not None:
+            bar.finish()
     payload = check_payload(args.project, project, problems, result)
     if args.json:
         print_json(payload, ensure_ascii=True)
@@ -272,9 +304,18 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_run(args: argparse.Namespace) -> int:
+    bar = progress_bar(quiet=args.json)
+    try:
+        return _run(args, bar)
+    finally:
+        if bar is not None:
+            bar.finish()
+
+
+def _run(args: argparse.Namespace, bar: ProgressBar | None) -> int:
     from deid_desktop.core import engine
 
-    project, _problems, result = _review(args.project, scan=None)
+    project, _problems, result = _review(args.project, scan=None, bar=bar, end=0.8)
     meta = project.export
     overrides = {
         k: getattr(args, k)
@@ -283,6 +324,17 @@ def run_run(args: argparse.Namespace) -> int:
     }
     formats = tuple(dict.fromkeys((*meta.formats, *(("xlsx",) if args.xlsx else ()))))
     meta = replace(meta, **overrides, formats=formats)
+    why = result.risk_acceptance_needed if result.passed else None
+    if why and not (args.accept_risk or "").strip():
+        if bar is not None:
+            bar.finish()
+        print(
+            f'deid: {why} Nothing was written.\nRun again with --accept-risk "REASON" to '
+            "accept it, or raise k first (deid set PROJECT risk.age_bands=... / "
+            "risk.suppress_below_k=true).",
+            file=sys.stderr,
+        )
+        return EXIT_CHECK_FAILED
     record = engine.export(
         project,
         args.project,
@@ -292,7 +344,8 @@ def run_run(args: argparse.Namespace) -> int:
         meta=meta,
         register_path=args.register,
         overwrite=args.overwrite,
-        progress=_progress(),
+        accept_risk=args.accept_risk,
+        progress=_span(bar, 0.8, 1.0),
     )
     for note in record.recovered:  # leftovers of an interrupted export, removed
         print(f"deid: {note}", file=sys.stderr)
@@ -306,11 +359,15 @@ def run_run(args: argparse.Namespace) -> int:
         "register": str(record.register_path),
         "time_utc": record.record["time_utc"],
         "label": record.record["label"],
+        "verdict": record.record.get("verdict"),
     }
     if args.json:
         print_json(payload, ensure_ascii=True)
         return 0
     print(f"Release written ({payload['label']}):")
+    if payload["verdict"]:
+        print(f"  Verdict: {payload['verdict']['headline']}")
+        print(f"  Access model that fits: {payload['verdict']['access_model']}")
     for p in payload["files"]:
         print(f"  {p}")
     if payload["crosswalk_files"]:

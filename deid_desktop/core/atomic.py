@@ -156,8 +156,9 @@ class StagedDirectory:
             if not self.overwrite:
                 raise UsageError(
                     f"The folder {t} is not empty; nothing was written.",
-                    hint="Choose a new or empty folder, or allow overwriting an earlier "
-                    "output of deid-desktop.",
+                    hint="Choose a new or empty folder. Command line: or add --overwrite "
+                    "to replace an earlier output of deid-desktop. Desktop app: choose "
+                    "another folder.",
                 )
             if self.marker is not None and not (t / self.marker).is_file():
                 raise UsageError(

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deid_desktop import __version__
-from deid_desktop.core.errors import Problem, UsageError
+from deid_desktop.core.errors import CheckFailed, Problem, UsageError
 from deid_desktop.core.export import ExportRecord, export_release, scan_skipped_summary
 from deid_desktop.core.model import (
     ColumnClass,
@@ -45,6 +45,7 @@ from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 
 if TYPE_CHECKING:
     from deid_desktop.core.risk import RiskReport
+    from deid_desktop.core.risk.verdict import Verdict
     from deid_desktop.core.scan import ScanReport
     from deid_desktop.core.verify import Verification
 
@@ -63,6 +64,9 @@ class ReviewResult:
     input_rows: dict[str, int] = field(default_factory=dict)
     #: free-text columns ("table.column") left unscanned: all suppressed, scan not asked
     not_scanned: tuple[str, ...] = ()
+    #: the plain verdict (level, headline, access model, next steps); None only when a
+    #: caller built the result by hand
+    verdict: Verdict | None = None
 
     @property
     def passed(self) -> bool:
@@ -76,6 +80,15 @@ class ReviewResult:
         the user to fix the tag or accept the column (``accept_text_column``)."""
         return self.verification.text_scan
 
+    @property
+    def risk_acceptance_needed(self) -> str | None:
+        """Why exporting asks for an explicit acceptance with a reason (None: it does not).
+
+        A linkable release or a limited data set whose k is below the k target goes out
+        only when the sender accepts the residual risk in words; the record keeps them.
+        """
+        return risk_acceptance_needed(self.project, self.risk)
+
 
 def _slice(rep: Reporter, start: float, end: float) -> ProgressFn:
     """A progress callback covering [start, end] of ``rep`` (for functions taking one)."""
@@ -86,6 +99,10 @@ def _slice(rep: Reporter, start: float, end: float) -> ProgressFn:
         part.progress(part.start + (part.end - part.start) * f, stage)
 
     return progress
+
+
+class RiskNotAccepted(CheckFailed):
+    """A release below its k target needs the sender's accepted reason (exit 3)."""
 
 
 # -- open and load ----------------------------------------------------------------------
@@ -272,6 +289,14 @@ def review(
         extract, release, project, risk=risk, progress=_slice(rep, 0.7, 1.0), cancel=cancel
     )
     rep.step(1.0, "Review ready")
+    person = release.tables.get(project.person_table.name)
+    verdict = verdict_for(
+        project,
+        verification,
+        risk,
+        persons=0 if person is None else len(person),
+        free_text_released=sum(len(c) for c in redact_columns_for(project, extract).values()),
+    )
     return ReviewResult(
         project=project,
         release=release,
@@ -282,7 +307,62 @@ def review(
         inputs={t.name: (Path(t.path), t.sha256) for t in extract.tables},
         input_rows={t.name: len(t.frame) for t in extract.tables},
         not_scanned=not_scanned,
+        verdict=verdict,
     )
+
+
+# -- the verdict --------------------------------------------------------------------------
+
+#: Pathway kinds (``PathwaySpec.kind``) whose release below the k target needs an
+#: explicit acceptance of the residual risk, with a reason, before it is written.
+ACCEPTANCE_KINDS = ("linkable", "limited")
+KIND_WORDS = {"linkable": "linkable release", "limited": "limited data set"}
+
+
+def risk_acceptance_needed(project: Project, risk: RiskReport | None) -> str | None:
+    """The sentence that says why the residual risk must be accepted (None: no need)."""
+    from deid_desktop.core.pathways.registry import pathway_spec
+
+    spec = pathway_spec(project.pathway)
+    if spec.kind not in ACCEPTANCE_KINDS or risk is None or risk.k is None:
+        return None
+    if risk.k >= risk.k_target:
+        return None
+    return (
+        f"k is {risk.k}, below the target of {risk.k_target}: {risk.lone:,} of "
+        f"{risk.rows:,} persons are unique on {', '.join(risk.quasi_identifiers)}. "
+        f"A {KIND_WORDS.get(spec.kind, 'release')} below its k target is written only when "
+        "you accept the "
+        "residual risk and give a reason; the export record keeps it."
+    )
+
+
+def verdict_for(
+    project: Project,
+    verification: Verification,
+    risk: RiskReport | None,
+    *,
+    persons: int,
+    free_text_released: int,
+) -> Verdict:
+    """The plain verdict on a reviewed release (``core.risk.verdict``), from its counts."""
+    from deid_desktop.core.pathways.registry import pathway_spec
+    from deid_desktop.core.risk.verdict import RiskFacts, risk_verdict
+
+    spec = pathway_spec(project.pathway)
+    facts = RiskFacts(
+        pathway_kind=spec.kind,
+        pathway_label=spec.title,
+        checks_failed=len(list(verification.blocking_failures)),
+        persons=risk.rows if risk is not None else persons,
+        k=risk.k if risk is not None else None,
+        k_target=risk.k_target if risk is not None else project.risk.k_target,
+        lone=risk.lone if risk is not None else 0,
+        below_k=risk.below_k if risk is not None else 0,
+        counted_columns=risk.quasi_identifiers if risk is not None else (),
+        free_text_released=free_text_released,
+    )
+    return risk_verdict(facts)
 
 
 # -- export -----------------------------------------------------------------------------
@@ -298,16 +378,32 @@ def export(
     meta: ExportMeta | None = None,
     register_path: Path | None = None,
     overwrite: bool = False,
+    accept_risk: str | None = None,
     now: dt.datetime | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ExportRecord:
-    """Write the reviewed release. Refuses when the project changed since the review."""
+    """Write the reviewed release. Refuses when the project changed since the review, and
+    when the residual risk needs an acceptance (``risk_acceptance_needed``) and
+    ``accept_risk`` gives no reason."""
     if review_result.project != project:
         raise UsageError(
             "The project changed after the review; nothing was written.",
             hint="Review the release again, then export.",
         )
+    why = review_result.risk_acceptance_needed if review_result.passed else None
+    reason = (accept_risk or "").strip()
+    if why and not reason:
+        raise RiskNotAccepted(
+            f"{why} Nothing was written.",
+            hint="Accept the residual risk with a reason, or raise k (generalize, suppress).",
+        )
+    verdict = review_result.verdict
+    verdict_record: dict[str, object] | None = None
+    if verdict is not None:
+        verdict_record = verdict.to_dict()
+        if why:
+            verdict_record["risk_accepted"] = {"reason": reason, "because": why}
     return export_release(
         review_result.release,
         review_result.verification,
@@ -328,6 +424,7 @@ def export(
         input_rows=review_result.input_rows,
         overwrite=overwrite,
         project_file=project_path,
+        verdict=verdict_record,
         progress=progress,
         cancel=cancel,
     )
@@ -342,6 +439,7 @@ def run(
     salt: bytes | None = None,
     register_path: Path | None = None,
     overwrite: bool = False,
+    accept_risk: str | None = None,
     now: dt.datetime | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
@@ -361,6 +459,7 @@ def run(
         meta=meta,
         register_path=register_path,
         overwrite=overwrite,
+        accept_risk=accept_risk,
         now=now,
         progress=_slice(rep, 0.8, 1.0),
         cancel=cancel,
@@ -381,6 +480,7 @@ def released_rows(result: ReviewResult) -> dict[str, dict[str, int | None]]:
 
 __all__ = [
     "ReviewResult",
+    "RiskNotAccepted",
     "export",
     "load",
     "open_project",
@@ -389,7 +489,9 @@ __all__ = [
     "released_not_counted_for",
     "released_rows",
     "review",
+    "risk_acceptance_needed",
     "run",
     "scan_extract",
     "text_columns_for",
+    "verdict_for",
 ]

@@ -6,6 +6,7 @@ counts, never cell contents.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -97,3 +98,14 @@ class OutputError(DeidError):
     (CLI exit 4). The message names the folder."""
 
     exit_code = 4
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """ "Did you mean 'x'? " for a mistyped name (a column, a key), else "" - names
+    from the project or the file's header only, never a value of the data."""
+    import difflib
+
+    options = [str(c) for c in choices]
+    lowered = {c.lower(): c for c in options}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    return f"Did you mean '{lowered[close[0]]}'? " if close else ""

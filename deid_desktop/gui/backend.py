@@ -8,7 +8,7 @@ Long calls take ``progress`` and ``cancel`` and are run by ``workers.JobRunner``
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,11 +79,18 @@ def suggestions_for(extract: Extract) -> Suggestions:
 
 
 def new_project(
-    tables: Sequence[LoadedTable], *, person: str, key: str, project_path: Path, name: str = ""
+    tables: Sequence[LoadedTable],
+    *,
+    person: str,
+    key: str,
+    project_path: Path,
+    name: str = "",
+    keys: Mapping[str, str] | None = None,
 ) -> Project:
+    """``keys``: event table -> the key column the user chose (else core finds it)."""
     from deid_desktop.core.project import new_project as _new
 
-    return _new(tables, person=person, key=key, project_path=project_path, name=name)
+    return _new(tables, person=person, key=key, project_path=project_path, name=name, keys=keys)
 
 
 def prepare_extract(tables: Sequence[LoadedTable], project: Project) -> Extract:
@@ -218,10 +225,12 @@ def export(
     *,
     out_dir: Path,
     crosswalk_dir: Path,
+    accept_risk: str | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ExportRecord:
-    """Write the reviewed release (core.engine refuses if a blocking check failed)."""
+    """Write the reviewed release (core.engine refuses if a blocking check failed, or if
+    the residual risk needs an accepted reason and ``accept_risk`` gives none)."""
     from deid_desktop.core import engine
 
     return engine.export(
@@ -231,6 +240,7 @@ def export(
         out_dir=out_dir,
         crosswalk_dir=crosswalk_dir,
         meta=meta,
+        accept_risk=accept_risk,
         progress=progress,
         cancel=cancel,
     )
@@ -250,24 +260,27 @@ def load_census_table(path: Path) -> Zip3Table:
     return zip3.load_census_file(path)
 
 
-def salt_status_text(project: Project) -> tuple[str, bool]:
-    """A plain line on the linkable pathway's salt (never the salt) and whether one exists."""
+def salt_status_text(project: Project) -> tuple[str, bool, bool]:
+    """A plain line on the linkable pathway's salt (never the salt), whether one exists,
+    and whether one can be created here (False: no usable keyring)."""
     from deid_desktop import secrets as store
 
     try:
         status = store.salt_status(project.project_id)
     except DeidError as exc:  # KeyringUnavailable: a plain message and what to do
-        return f"Salt: {exc.message} {exc.hint}".strip(), False
+        return f"Salt: {exc.message} {exc.hint}".strip(), False, False
     if status.exists:
         return (
             f"Salt: present in the {status.backend_name} keyring, fingerprint "
             f"{status.fingerprint}. Keep the same salt for every release that must link.",
             True,
+            False,
         )
     return (
         f"Salt: none yet for this project ({status.backend_name} keyring). "
         "Create one before building a linkable release.",
         False,
+        True,
     )
 
 

@@ -25,6 +25,7 @@ from deid_desktop import __version__, buildinfo
 from deid_desktop.core.constants import PROJECT_SUFFIX
 from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
+from deid_desktop.gui.guide import GuideDialog
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.export import ExportPage
 from deid_desktop.gui.pages.load import LoadPage
@@ -136,6 +137,9 @@ class MainWindow(QMainWindow):
         self.pathway_page = PathwayPage(self.session, self.runner)
         self.review_page = ReviewPage(self.session, self.runner)
         self.export_page = ExportPage(self.session, self.runner)
+        self.review_page.goToRequested.connect(self.go_to_fix)
+        # export saves the project first, so the record names a file that reproduces it
+        self.export_page.save_project = self.save
         pages: list[Page] = [
             self.load_page,
             self.tag_page,
@@ -200,6 +204,7 @@ class MainWindow(QMainWindow):
         cl.addWidget(self.progress)
         self.setCentralWidget(central)
 
+        self._guide: GuideDialog | None = None
         self._build_menus()
         self.session.dirtyChanged.connect(self._update_title)
         self.session.projectChanged.connect(self._update_title)
@@ -254,7 +259,22 @@ class MainWindow(QMainWindow):
         e.addAction(self.act_redo)
 
         h = self.menuBar().addMenu("&Help")
+        self.act_guide = self._action("&User guide", self.show_guide, "F1", "guide")
+        self.act_guide.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        h.addAction(self.act_guide)
         h.addAction(self._action("&About deid-desktop", self._about, None, "about"))
+
+    def show_guide(self) -> GuideDialog:
+        """The user guide at the current step's page (F1), or at its start."""
+        if self._guide is None:
+            self._guide = GuideDialog(self)
+        if self.stack.currentWidget() is self.wizard:
+            self._guide.open_step(self.current_step)
+        else:
+            self._guide.open_page("index")
+        self._guide.show()
+        self._guide.raise_()
+        return self._guide
 
     def _about(self) -> None:
         QMessageBox.about(
@@ -439,6 +459,14 @@ class MainWindow(QMainWindow):
         self.page_stack.setCurrentIndex(i)
         self.pages[i].entered()
         self.update_steps()
+        return True
+
+    def go_to_fix(self, step: Step, table: str | None, column: str | None) -> bool:
+        """A failed check's "Go to": open its step and select the column to fix there."""
+        if not self.go_to(step):
+            return False
+        if step == Step.TAG:
+            self.tag_page.select_column(table, column)
         return True
 
     def next_step(self) -> None:

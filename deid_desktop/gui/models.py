@@ -368,6 +368,9 @@ class ClassFilterProxy(QSortFilterProxyModel):
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         if self._cls is None:
             return True
+        if self._cls == "unsure":  # the suggestions that chose the safer class
+            model = self.sourceModel()
+            return isinstance(model, TagModel) and model.tag_at(source_row)[1].unsure
         idx = self.sourceModel().index(source_row, TagColumn.CLASS, source_parent)
         return self.sourceModel().data(idx, Qt.ItemDataRole.UserRole) == self._cls
 

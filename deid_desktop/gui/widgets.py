@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
@@ -14,10 +15,26 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QStyle,
+    QVBoxLayout,
     QWidget,
 )
 
 from deid_desktop.core.errors import Cancelled, DeidError
+
+if TYPE_CHECKING:
+    from deid_desktop.core.risk.verdict import Verdict
+
+
+def desktop_hint(hint: str) -> str:
+    """A hint that gives both front ends' ways ("... Command line: X. Desktop app: Y.")
+    without the command-line syntax: the window shows what to do in the window."""
+    head, cli, rest = hint.partition("Command line:")
+    if not cli:
+        return hint
+    _syntax, desktop, app = rest.partition("Desktop app:")
+    return (
+        head.strip() + (" " + app.strip()[:1].upper() + app.strip()[1:] if desktop else "")
+    ).strip()
 
 
 def plain_error(exc: BaseException) -> tuple[str, str]:
@@ -27,7 +44,7 @@ def plain_error(exc: BaseException) -> tuple[str, str]:
     an internal error named by its type only.
     """
     if isinstance(exc, DeidError):
-        return exc.message, exc.hint
+        return exc.message, desktop_hint(exc.hint)
     if isinstance(exc, Cancelled):
         return "Cancelled. Nothing was written.", ""
     if isinstance(exc, MemoryError):
@@ -151,3 +168,94 @@ class FolderPicker(QWidget):
 
     def set_path(self, path: Path | str | None) -> None:
         self.edit.setText(str(path) if path else "")
+
+
+#: background and border of the verdict banner per colour (text stays dark: readable on
+#: each, and the level is also said in words, never by colour alone)
+VERDICT_COLOURS = {
+    "green": ("#e3f4e1", "#2e7d32"),
+    "amber": ("#fff4d6", "#b26a00"),
+    "red": ("#fde4e1", "#c62828"),
+}
+LEVEL_WORDS = {
+    "low": "Low residual risk",
+    "moderate": "Moderate residual risk",
+    "high": "High residual risk",
+    "blocked": "Blocked",
+}
+
+
+class VerdictBanner(QFrame):
+    """The review's verdict (core ``Verdict``): a coloured box with the level in words, the
+    headline, the paragraph, the access model and the next steps. Hidden when empty."""
+
+    def __init__(self, parent: QWidget | None = None, *, compact: bool = False) -> None:
+        super().__init__(parent)
+        self.setObjectName("verdict")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName("Risk verdict")
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        font = QFont(self.title.font())
+        font.setBold(True)
+        self.title.setFont(font)
+        self.title.setAccessibleName("Verdict headline")
+        self.body = QLabel()
+        self.body.setWordWrap(True)
+        self.body.setTextFormat(Qt.TextFormat.PlainText)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.body.setAccessibleName("Verdict explanation")
+        self.body.setVisible(not compact)
+        self.access = QLabel()
+        self.access.setWordWrap(True)
+        self.access.setTextFormat(Qt.TextFormat.PlainText)
+        self.access.setAccessibleName("Access model that fits")
+        self.steps = QLabel()
+        self.steps.setWordWrap(True)
+        self.steps.setTextFormat(Qt.TextFormat.PlainText)
+        self.steps.setAccessibleName("What to do next")
+        self.action = QPushButton()
+        self.action.setAccessibleName("Verdict: what to do next")
+        self.action.setVisible(False)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.title)
+        lay.addWidget(self.body)
+        lay.addWidget(self.access)
+        row = QHBoxLayout()
+        row.addWidget(self.steps, 1)
+        row.addWidget(self.action, 0, Qt.AlignmentFlag.AlignBottom)
+        lay.addLayout(row)
+        self.colour = ""
+        self.setVisible(False)
+
+    def show_verdict(self, verdict: Verdict | None, extra: str = "") -> None:
+        if verdict is None:
+            self.clear()
+            return
+        self.colour = verdict.colour
+        bg, border = VERDICT_COLOURS[verdict.colour]
+        self.setStyleSheet(
+            f"QFrame#verdict {{ background: {bg}; border: 2px solid {border}; "
+            "border-radius: 4px; } QFrame#verdict QLabel { color: #1a1a1a; }"
+        )
+        self.title.setText(f"{LEVEL_WORDS[str(verdict.level)]}. {verdict.headline}")
+        self.body.setText(verdict.paragraph + (f"\n{extra}" if extra else ""))
+        self.access.setText(f"Access model that fits: {verdict.access_model}.")
+        self.access.setVisible(self.body.isHidden())  # the paragraph already says it
+        steps = "\n".join(f"• {s}" for s in verdict.next_steps)
+        self.steps.setText(f"Next:\n{steps}" if steps else "")
+        self.steps.setVisible(bool(steps))
+        self.action.setVisible(
+            bool(steps) and bool(self.action.text()) and str(verdict.level) != "blocked"
+        )
+        self.setVisible(True)
+
+    def clear(self) -> None:
+        self.colour = ""
+        self.title.clear()
+        self.setVisible(False)
+
+    @property
+    def headline(self) -> str:
+        return "" if self.isHidden() else self.title.text()

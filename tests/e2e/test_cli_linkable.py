@@ -84,6 +84,7 @@ def test_linkable_release_end_to_end_and_the_salt_is_in_no_file(
     out, cw, register = tmp_path / "release", tmp_path / "crosswalk", tmp_path / "register.jsonl"
     code = deid(
         "run", demo, "--out", out, "--crosswalk-out", cw, "--register", register,
+        "--accept-risk", "test: the residual risk is not under test",
         "--purpose", "linkage study", "--recipient", "analyst", "--retention", "2 years",
     )  # fmt: skip
     assert code == 0, capsys.readouterr().err
@@ -227,8 +228,18 @@ def test_pathway_limited_data_set_needs_a_dua(
     assert deid("pathway", demo, "limited-data-set", "--dua", "DUA-2026-01", "--json") == 0
     assert json.loads(capsys.readouterr().out)["dua"] == "DUA-2026-01"
     out = tmp_path / "lds"
+    capsys.readouterr()
+    # k is below the target: a limited data set goes out only with an accepted reason
     assert deid("run", demo, "--out", out, "--crosswalk-out", tmp_path / "cw",
-                "--register", tmp_path / "reg.jsonl") == 0  # fmt: skip
+                "--register", tmp_path / "reg.jsonl") == 3  # fmt: skip
+    assert '--accept-risk "REASON"' in capsys.readouterr().err
+    assert not out.exists()
+    assert deid("run", demo, "--out", out, "--crosswalk-out", tmp_path / "cw",
+                "--register", tmp_path / "reg.jsonl",
+                "--accept-risk", "recipient's enclave only") == 0  # fmt: skip
+    record = json.loads((out / "export_record.json").read_text(encoding="utf-8"))
+    assert record["verdict"]["risk_accepted"]["reason"] == "recipient's enclave only"
+    assert record["verdict"]["headline"] in (out / "README.txt").read_text(encoding="utf-8")
     demographics = pd.read_csv(out / "demographics.csv", dtype=str)
     assert "dob" in demographics.columns and "zip" in demographics.columns
     assert "mrn" not in demographics.columns and "first_name" not in demographics.columns
@@ -326,7 +337,8 @@ def test_linkable_run_with_the_real_secret_service(
         assert deid("salt", "create", demo) == 0
         assert "SecretService" in capsys.readouterr().out.replace(" ", "")
         assert deid("run", demo, "--out", tmp_path / "rel", "--crosswalk-out",
-                    tmp_path / "cw", "--register", tmp_path / "reg.jsonl") == 0  # fmt: skip
+                    tmp_path / "cw", "--register", tmp_path / "reg.jsonl",
+                    "--accept-risk", "test") == 0  # fmt: skip
         salt = salts.get_salt(project.project_id)
         for path in [*_files(tmp_path / "rel"), *_files(tmp_path / "cw"), demo]:
             data = path.read_bytes()

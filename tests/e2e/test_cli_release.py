@@ -62,7 +62,10 @@ def test_check_json_schema(demo: Path, tmp_path: Path) -> None:
         "pathway",
         "label",
         "passed",
+        "verdict",
+        "risk_acceptance_needed",
         "checks",
+        "failures",
         "risk",
         "scan",
         "rows",
@@ -238,3 +241,40 @@ def test_run_keeps_the_seed_and_the_crosswalk_out_of_the_release(
     # the free text is only suppressed in the demo: `deid run` did not scan it
     assert record["scan"]["scanned"] is False
     assert "not scanned in this run" in (out / "README.txt").read_text()
+
+
+def test_check_prints_the_verdict_and_its_json_carries_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from deid_desktop.cli import main
+
+    demo = write_demo(tmp_path / "demo")
+    assert main(["check", str(demo)]) == 0
+    text = capsys.readouterr().out
+    assert "Verdict (red): All Safe Harbor checks passed. Residual risk: high - " in text
+    assert main(["check", str(demo), "--json"]) == 0
+    verdict = json.loads(capsys.readouterr().out)["verdict"]
+    assert verdict["colour"] == "red" and verdict["level"] == "high"
+    assert verdict["access_model"].startswith("controlled access")
+
+
+def test_check_says_each_failure_in_the_same_words_as_the_window(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from deid_desktop.cli import main
+
+    demo = write_demo(tmp_path / "demo")
+    project = load_project(demo)
+    spec = project.table("demographics")
+    phone = dataclasses.replace(spec.column("phone"), cls=ColumnClass.CLINICAL, role=None,
+                                category=None)  # fmt: skip
+    save_project(project.with_table(spec.with_column(phone)), demo)
+    assert main(["check", str(demo), "--json"]) == 3
+    failures = json.loads(capsys.readouterr().out)["failures"]
+    phone_failures = [f for f in failures if f["column"] == "phone"]
+    assert phone_failures and phone_failures[0]["step"] == 2
+    assert "demographics.phone" in phone_failures[0]["sentence"]
+    assert main(["check", str(demo)]) == 3
+    text = capsys.readouterr().out
+    assert "What failed and how to fix it:" in text
+    assert f"  - {phone_failures[0]['sentence']}" in text

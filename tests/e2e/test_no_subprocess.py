@@ -75,7 +75,8 @@ def linkable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 def _run_args(project: Path, tmp_path: Path) -> list[str]:
     return ["run", str(project), "--out", str(tmp_path / "rel"), "--crosswalk-out",
-            str(tmp_path / "cw"), "--register", str(tmp_path / "reg.jsonl")]  # fmt: skip
+            str(tmp_path / "cw"), "--register", str(tmp_path / "reg.jsonl"),
+            "--accept-risk", "test: the residual risk is not under test"]  # fmt: skip
 
 
 def test_finding_no_keyring_spawns_nothing(linkable: Path, tmp_path: Path) -> None:

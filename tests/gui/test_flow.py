@@ -129,11 +129,12 @@ def test_whole_flow_on_the_demo_writes_the_release(
     assert "HF-HOME secondary analysis" in (out / "export_record.json").read_text()
 
 
-def test_the_gate_blocks_export_when_a_check_fails(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_the_gate_blocks_export_when_a_check_fails(qtbot, window: MainWindow, dialogs) -> None:  # type: ignore[no-untyped-def]
     open_demo(qtbot, window)
     s = window.session
     window.next_button.click()
     # a date of birth mistaken for clinical data would survive whole into the release
+    dialogs.answer("question", QMessageBox.StandardButton.Yes)  # "less protective?"
     choose_in_cell(qtbot, window, "demographics", "dob", TagColumn.CLASS, "Clinical")
     choose_in_cell(qtbot, window, "demographics", "dob", TagColumn.ROLE, "—")
     dob = s.project.table("demographics").column("dob")

@@ -140,6 +140,7 @@ def render_readme(
     meta: Mapping[str, str],
     app_version: str,
     has_crosswalk: bool,
+    verdict: Mapping[str, Any] | None = None,
 ) -> str:
     """README.txt of the release. Deterministic: no clock, no paths, no values."""
     label = release.label
@@ -158,6 +159,11 @@ def render_readme(
     ]
     if provided:
         out += _section("Provided for", provided)
+    if verdict is not None:  # the review's verdict: headline and the access model that fits
+        out += _section(
+            "Risk verdict",
+            [str(verdict["headline"]), f"Access model that fits: {verdict['access_model']}."],
+        )
 
     file_lines = []
     for name, what in files:

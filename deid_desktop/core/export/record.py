@@ -218,6 +218,17 @@ def render_record_text(record: Mapping[str, Any]) -> str:
     _kv(lines, "Project", f"{record['project']['name']} ({record['project']['id']})", 0)
     _kv(lines, "Pathway", f"{record['pathway']} - {record['label']}", 0)
     _kv(lines, "Seed", record["seed"], 0)
+    if "file" in record["project"]:
+        _kv(lines, "Project file", record["project"]["file"], 0)
+        if "sha256" in record["project"]:
+            _kv(lines, "Project file SHA-256", record["project"]["sha256"], 0)
+    verdict = record.get("verdict")
+    if verdict:
+        _kv(lines, "Verdict", verdict["headline"], 0)
+        _kv(lines, "Access model", verdict["access_model"], 0)
+        accepted = verdict.get("risk_accepted")
+        if accepted:
+            _kv(lines, "Residual risk accepted", accepted["reason"], 0)
     lines.append("")
     lines.append("Release metadata")
     for key in ("purpose", "recipient", "retention", "dua", "formats"):

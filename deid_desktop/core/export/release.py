@@ -366,13 +366,16 @@ def export_release(
     input_rows: Mapping[str, int] | None = None,
     overwrite: bool = False,
     project_file: Path | None = None,
+    verdict: Mapping[str, Any] | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ExportRecord:
     """Write the release, its crosswalk and its record atomically; see the module doc.
 
     ``extract_inputs``: table -> (input file, SHA-256); ``risk``/``scan``: the review's
-    reports (or their summaries); ``now``: the record's time (injectable for tests).
+    reports (or their summaries); ``now``: the record's time (injectable for tests);
+    ``verdict``: the review's verdict (``Verdict.to_dict()``, plus any accepted risk) for
+    the README (headline, access model) and the record.
     """
     reporter = Reporter(progress, cancel)
     out_dir = Path(out_dir).expanduser().absolute()
@@ -447,6 +450,7 @@ def export_release(
             meta=meta_d,
             app_version=app_version,
             has_crosswalk=release.crosswalk is not None,
+            verdict=verdict,
         )
         rel.write_text(README, readme)
         fault_point("README written")
@@ -479,6 +483,8 @@ def export_release(
                 neutralised=written.neutralised,
             )
         )
+        if verdict is not None:
+            full["verdict"] = dict(verdict)
         if written.xlsx_removed:  # control characters XML cannot hold (the CSV keeps them)
             full["xlsx_control_characters_removed"] = written.xlsx_removed
         if project_file is not None and Path(project_file).is_file():

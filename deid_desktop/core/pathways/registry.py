@@ -69,6 +69,9 @@ class PathwaySpec:
     options_type: type | None = None  # the options dataclass this pathway reads
     options_field: str | None = None  # the Project attribute holding them (the record)
     preconditions: Callable[[Project], list[Problem]] = no_preconditions
+    #: what the risk verdict reads (``core.risk.verdict``): "safe_harbor", "linkable" or
+    #: "limited" - the access model and the wording follow it
+    kind: str = "safe_harbor"
 
     @property
     def builder_function(self) -> Callable[..., Release]:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from deid_desktop.core.errors import UsageError
+from deid_desktop.core.errors import UsageError, did_you_mean
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.risk.classes import class_sizes, combine, factorize_column
 from deid_desktop.core.risk.diversity import DEFAULT_C, MISSING_CONVENTION, Diversity, diversity
@@ -229,7 +229,9 @@ def _check_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> No
     if missing:
         raise UsageError(
             f"The {what} column(s) {', '.join(repr(c) for c in missing)} are not in the table.",
-            hint="Choose among: " + ", ".join(str(c) for c in frame.columns),
+            hint=did_you_mean(str(missing[0]), map(str, frame.columns))
+            + "Choose among: "
+            + ", ".join(str(c) for c in frame.columns),
         )
 
 

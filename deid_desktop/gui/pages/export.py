@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -33,7 +35,14 @@ from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review import gate_reason
-from deid_desktop.gui.widgets import FolderPicker, MessageBanner, heading, note, wrap
+from deid_desktop.gui.widgets import (
+    FolderPicker,
+    MessageBanner,
+    VerdictBanner,
+    heading,
+    note,
+    wrap,
+)
 
 if TYPE_CHECKING:
     from deid_desktop.core.export import ExportRecord
@@ -50,6 +59,8 @@ class ExportPage(Page):
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
         self._updating = False
+        #: saves the project (asking where when it has no file yet); False: not saved
+        self.save_project: Callable[[], bool] = lambda: False
         self.banner = MessageBanner()
         self.release_dir = FolderPicker("Release folder", "Release folder")
         self.crosswalk_dir = FolderPicker("Crosswalk folder", "Crosswalk folder")
@@ -137,6 +148,7 @@ class ExportPage(Page):
         self._written_dir: Path | None = None
         self._crosswalk_written: Path | None = None
 
+        self.verdict = VerdictBanner(compact=True)
         go = QHBoxLayout()
         go.addWidget(self.export_reason, 1)
         go.addWidget(self.export_button)
@@ -144,6 +156,7 @@ class ExportPage(Page):
         content = QWidget()
         lay = QVBoxLayout(content)
         lay.addWidget(heading(self.step.heading("Export the release")))
+        lay.addWidget(self.verdict)
         lay.addWidget(where)
         lay.addWidget(record)
         summary_box = QGroupBox("What the export will do")
@@ -200,17 +213,28 @@ class ExportPage(Page):
 
     # -- display -----------------------------------------------------------------------
     def _reset(self) -> None:
+        """A project was opened or created: forget the last one's folders and result."""
         self.result_box.setVisible(False)
         self.banner.clear()
+        self.release_dir.set_path(None)
+        self.crosswalk_dir.set_path(None)
+
+    def entered(self) -> None:
+        self._fill_default_folders()
+
+    def _fill_default_folders(self) -> None:
+        """Default folders when the step is opened (a new project learns its place only
+        after it is opened): beside the project file, never hidden."""
         project = self.session.project
         if project is None:
             return
-        base = (self.session.project_path or self.session.suggested_path or Path.home()).parent
-        stem = (project.name or "release").replace(" ", "_")
+        release, crosswalk = default_folders(
+            self.session.project_path or self.session.suggested_path, project.name
+        )
         if not self.release_dir.path:
-            self.release_dir.set_path(base / f"{stem}-release")
+            self.release_dir.set_path(release)
         if not self.crosswalk_dir.path:
-            self.crosswalk_dir.set_path(base / f"{stem}-crosswalk")
+            self.crosswalk_dir.set_path(crosswalk)
 
     def _refresh(self) -> None:
         project = self.session.project
@@ -249,6 +273,12 @@ class ExportPage(Page):
             for t in rel.transformations:
                 lines.append(f"• {t}")
         self.summary.setText("<br>".join(lines))
+        why = review.risk_acceptance_needed if review is not None and review.passed else None
+        self.verdict.body.setVisible(bool(why))  # the paragraph only when a reason is due
+        self.verdict.show_verdict(
+            None if review is None else review.verdict,
+            extra=f"{why} Export asks you for the reason." if why else "",
+        )
         self._validate()
 
     def _validate(self) -> None:
@@ -284,7 +314,27 @@ class ExportPage(Page):
             self.banner.show_warning(reason or "Nothing to export yet.")
             return
         project, review = s.project, s.review
-        path = s.project_path or s.suggested_path
+        accepted: str | None = None
+        why = review.risk_acceptance_needed
+        if why:
+            accepted = self.ask_risk_reason(why)
+            if not accepted:
+                self.banner.show_info(
+                    "Export cancelled: the residual risk was not accepted. Nothing was written."
+                )
+                return
+        if s.dirty or s.project_path is None:
+            # every decision that changed the release must be in the saved project file,
+            # so `deid run` on it writes the same bytes; the record names it and its hash
+            if not self.save_project():
+                self.banner.show_warning(
+                    "Export cancelled: the project was not saved. Save it first, so the "
+                    "export record names a project file that reproduces this release."
+                )
+                return
+            if s.project != review.project:  # saving re-stored the input paths only
+                review = replace(review, project=s.project)
+        path = s.project_path
         out, cw = self.release_dir.path, self.crosswalk_dir.path
         assert out is not None and cw is not None
         self.banner.clear()
@@ -297,6 +347,7 @@ class ExportPage(Page):
                 project.export,
                 out_dir=out,
                 crosswalk_dir=cw,
+                accept_risk=accepted,
                 progress=progress,
                 cancel=cancel,
             )
@@ -313,6 +364,17 @@ class ExportPage(Page):
             on_error=self.banner.show_error,
             on_cancel=lambda: self.banner.show_info("Export cancelled. Nothing was written."),
         )
+
+    def ask_risk_reason(self, why: str) -> str | None:
+        """Ask the sender to accept the residual risk, with a reason (None: declined)."""
+        text, ok = QInputDialog.getMultiLineText(
+            self,
+            "Accept the residual risk",
+            f"{why}\n\nTo export anyway, say why this risk is acceptable (for example the "
+            "recipient's secure enclave or the expert's determination). The reason is kept "
+            "in the export record.",
+        )
+        return text.strip() or None if ok else None
 
     def _show_record(self, record: ExportRecord, out: Path) -> None:
         outputs = backend.record_outputs(record)
@@ -335,6 +397,20 @@ class ExportPage(Page):
     def _open(self, folder: Path | None) -> None:
         if folder is not None and folder.is_dir():
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
+def default_folders(
+    project_path: Path | None, name: str, home: Path | None = None
+) -> tuple[Path, Path]:
+    """The release and crosswalk folders offered for a project: ``release`` and
+    ``crosswalk`` beside the project file; when that folder is unknown or hidden (the
+    demo's copy lives in the user data folder), ``~/deid-desktop releases/<name>/``."""
+    home = Path.home() if home is None else home
+    folder = None if project_path is None else Path(project_path).absolute().parent
+    if folder is None or any(part.startswith(".") for part in folder.parts):
+        stem = (name or "release").replace("/", "_").strip() or "release"
+        folder = home / "deid-desktop releases" / stem
+    return folder / "release", folder / "crosswalk"
 
 
 def _size(n: int) -> str:

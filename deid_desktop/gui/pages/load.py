@@ -50,6 +50,7 @@ class PendingTable:
     sheets: list[str] = field(default_factory=list)
     loaded: LoadedTable | None = None
     key: str | None = None
+    key_chosen: bool = False  # the user picked the key column (else core finds it)
     tags: tuple[ColumnTag, ...] = ()  # suggested, computed with the read
 
 
@@ -245,7 +246,12 @@ class LoadPage(Page):
             item.loaded = table
             item.tags = tuple(tags)
             if item.key is None:
-                key = next((t.name for t in tags if t.role == Role.PERSON_KEY), None)
+                # shown as core would choose it: an event table's column named like the
+                # person key first (core.event_keys), then the suggested person key
+                person = next((p for p in self.pending if p.is_person), None)
+                same = person.key if person is not None and not item.is_person else None
+                key = same if same in table.frame.columns else None
+                key = key or next((t.name for t in tags if t.role == Role.PERSON_KEY), None)
                 item.key = key or (
                     str(table.frame.columns[0]) if len(table.frame.columns) else None
                 )
@@ -281,6 +287,12 @@ class LoadPage(Page):
                 key=person.key,
                 project_path=project_path,
                 name=person.path.stem,
+                # an event table's key picked in its drop-down (else core finds it)
+                keys={
+                    p.loaded.name: p.key
+                    for p in self.pending
+                    if not p.is_person and p.loaded is not None and p.key and p.key_chosen
+                },
             )
             extract = backend.prepare_extract(tables, project)
         except Exception as exc:
@@ -440,12 +452,15 @@ class LoadPage(Page):
             combo.addItems([str(c) for c in item.loaded.frame.columns])
             if item.key:
                 combo.setCurrentText(item.key)
-            combo.currentTextChanged.connect(lambda k, it=item: setattr(it, "key", k))
+            combo.currentTextChanged.connect(lambda k, it=item: self._key_chosen(it, k))
             tl.setCellWidget(r, 3, combo)
+
+    def _key_chosen(self, item: PendingTable, key: str) -> None:
+        item.key, item.key_chosen = key, True
 
     def _sheet_changed(self, item: PendingTable, sheet: str) -> None:
         item.sheet = sheet
-        item.key = None
+        item.key, item.key_chosen = None, False
         self._read(item)
 
     def _clear_preview(self) -> None:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from deid_desktop.core.model import ColumnClass, FreeTextAction, Pathway, Project
+from deid_desktop.core.model import ColumnClass, FreeTextAction, Pathway, Project, Role
 from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
@@ -55,12 +55,31 @@ def free_text_combo(
     return combo
 
 
+INDEX_TEXT = "Each person's index date (e.g. discharge)"
+INDEX_TEXT_NONE = f"Each person's index date (none is tagged in {Step.TAG.short})"
+AGE_REFERENCE_MISSING = (
+    "Ages are computed from the birth date, and no column is tagged as the index date: "
+    "choose 'A fixed date…' as the reference date for ages (e.g. the extract's cut-off "
+    f"date), or tag the index date in {Step.TAG.short}."
+)
+
+
+def age_reference_missing(project: Project) -> bool:
+    """The birth date needs a reference date and the project has none: the reference is
+    each person's index date, no column has that role, and no age column says the age."""
+    if project.transform.age_reference != "index":
+        return False
+    roles = {c.role for t in project.tables for c in t.columns}
+    return Role.BIRTH_DATE in roles and Role.INDEX_DATE not in roles and Role.AGE not in roles
+
+
 class PathwayPage(Page):
     step = Step.PATHWAY
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
         self._updating = False
+        self._salt_missing = ""  # why the linkable release has no salt yet ("" = it has)
         self.banner = MessageBanner()
 
         # pathway choice
@@ -98,7 +117,7 @@ class PathwayPage(Page):
         form = QFormLayout(self.options_box)
         self.age_ref = QComboBox()
         self.age_ref.setAccessibleName("Reference date for ages")
-        self.age_ref.addItem("Each person's index date (e.g. discharge)", "index")
+        self.age_ref.addItem(INDEX_TEXT, "index")
         self.age_ref.addItem("A fixed date…", "date")
         self.age_ref.setToolTip(
             "Ages computed from a date of birth are taken at this date. Ages over 89 become 90+."
@@ -170,6 +189,12 @@ class PathwayPage(Page):
             return f"Load the extract first ({Step.LOAD.short})."
         return None
 
+    def blocker(self) -> str | None:
+        project = self.session.project
+        if project is not None and age_reference_missing(project):
+            return AGE_REFERENCE_MISSING
+        return self._salt_missing or None
+
     # -- show the project --------------------------------------------------------------
     def _refresh(self) -> None:
         project = self.session.project
@@ -181,12 +206,21 @@ class PathwayPage(Page):
                 self.pathway_buttons[project.pathway].setChecked(True)
             self.options_box.setTitle(f"{pathway_spec(project.pathway).title} options")
             ref = project.transform.age_reference
-            if ref == "index":
+            missing = age_reference_missing(project)
+            index_item = self.age_ref.model().item(0)  # type: ignore[attr-defined]
+            index_item.setEnabled(not missing or ref != "index")
+            index_item.setText(INDEX_TEXT if not missing else INDEX_TEXT_NONE)
+            if missing:
+                self.age_ref.setCurrentIndex(-1)  # no default: the user picks a date
+                self.banner.show_warning(AGE_REFERENCE_MISSING)
+            elif ref == "index":
                 self.age_ref.setCurrentIndex(0)
             else:
                 self.age_ref.setCurrentIndex(1)
                 self.age_date.setDate(QDate.fromString(ref, "yyyy-MM-dd"))
             self.age_date.setEnabled(ref != "index")
+            if not missing and self.banner.message == AGE_REFERENCE_MISSING:
+                self.banner.clear()
             self.seed.setValue(min(project.seed, SEED_MAX))
             self._refresh_zip3()
             self._refresh_free_text()
@@ -234,11 +268,19 @@ class PathwayPage(Page):
         assert project is not None
         show = pathway_spec(project.pathway).needs_salt
         self.salt_status.setVisible(show)
-        exists = True
+        self._salt_missing = ""
+        exists, can_create = True, False
         if show:
-            text, exists = backend.salt_status_text(project)
+            text, exists, can_create = backend.salt_status_text(project)
             self.salt_status.setText(text)
+            if not exists:  # said once, here, where it is fixed (not again at the review)
+                self._salt_missing = (
+                    "Create the salt for this linkable release (Create salt)."
+                    if can_create
+                    else text.removeprefix("Salt: ")
+                )
         self.salt_create.setVisible(show and not exists)
+        self.salt_create.setEnabled(can_create)
 
     def _create_salt(self) -> None:
         project = self.session.project
@@ -249,6 +291,7 @@ class PathwayPage(Page):
         except Exception as exc:
             self.banner.show_error(exc)
         self._refresh_salt()
+        self.readinessChanged.emit()
 
     # -- edits -------------------------------------------------------------------------
     def _set_pathway(self, pathway: Pathway) -> None:
@@ -258,7 +301,7 @@ class PathwayPage(Page):
 
     def _age_changed(self, *_args: object) -> None:
         self.age_date.setEnabled(self.age_ref.currentData() == "date")
-        if self._updating or self.session.project is None:
+        if self._updating or self.session.project is None or self.age_ref.currentIndex() < 0:
             return
         ref = (
             "index"

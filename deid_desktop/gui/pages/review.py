@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -10,6 +9,7 @@ from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QCha
 from PySide6.QtCore import (
     Qt,
     QTimer,
+    Signal,
 )
 from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -38,11 +38,13 @@ from deid_desktop.core.model import RiskSettings
 from deid_desktop.core.scan.notes import NoteIndex, index_notes
 from deid_desktop.core.steps import Step
 from deid_desktop.core.verify import BLOCKING
+from deid_desktop.core.verify.plain import plain_failure
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
+from deid_desktop.gui.pages.review_failures import FailurePanel, detail_text
 from deid_desktop.gui.pages.review_text import FreeTextPanel
-from deid_desktop.gui.widgets import MessageBanner, heading, plain_error
+from deid_desktop.gui.widgets import MessageBanner, VerdictBanner, heading, plain_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
     from deid_desktop.core.verify import CheckOutcome
 
 DEFAULT_BANDS = "0, 18, 30, 45, 65, 75, 90"
+RISK_TAB = 1  # the "Residual risk" tab, where the verdict's next steps are done
 SIZE_BUCKETS = ((1, 1, "1"), (2, 2, "2"), (3, 3, "3"), (4, 4, "4"), (5, 9, "5–9"),
                 (10, 19, "10–19"), (20, 49, "20–49"), (50, 10**12, "50+"))  # fmt: skip
 
@@ -69,22 +72,28 @@ def gate_reason(review: ReviewResult | None) -> str | None:
         return f"Run the review first ({Step.REVIEW.short})."
     failed = blocking_failures(review)
     if failed:
-        names = ", ".join(o.check.name for o in failed[:3])
-        more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+        word = "check" if len(failed) == 1 else "checks"
         return (
-            f"{len(failed)} blocking check(s) failed: {names}{more}. "
-            f"Fix them in {Step.TAG.short} or {Step.PATHWAY.number}."
+            f"{len(failed)} blocking {word} failed. Each is said below the checklist, "
+            "with a Go to button that opens the step and the column to fix."
         )
     return None
 
 
 class ReviewPage(Page):
     step = Step.REVIEW
+    #: a failed check's "Go to": the step, then the table and column to select there
+    goToRequested = Signal(object, object, object)
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
         self.banner = MessageBanner()
+        self._error = False  # the last review failed (its message is in the banner)
         self.gate = MessageBanner()
+        self.verdict = VerdictBanner()
+        self.verdict.action.setText("Open the residual risk tab")
+        self.verdict.action.setAccessibleName("Open the residual risk tab")
+        self.verdict.action.clicked.connect(lambda: self.tabs.setCurrentIndex(RISK_TAB))
         self.rerun_button = QPushButton("Run the review again")
         self.rerun_button.setAccessibleName("Run the review again")
         self.rerun_button.clicked.connect(self.run_review)
@@ -103,6 +112,7 @@ class ReviewPage(Page):
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(self.gate)
+        lay.addWidget(self.verdict)
         lay.addWidget(self.banner)
         lay.addWidget(self.tabs, 1)
 
@@ -117,6 +127,10 @@ class ReviewPage(Page):
         return None
 
     def blocker(self) -> str | None:
+        if self.session.review is None:  # on this step: say what is going on here
+            if self._error:
+                return "The review did not finish: fix what the message above says."
+            return "The review is running…" if self.runner.busy else "The review has not run."
         return gate_reason(self.session.review)
 
     def entered(self) -> None:
@@ -129,6 +143,7 @@ class ReviewPage(Page):
             return
         project, extract = s.project, s.extract
         self.banner.clear()
+        self._error = False
         self.gate.show_info("Building the release in memory and checking it…")
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
@@ -153,8 +168,17 @@ class ReviewPage(Page):
         )
 
     def _failed(self, exc: BaseException) -> None:
+        """The review did not finish: nothing of an older review stays on screen."""
         self.gate.clear()
+        self.verdict.clear()
+        self.checks.clear()
+        self.failures.show_failures([])
+        self.checks_summary.setText("No checks: the review did not finish.")
+        for label in self.figure_labels.values():
+            label.setText("—")
+        self.rescue_label.clear()
         self.banner.show_error(exc)
+        self._error = True
         self.readinessChanged.emit()
 
     def _invalidated(self) -> None:
@@ -185,9 +209,12 @@ class ReviewPage(Page):
         self.checks_summary = QLabel()
         self.checks_summary.setAccessibleName("Checks summary")
         self.checks_summary.setWordWrap(True)
+        self.failures = FailurePanel()
+        self.failures.goToRequested.connect(self.goToRequested)
         w = QWidget()
         lay = QVBoxLayout(w)
         lay.addWidget(self.checks_summary)
+        lay.addWidget(self.failures)
         lay.addWidget(self.checks, 1)
         return w
 
@@ -208,6 +235,8 @@ class ReviewPage(Page):
                 result, icon = "Warning", QStyle.StandardPixmap.SP_MessageBoxWarning
             explanation = o.check.explanation
             detail = detail_text(o.detail)
+            if not o.passed:  # the plain sentence first; the raw counts stay in the tooltip
+                detail = plain_failure(o).sentence
             rule = o.check.rule
             item = QTreeWidgetItem([result, o.check.name, f"{o.count:,}", explanation])
             item.setIcon(0, style.standardIcon(icon))
@@ -225,6 +254,7 @@ class ReviewPage(Page):
             self.checks.addTopLevelItem(item)
             item.setExpanded(not o.passed)  # failed ones show their counts at once
         failed = [o for o in outcomes if not o.passed]
+        self.failures.show_failures([o for o in failed if o.check.severity == BLOCKING])
         self.checks_summary.setText(
             f"{len(outcomes) - len(failed)} of {len(outcomes)} checks passed."
             + (f" {len(failed)} failed (listed first)." if failed else "")
@@ -264,6 +294,9 @@ class ReviewPage(Page):
         figures.setColumnStretch(5, 1)
         self.rescue_label = QLabel()
         self.rescue_label.setWordWrap(True)
+        self.not_counted = QLabel()  # released columns left out of k (core names them)
+        self.not_counted.setWordWrap(True)
+        self.not_counted.setAccessibleName("Released, not counted")
 
         self.chart = QChart()
         self.chart.setTitle("Records by class size")
@@ -345,6 +378,7 @@ class ReviewPage(Page):
         lay = QVBoxLayout(w)
         lay.addLayout(figures)
         lay.addWidget(self.rescue_label)
+        lay.addWidget(self.not_counted)
         lay.addWidget(split, 1)
         return w
 
@@ -368,6 +402,14 @@ class ReviewPage(Page):
             if rescue
             else ""
         )
+        left_out = ", ".join(risk.released_not_counted)
+        self.not_counted.setText(
+            f"Released, not counted: {left_out}. An intruder who knows them could use them: "
+            "tick them under Quasi-identifiers to count them."
+            if left_out
+            else ""
+        )
+        self.not_counted.setVisible(bool(left_out))
         self._show_chart(risk)
         self.lone_model.set_frame(self._lone_frame(review))
         size_columns_from_sample(self.lone_view)
@@ -520,6 +562,7 @@ class ReviewPage(Page):
         if review is None:
             return
         self.banner.clear()
+        self.verdict.show_verdict(review.verdict)
         self._show_checks(review)
         self._show_risk(review)
         self.text.show_scan(review, self._notes_index)
@@ -528,31 +571,11 @@ class ReviewPage(Page):
             self.gate.show_error_text(f"Export is blocked. {reason}")
         else:
             warnings = list(review.release.warnings)
+            low = review.verdict is None or review.verdict.colour == "green"
             self.gate.show_info(
                 f"Every blocking check passed: you can export ({Step.EXPORT.short})."
-                + ("\n" + "\n".join(warnings) if warnings else "")
+                if low
+                else f"Every blocking check passed. Weigh the residual risk below before you "
+                f"export ({Step.EXPORT.short})." + ("\n" + "\n".join(warnings) if warnings else "")
             )
         self.readinessChanged.emit()
-
-
-def detail_text(detail: Mapping[str, object] | None) -> str:
-    """A check's detail (counts and column names from core, never values) in one line."""
-    if not detail:
-        return ""
-    if not isinstance(detail, dict):
-        return str(detail)
-    parts: list[str] = []
-    for key, value in detail.items():
-        if value in ({}, [], (), None, ""):
-            continue
-        label = str(key).replace("_", " ")
-        if isinstance(value, dict):
-            inner = ", ".join(
-                f"{k} {detail_text(v) if isinstance(v, dict) else v}" for k, v in value.items()
-            )
-            parts.append(f"{label}: {inner}")
-        elif isinstance(value, list | tuple):
-            parts.append(f"{label}: {', '.join(str(v) for v in value)}")
-        else:
-            parts.append(f"{label}: {value}")
-    return "; ".join(parts)

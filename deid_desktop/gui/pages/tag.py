@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
-from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -21,7 +23,8 @@ from PySide6.QtWidgets import (
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.model import CLASS_LABELS, ColumnClass, ColumnTag
 from deid_desktop.core.steps import Step
-from deid_desktop.core.tagging.retag import suggested_tag
+from deid_desktop.core.tagging.protection import less_protective
+from deid_desktop.core.tagging.retag import apply_tag, suggested_tag
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import (
     ClassFilterProxy,
@@ -37,6 +40,7 @@ from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.widgets import MessageBanner, heading, note
 
 SAMPLES_PER_COLUMN = 3
+UNSURE = "unsure"  # the class filter's entry for unsure suggestions
 
 
 class TagPage(Page):
@@ -90,6 +94,12 @@ class TagPage(Page):
             self.filter.setItemData(
                 self.filter.count() - 1, class_tooltip(cls), Qt.ItemDataRole.ToolTipRole
             )
+        self.filter.addItem("Unsure suggestions", UNSURE)
+        self.filter.setItemData(
+            self.filter.count() - 1,
+            "Columns whose suggestion chose the safer class because the evidence was weak.",
+            Qt.ItemDataRole.ToolTipRole,
+        )
         self.filter.currentIndexChanged.connect(
             lambda _i: self.proxy.set_class(self.filter.currentData())
         )
@@ -136,11 +146,21 @@ class TagPage(Page):
                 "Each column was given a suggested class; check each one. Direct identifiers "
                 "are removed, quasi-identifiers generalized, dates reduced, free text "
                 "suppressed, clinical values kept. Double-click a cell (or press F2) to change "
-                "it; hover for explanations. In doubt, choose the more protective class."
+                "it, or press 1-5 for direct, quasi, date, free text, clinical; the evidence "
+                "for the selected column is shown below. In doubt, choose the more "
+                "protective class."
             )
         )
+        self.evidence = QLabel()
+        self.evidence.setWordWrap(True)
+        self.evidence.setTextFormat(Qt.TextFormat.PlainText)
+        self.evidence.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.evidence.setAccessibleName("Evidence for the selected column")
+        self.view.selectionModel().currentRowChanged.connect(self._show_evidence)
+        self.view.installEventFilter(self)
         lay.addLayout(bar)
         lay.addWidget(self.view, 1)
+        lay.addWidget(self.evidence)
         lay.addWidget(self.summary)
         lay.addWidget(self.banner)
 
@@ -200,8 +220,25 @@ class TagPage(Page):
         self.readinessChanged.emit()
 
     def _edit(self, table: str, tag: ColumnTag) -> None:
-        """Apply the user's re-tag; core refuses one that breaks the person key."""
+        """Apply the user's re-tag; core refuses one that breaks the person key. A class
+        that keeps more of the column (direct -> clinical, ...) is confirmed first."""
         self.banner.clear()
+        project = self.session.project
+        old = project.table(table).column(tag.name) if project is not None else None
+        if old is not None and less_protective(old.cls, tag.cls):
+            try:  # a re-tag core refuses is said at once, without asking first
+                apply_tag(project.table(table), tag)  # type: ignore[union-attr]
+            except UsageError as exc:
+                self.banner.show_error(exc)
+                return
+            answer = QMessageBox.question(
+                self,
+                "Make this column less protective?",
+                f"{table}.{tag.name} goes from {old.cls.label} to {tag.cls.label}: more of "  # type: ignore[union-attr]
+                "it will be released. Change it?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
         try:
             self.session.set_tag(table, tag, f"Tag {table}.{tag.name} as {tag.cls.label}")
         except UsageError as exc:
@@ -226,6 +263,41 @@ class TagPage(Page):
         else:
             self.banner.show_info(f"{len(changes)} column(s) set to the suggested tag.")
 
+    # -- evidence pane and keys 1-5 -------------------------------------------------------
+    def _show_evidence(self, current: QModelIndex, _previous: QModelIndex | None = None) -> None:
+        if not current.isValid():
+            self.evidence.clear()
+            return
+        table, tag = self.model.tag_at(self.proxy.mapToSource(current).row())
+        lines = [f"{table}.{tag.name}: {tag.cls.label if tag.cls else 'no class yet'}"]
+        lines += [f"• {e}" for e in tag.evidence] or ["• (no evidence recorded)"]
+        if tag.unsure:
+            lines.append("Unsure: the safer class was chosen because the evidence was weak.")
+        self.evidence.setText("\n".join(lines))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Keys 1-5 on a row set its class (in the order of the class list)."""
+        if (
+            watched is self.view
+            and isinstance(event, QKeyEvent)
+            and event.type() == QEvent.Type.KeyPress
+            and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        ):
+            key, classes = event.key(), list(ColumnClass)
+            if Qt.Key.Key_1 <= key < Qt.Key.Key_1 + len(classes):
+                self.set_class_of_current(classes[key - Qt.Key.Key_1])
+                return True
+        return super().eventFilter(watched, event)
+
+    def set_class_of_current(self, cls: ColumnClass) -> None:
+        current = self.view.currentIndex()
+        if not current.isValid():
+            return
+        table, tag = self.model.tag_at(self.proxy.mapToSource(current).row())
+        if tag.cls != cls:
+            self._edit(table, replace(tag, cls=cls))
+        self._show_evidence(self.view.currentIndex())
+
     # for tests and keyboard users: edit by names
     def row_of(self, table: str, column: str) -> int:
         for r in range(self.proxy.rowCount()):
@@ -237,6 +309,23 @@ class TagPage(Page):
 
     def index_of(self, table: str, column: str, field: int) -> QModelIndex:
         return self.proxy.index(self.row_of(table, column), field)
+
+    def select_column(self, table: str | None, column: str | None) -> bool:
+        """Select and show a column's row (a failed check's "Go to"); False if not here
+        (a released column named otherwise, e.g. zip3 from zip, or a filtered class)."""
+        if not table or not column:
+            return False
+        self.filter.setCurrentIndex(0)  # every class: the column must be visible
+        for name in (column, column.removesuffix("3")):
+            try:
+                index = self.index_of(table, name, TagColumn.CLASS)
+            except KeyError:
+                continue
+            self.view.setCurrentIndex(index)
+            self.view.scrollTo(index)
+            self.view.setFocus()
+            return True
+        return False
 
 
 def _keys(key: QKeySequence.StandardKey) -> str:

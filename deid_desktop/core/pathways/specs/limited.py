@@ -23,6 +23,7 @@ SPEC = PathwaySpec(
     title="Limited data set",
     help="Keeps dates, town, state, 5-digit ZIP and ages; removes the other direct "
     "identifiers. Requires a data use agreement.",
+    kind="limited",
     cli_name="limited-data-set",
     needs_salt=False,
     builder="deid_desktop.core.pathways.limited:build_limited",

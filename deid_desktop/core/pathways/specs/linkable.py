@@ -16,6 +16,7 @@ SPEC = PathwaySpec(
     help="Keyed pseudonyms (the salt stays in this computer's keyring) and per-person date "
     "shifts, so later extracts link and intervals are kept. Requires an Expert "
     "Determination; it is not Safe Harbor.",
+    kind="linkable",
     cli_name="linkable",
     needs_salt=True,
     builder="deid_desktop.core.pathways.linkable:build_linkable",

@@ -1,0 +1,48 @@
+"""Failed checks in plain words: the column named, counts in words, the step to fix."""
+
+from __future__ import annotations
+
+from deid_desktop.core.steps import Step
+from deid_desktop.core.verify import BLOCKING, Check, CheckOutcome, Finding
+from deid_desktop.core.verify.plain import plain_failure
+
+
+def _check(check_id: str = "no_identifier_values") -> Check:
+    return Check(check_id, "No released column looks like an identifier", "45 CFR x",
+                 BLOCKING, "No column holds identifier-shaped values.",
+                 lambda *a: Finding(True, 0, {}))  # fmt: skip
+
+
+def test_a_value_shape_failure_names_the_column_and_says_the_share_in_words() -> None:
+    detail = {
+        "columns": ["demographics.phone"],
+        "found": {
+            "demographics.phone": {
+                "kind": "US phone numbers",
+                "share": 1.0,
+                "sampled": 2000,
+                "reason": "r",
+            }
+        },
+    }
+    f = plain_failure(CheckOutcome(_check(), False, 1, detail))
+    assert f.sentence.startswith("No released column looks like an identifier: not met in "
+                                 "column demographics.phone (every one of 2,000 sampled "
+                                 "values looks like US phone numbers).")  # fmt: skip
+    assert "share:" not in f.sentence and "sampled:" not in f.sentence
+    assert (f.step, f.table, f.column) == (Step.TAG, "demographics", "phone")
+
+
+def test_cells_are_counted_per_column_and_in_all() -> None:
+    detail = {"columns": ["visits.note"], "cells_by_column": {"visits.note": 12}}
+    f = plain_failure(CheckOutcome(_check("no_direct_values"), False, 12, detail))
+    assert "column visits.note (12 cells)" in f.sentence
+    f = plain_failure(CheckOutcome(_check("no_direct_values"), False, 2319,
+                                   {"columns": ["demographics.phone"]}))  # fmt: skip
+    assert "column demographics.phone, 2,319 cells in all" in f.sentence
+
+
+def test_a_failure_without_a_column_goes_to_the_pathway_step_when_fixed_there() -> None:
+    f = plain_failure(CheckOutcome(_check("dua_present"), False, 1, {"dua_recorded": False}))
+    assert f.step == Step.PATHWAY and f.column is None
+    assert "No column holds" in f.sentence and "step 3" in f.sentence
