@@ -53,96 +53,96 @@ PATHWAYS = (Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET)
 
 GOLDEN: dict[str, dict[str, str]] = {
     "demo/safe_harbor": {
-        "README.txt": ("0c942e9a2b30597707b74e0c2d5d3430c8b379f16c04733c5b17c75887511801"),
+        "README.txt": ("861f04a36e1cda70cd796315177876fc79dadb44bfbed2fad74cfa2f73cae941"),
         "baseline.csv": ("9140ef420ad5d9a62abcb7ac6b52c2dad1343d7b4768d4f6cc2fb7e004aab5f1"),
         "data_dictionary.csv": ("aefd1a94b27ae4b78ad5ce8fe97e844b1784fe5ecb08d592d7a2649c40624710"),
         "demographics.csv": ("0651c0f2eda6db045370ee5dc9ac17ee6c1ce65ac45a808793d039cdd4ed02fa"),
         "visits.csv": ("6a210bb042b276083e15bb8b104720c36a566d491699913570ac25c0e46e438d"),
         "export_record.json#stable": (
-            "4b9bd009624b6252e3314e896077c6ebac87769e9f8058bcf135641ae8a3f278"
+            "646014a7b6c4238a838d3007cebbcfb79664b966d99281d334726ba2309af9da"
         ),
     },
     "demo/linkable": {
-        "README.txt": ("ea2d1cfb1ac86dad70197a8dd0e7486d4130141bade4a7318037792c969c7b37"),
+        "README.txt": ("a7a06dd8105642ec3c3833dcacbf82d11ec4b68f5e23bcd0b781212c2c98a7b6"),
         "baseline.csv": ("744648b9fe5af6538802024b6ec5222ca56e1f0ab8ccb47586d43726f4098e73"),
         "data_dictionary.csv": ("47aa06004f82ca43a066a2a21d2da7a88ff6c54ff765e321f7d544ae4cf2db91"),
         "demographics.csv": ("a0cda1da62c5bbfebb9637c5e6d3e7948f6511420e4ad6a451ac634f71e73c24"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
-            "b31fedb0204ac14ffe7fc7206dea956dc02653dac564b43a866d35f1f8ee735f"
+            "68147910a1979db57132a2741bc559438c53f087659f815a231a285e6678bd01"
         ),
     },
     "demo/limited_data_set": {
-        "README.txt": ("d6b45053e51a30764d166c625ddc02704aedf9842ed95bfa0db3e83321fdf6db"),
+        "README.txt": ("8dd3e190a831aaab88a954c387222710de7c895f85729f422fa71e3bf9a989a1"),
         "baseline.csv": ("a0a2f4369ad18a13264a14d46ff3bbdc08c01c8650b06089d4d3325f2db0b350"),
         "data_dictionary.csv": ("97b930af4ea645c8a0582aa0f7c78332e485f99ebacd705b4e444b81b2ceceb0"),
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
-            "edab0c2466d5bfd9fc3cb3db004523f5addd44c90d1a84a7b410340d36c5f4f3"
+            "b87ce3ca715f99601d7501f02cf531978bb673cb98c26757d55b4493426a5b9d"
         ),
     },
     "unmc_crane_2023/safe_harbor": {
-        "README.txt": ("585023c3192043f4b153b59c2909b8a755fa6ca56cb48a7fa1842aaee430b2c2"),
+        "README.txt": ("2414c6fbe3ec4d52e1310a87e6268a875abc11f8e45b589374d3a73d56415b0e"),
         "conditions.csv": ("1171dba1ca38a088cf3c7ed19558e61237dc93b8f684fbb2849b4e675a01492c"),
         "data_dictionary.csv": ("c69842de1c036edcc0f60bb2178bb821ab8a967ebb89454fa634b1bdb667188f"),
         "encounters.csv": ("371e2135f24d7a5c8d8aca2ecad8703a092edbd7c9566404f9fcae5f36ffdf95"),
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "f980b866674a79b5c19e91edba1c342805ea845f520c54ef716b1eff5e354712"
+            "e44a035d41199eb265098822380e45cd65f89a9e0a23e61b68503d01e40b1d93"
         ),
     },
     "unmc_crane_2023/linkable": {
-        "README.txt": ("7c7068337a28f46c1a927c02a2ea2409d97c096d7e43cab48162f5e14a623537"),
+        "README.txt": ("f8fa711605df7782fe50a880e34e485a78af89d7e00632b41c24d092909f91dd"),
         "conditions.csv": ("4542e5f4490fd3a9faf6c62ad917d7a0454507b178bd7eeeeff639b841f55c59"),
         "data_dictionary.csv": ("51550183b096f6e1f20dd6d04c4f88385e1f096606fb245f95fb88c90e721b76"),
         "encounters.csv": ("67a8e368a9082dad8969d722d66f03a055a79a7ec8333717af936cd813f2969b"),
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
         "export_record.json#stable": (
-            "d4db1fdf1151c254a1359c829008dca7fe411b8901f94da929e701bc504d99b9"
+            "8e2120787e9252288894499869209252865f8e8341e18567c085d8714c9a0888"
         ),
     },
     "unmc_crane_2023/limited_data_set": {
-        "README.txt": ("0c8768cf409ce9ca0e722515b6d856bf177726c8eb30fb17933cd45613f45f73"),
+        "README.txt": ("2259bf280ca188610455cd42796ecf526f3d0e02f4057a375516b396c965caf0"),
         "conditions.csv": ("17f16e1a10570b145995ceb39b2548e261ee1a2df9827b830ea2b5173c3fe7c0"),
         "data_dictionary.csv": ("1b43be98ec1943993ca760a72f10202fa7316e6eee12e84e90962b57e15d0e3e"),
         "encounters.csv": ("ebface18d205fd7aab0c50b99fbb6f90bc7cfe587690ad65fe95fc551f8465a6"),
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
         "export_record.json#stable": (
-            "3f15ec2af6a8c27ab454b449408b76017b75304467bdadc01330e05af8b86f53"
+            "352d3a41f61180033acf05f042ba29ab4b6bee9be84973a90181186b266ddb76"
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
-        "README.txt": ("6a7401ba539f310a086aff98db0b885ee0a1eb5286e76fb9dd0a3c3c79053c2b"),
+        "README.txt": ("b40083e8b6fc2b6319bb7823ad39e16fca9a37656f8a55f75cd85a2b41092278"),
         "conditions.csv": ("03ec2d2adeec177738fbd0d3bc0d7d104469483a845ab00f51ddac7d32253aee"),
         "data_dictionary.csv": ("4cfff6e5d0910377f23263ecd4f5f1b46d0ad94960ab313cda1abedbefbae1f0"),
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "af04e403ecdbf8de2e30a7153aa76e62ebffb14338125c13fbc44088c44368e0"
+            "63ad80818832efc83682bfc1f9fbd4aa3e63967fcf63d879ff0a2bff4a927115"
         ),
     },
     "ds4biomed_apr2020/linkable": {
-        "README.txt": ("bec84d789121394d5ee630481535bf046d49b1405070659d8f7b6859617e983e"),
+        "README.txt": ("3212d21c22d9dd0768518fbad92a88ab162d6286a4f713f63fdfc0bc08555cb4"),
         "conditions.csv": ("5df6bc42c37baac51a30722a28e1ea0000533e1173ed07d457c8a9a192a0c7cf"),
         "data_dictionary.csv": ("33b209ffaa8e63940daba2791b76298a10df71360266d7d385008c3a6e97b9d9"),
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
-            "21990514db16262fe6a67ebf8f7b525537b83a77675ebe2e6f0653dfcaf78e37"
+            "bc442890777d2d2ac6f17b555b2c7cb3567a9dc4c1123c8d026b9ae65650eaf0"
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
-        "README.txt": ("3d3707ca27d488361d785a9acbd4e9bc47bbdf13b89f8803f14ab6a0491d2bb0"),
+        "README.txt": ("1d609e85dfe6628decddef449bae0dbe834cafd8401b74d8ddf75a0576ab66ee"),
         "conditions.csv": ("dc7c4170b9bce484f216265c1d5e43f62e6db5ae5785924d6fd0e8e8ab947b50"),
         "data_dictionary.csv": ("09427269dcd371bc0d983d55b0a03b66f50e8c9b1f8aafd60e6c7aa986d09be9"),
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (
-            "39149683f96c2c0bbed1a2f0db9769d7e02dcc66efe38de62bad858f81b9509e"
+            "e0c4f7b5cd6acbcec577deaaa443147aefd5f8d28291ffeaac08f814ef10355b"
         ),
     },
 }
