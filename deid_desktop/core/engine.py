@@ -45,7 +45,7 @@ from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 
 if TYPE_CHECKING:
     from deid_desktop.core.risk import RiskReport
-    from deid_desktop.core.scan import ScanReport
+    from deid_desktop.core.scan import ScanDictionary, ScanReport
     from deid_desktop.core.verify import Verification
 
 
@@ -63,6 +63,9 @@ class ReviewResult:
     input_rows: dict[str, int] = field(default_factory=dict)
     #: free-text columns ("table.column") left unscanned: all suppressed, scan not asked
     not_scanned: tuple[str, ...] = ()
+    #: the values of the direct columns the release does not keep, looked for again when
+    #: the written files are read back before the export commits (``readback_gate``)
+    dictionary: ScanDictionary | None = field(default=None, compare=False, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -239,6 +242,9 @@ def review(
         release = build_release(
             extract, project, salt=salt, progress=_slice(rep, 0.3, 0.6), cancel=cancel
         )
+    from deid_desktop.core.export.readback import readback_dictionary
+
+    readback = readback_dictionary(extract, project, release)
     # The risk is measured before the gate, so that a check may read it (a k target).
     rep.step(0.6, "Measuring the residual risk")
     qis = quasi_identifiers_for(project, release)
@@ -268,6 +274,7 @@ def review(
         inputs={t.name: (Path(t.path), t.sha256) for t in extract.tables},
         input_rows={t.name: len(t.frame) for t in extract.tables},
         not_scanned=not_scanned,
+        dictionary=readback,
     )
 
 
@@ -305,6 +312,7 @@ def export(
             if review_result.scan is None and review_result.not_scanned
             else review_result.scan
         ),
+        dictionary=review_result.dictionary,
         out_dir=out_dir,
         crosswalk_dir=crosswalk_dir,
         meta=meta if meta is not None else project.export,
