@@ -24,10 +24,10 @@ OS keyring (``deid_desktop.secrets``); the engine never stores or logs it.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from deid_desktop import __version__
 from deid_desktop.core.errors import Problem, UsageError
@@ -294,8 +294,10 @@ def export(
     now: dt.datetime | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
+    sample_review: Mapping[str, Any] | None = None,
 ) -> ExportRecord:
-    """Write the reviewed release. Refuses when the project changed since the review."""
+    """Write the reviewed release. Refuses when the project changed since the review.
+    ``sample_review``: the counts of a reviewer's sample of notes, for the record."""
     if review_result.project != project:
         raise UsageError(
             "The project changed after the review; nothing was written.",
@@ -313,6 +315,7 @@ def export(
             else review_result.scan
         ),
         dictionary=review_result.dictionary,
+        sample_review=sample_review,
         out_dir=out_dir,
         crosswalk_dir=crosswalk_dir,
         meta=meta if meta is not None else project.export,

@@ -213,6 +213,9 @@ class SafeHarborOptions:
     zip3_table: str | None = None
     # column ("table.column") -> action; columns not listed are suppressed.
     free_text: dict[str, FreeTextAction] = field(default_factory=dict)
+    # which scan hits "redact hits" replaces, by confidence: "high", "high_medium" or
+    # "all" (the safe default: every hit, low-confidence ones included)
+    redact_level: str = "all"
 
 
 @dataclass(frozen=True)

@@ -91,3 +91,62 @@ def test_shapes_count_in_free_text_only(tmp_path: Path) -> None:
     ids = build_dictionary_from_values({"phone": ["617 555 0199"], "id": ["2019"]})
     found = scan_written(tmp_path, ids, shape_columns={"visits": set()})
     assert {h.column for h in found.hits} == {"note", "expenses"}  # not "year"
+
+
+def test_scan_summary_counts_by_confidence_and_the_record_holds_the_sample_review(
+    tmp_path: Path,
+) -> None:
+    import dataclasses
+
+    from deid_desktop.core.export import scan_summary
+    from deid_desktop.core.model import FreeTextAction
+    from deid_desktop.core.scan.sample import SampleReview
+
+    project, _ = engine.open_project(DEMO)
+    extract = engine.load(project, DEMO)
+    result = engine.review(project, extract, salt=b"0" * 32, scan=True)
+    summary = scan_summary(result.scan)
+    assert summary is not None and result.scan is not None
+    assert summary["hits_by_confidence"] == result.scan.by_confidence()
+    assert sum(summary["hits_by_confidence"].values()) == summary["hits"]
+    assert summary["hits_by_confidence"]["high"] > 0
+
+    review = SampleReview(sample=[0, 5, 9], reviewer="A. Reviewer")
+    review.mark_clean(0)
+    review.mark_missed(5, "NAME")
+    engine.export(
+        project,
+        None,
+        result,
+        out_dir=tmp_path / "release",
+        crosswalk_dir=tmp_path / "crosswalk",
+        register_path=tmp_path / "register.jsonl",
+        sample_review=review.summary_dict(),
+    )
+    record = json.loads((tmp_path / "release" / RECORD_JSON).read_text(encoding="utf-8"))
+    assert record["sample_review"] == {
+        "notes_in_sample": 3,
+        "notes_reviewed": 2,
+        "notes_with_misses": 1,
+        "misses_by_kind": {"NAME": 1},
+        "reviewer": "A. Reviewer",
+    }
+    assert record["scan"]["hits_by_confidence"] == summary["hits_by_confidence"]
+
+    # the project's redaction level decides which hits "redact" replaces
+    def redacted(level: str) -> int:
+        sh = dataclasses.replace(
+            project.safe_harbor,
+            free_text={"demographics.notes": FreeTextAction.REDACT},
+            redact_level=level,
+        )
+        p = dataclasses.replace(project, safe_harbor=sh)
+        from deid_desktop.core.pathways.common import redact_free_text
+
+        red = redact_free_text(extract, p, {"demographics": ["notes"]})
+        return red.hits["demographics.notes"]
+
+    by_conf = summary["hits_by_confidence"]
+    assert redacted("high") == by_conf["high"]
+    assert redacted("high_medium") == by_conf["high"] + by_conf.get("medium", 0)
+    assert redacted("all") == summary["hits"]

@@ -332,6 +332,7 @@ def export_release(
     risk: Any | None = None,
     scan: Any | None = None,
     dictionary: ScanDictionary | None = None,
+    sample_review: Mapping[str, Any] | None = None,
     meta: ExportMeta | None = None,
     register_path: Path | None = None,
     app_version: str = __version__,
@@ -347,7 +348,9 @@ def export_release(
     ``extract_inputs``: table -> (input file, SHA-256); ``risk``/``scan``: the review's
     reports (or their summaries); ``now``: the record's time (injectable for tests);
     ``dictionary``: the extract's direct values, looked for when the staged files are
-    read back before the commit (``readback_gate``; None: identifier shapes only).
+    read back before the commit (``readback_gate``; None: identifier shapes only);
+    ``sample_review``: the reviewer's sample of notes (``SampleReview.summary_dict``:
+    counts and the reviewer's name, never note text), written into the record.
     """
     reporter = Reporter(progress, cancel)
     out_dir = Path(out_dir).expanduser().absolute()
@@ -453,6 +456,8 @@ def export_release(
             )
         )
         full["written_scan"] = readback
+        if sample_review is not None:
+            full["sample_review"] = dict(sample_review)
         if written.xlsx_removed:  # control characters XML cannot hold (the CSV keeps them)
             full["xlsx_control_characters_removed"] = written.xlsx_removed
         if project_file is not None and Path(project_file).is_file():

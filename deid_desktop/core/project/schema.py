@@ -155,6 +155,11 @@ RULES: dict[type, dict[str, Rule]] = {
         ),
         zip3_table=Rule(help="Census ZCTA population file; none = the bundled table"),
         free_text=Rule(help="per free-text column: suppress or redact"),
+        redact_level=Rule(
+            choices=("high", "high_medium", "all"),
+            optional=True,
+            help="which scan hits 'redact' replaces, by confidence (all = the safest)",
+        ),
     ),
     LinkableOptions: dict(
         offset_days=Rule(lo=1, hi=MAX_OFFSET_DAYS, help="dates move by up to this many days"),

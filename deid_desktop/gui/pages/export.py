@@ -283,7 +283,7 @@ class ExportPage(Page):
         if reason or s.project is None or s.extract is None or s.review is None:
             self.banner.show_warning(reason or "Nothing to export yet.")
             return
-        project, review = s.project, s.review
+        project, review, sample = s.project, s.review, s.sample_review
         path = s.project_path or s.suggested_path
         out, cw = self.release_dir.path, self.crosswalk_dir.path
         assert out is not None and cw is not None
@@ -299,6 +299,7 @@ class ExportPage(Page):
                 crosswalk_dir=cw,
                 progress=progress,
                 cancel=cancel,
+                sample_review=sample,
             )
 
         def done(record: ExportRecord) -> None:
