@@ -53,7 +53,7 @@ PATHWAYS = (Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET)
 
 GOLDEN: dict[str, dict[str, str]] = {
     "demo/safe_harbor": {
-        "README.txt": ("1734f05c33f71bc6c70de97425041efbaef3add19003338831c56ed892b7e808"),
+        "README.txt": ("47c069ecde7a5b1fe83dcc08d7870564ac56509f38b428e504eb033038aa3943"),
         "baseline.csv": ("79cf828a92860e27fac169bc6e70714009bab63e7d5d0b4ae6c97cc84eb78565"),
         "data_dictionary.csv": ("aefd1a94b27ae4b78ad5ce8fe97e844b1784fe5ecb08d592d7a2649c40624710"),
         "demographics.csv": ("7eb5e82fc85fc9624477e478b4758f07a7f94a626d7aa22c8eaad31abb742bd9"),
@@ -63,7 +63,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "demo/linkable": {
-        "README.txt": ("3c9d8ff783f6ba073355a31f2c370029134d35f9d70d2c5f29150dd92cead131"),
+        "README.txt": ("8b2d4885332009397ad538c3639939703eee2c3a336d8fb698e25a40c284802c"),
         "baseline.csv": ("744648b9fe5af6538802024b6ec5222ca56e1f0ab8ccb47586d43726f4098e73"),
         "data_dictionary.csv": ("47aa06004f82ca43a066a2a21d2da7a88ff6c54ff765e321f7d544ae4cf2db91"),
         "demographics.csv": ("d9ad717d3a4c4637b203faf71273812a79397fdd81884a54ba90142ad76dd3c8"),
@@ -73,7 +73,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "demo/limited_data_set": {
-        "README.txt": ("a8f721651e952e963aa7cadc055aadab7fee8d271b48bfb19c7e2119b21e1204"),
+        "README.txt": ("4be480092e3499848b410b154cabf5ab9971646fddb7b57bfcf46b46a215916e"),
         "baseline.csv": ("a0a2f4369ad18a13264a14d46ff3bbdc08c01c8650b06089d4d3325f2db0b350"),
         "data_dictionary.csv": ("97b930af4ea645c8a0582aa0f7c78332e485f99ebacd705b4e444b81b2ceceb0"),
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
@@ -83,7 +83,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/safe_harbor": {
-        "README.txt": ("8dfb953c6e983d68d9e5c4f5f52486399d6498576ec0066d4bb84fe87a8c2ca3"),
+        "README.txt": ("b6c294881422cebc4bc70e4f8c55fc1556551fe21ab5823d559608e39c9b3c4f"),
         "conditions.csv": ("1171dba1ca38a088cf3c7ed19558e61237dc93b8f684fbb2849b4e675a01492c"),
         "data_dictionary.csv": ("c69842de1c036edcc0f60bb2178bb821ab8a967ebb89454fa634b1bdb667188f"),
         "encounters.csv": ("371e2135f24d7a5c8d8aca2ecad8703a092edbd7c9566404f9fcae5f36ffdf95"),
@@ -94,7 +94,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/linkable": {
-        "README.txt": ("e2887afd6b42a6588aecd2d55a9172598465b8ad7ac3a968535aef872ef5ce36"),
+        "README.txt": ("9e6ac5ff4508000209cdabf9762a19775b3e9295e13e8f220ac042c304dcdc42"),
         "conditions.csv": ("4542e5f4490fd3a9faf6c62ad917d7a0454507b178bd7eeeeff639b841f55c59"),
         "data_dictionary.csv": ("51550183b096f6e1f20dd6d04c4f88385e1f096606fb245f95fb88c90e721b76"),
         "encounters.csv": ("67a8e368a9082dad8969d722d66f03a055a79a7ec8333717af936cd813f2969b"),
@@ -105,7 +105,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "unmc_crane_2023/limited_data_set": {
-        "README.txt": ("85056113d6f9dd7edd29c4848bf30280c6c1219f508efb41fda9f4df18faf855"),
+        "README.txt": ("1ecec6ef556f28afeee4afa66b1130e630db20a5337de9f1b3e6d9001db95208"),
         "conditions.csv": ("17f16e1a10570b145995ceb39b2548e261ee1a2df9827b830ea2b5173c3fe7c0"),
         "data_dictionary.csv": ("1b43be98ec1943993ca760a72f10202fa7316e6eee12e84e90962b57e15d0e3e"),
         "encounters.csv": ("ebface18d205fd7aab0c50b99fbb6f90bc7cfe587690ad65fe95fc551f8465a6"),
@@ -116,7 +116,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
-        "README.txt": ("6aa56c562b57706570d2cef0839f718edaaffaac63ab8d6e2118bf36ad8466f0"),
+        "README.txt": ("64cc2e6d2cda34d7e082210fbb401be95b96cec3cf778400ca404253b05a7160"),
         "conditions.csv": ("03ec2d2adeec177738fbd0d3bc0d7d104469483a845ab00f51ddac7d32253aee"),
         "data_dictionary.csv": ("4cfff6e5d0910377f23263ecd4f5f1b46d0ad94960ab313cda1abedbefbae1f0"),
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
@@ -126,7 +126,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/linkable": {
-        "README.txt": ("ea2f30007965b80108e765e445083d933192f932832f045f3b9170576b8fd406"),
+        "README.txt": ("2a4f3ffa9ddcfc4772f56692a18f0514556c349c2b7b125ca0e296f615ff5079"),
         "conditions.csv": ("5df6bc42c37baac51a30722a28e1ea0000533e1173ed07d457c8a9a192a0c7cf"),
         "data_dictionary.csv": ("33b209ffaa8e63940daba2791b76298a10df71360266d7d385008c3a6e97b9d9"),
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
@@ -136,7 +136,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
-        "README.txt": ("2907c4aa6e3fce575651d8cbf4f9850f1bb9f7ae2439ee1fcee79671dfff77e6"),
+        "README.txt": ("eb6185a9025c3afb7d79fa064dd79f5f20d018b0cdd424dad23aae16c0aa3eaf"),
         "conditions.csv": ("dc7c4170b9bce484f216265c1d5e43f62e6db5ae5785924d6fd0e8e8ab947b50"),
         "data_dictionary.csv": ("09427269dcd371bc0d983d55b0a03b66f50e8c9b1f8aafd60e6c7aa986d09be9"),
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
