@@ -59,7 +59,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("7eb5e82fc85fc9624477e478b4758f07a7f94a626d7aa22c8eaad31abb742bd9"),
         "visits.csv": ("421b9ff0ea5bf07fb463de1ed4b31ea446a471b8ec172cb50ffeec8e56ddd9fe"),
         "export_record.json#stable": (
-            "f5a4f3aa1b4245cf864555f32a17e7b484a3a5443b8373bb76e8f79f6c85802d"
+            "88bd2380d644a94055b4b6f234a80510d7d178c43269941b9004d30afd531b40"
         ),
     },
     "demo/linkable": {
@@ -90,7 +90,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "44867577b2285c016032c61f6d6a9d743974955ab887810997f83b479f1c0e0f"
+            "6b51f3a3d3f84d6f60b034d620943ef3e5e97f48cc6cde6832a25734c5c5cfe1"
         ),
     },
     "unmc_crane_2023/linkable": {
@@ -122,7 +122,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "3601cca3ba9f905e419f9bd3c7ff63f0edcaa4a825b41ac8ed310575a83ce6f4"
+            "8616b9cf2ac16fcbf59f95454f98c8329122ef86629f8fe64165d7ab6458542b"
         ),
     },
     "ds4biomed_apr2020/linkable": {
