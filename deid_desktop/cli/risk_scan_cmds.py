@@ -95,6 +95,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         f"({', '.join(DICT_KINDS)}); project: table.column[:kind], added to the direct columns",
     )
     _file_options(scan)
+    scan.add_argument(
+        "--level",
+        choices=("high", "high_medium", "all"),
+        default="all",
+        help="report only hits of this confidence or above (default: all)",
+    )
+    scan.add_argument(
+        "--high-recall",
+        action="store_true",
+        help="also flag capitalised words found in no bundled word list (noisy: expect "
+        "many false hits)",
+    )
     scan.add_argument("--json", action="store_true", help="machine-readable output")
     scan.set_defaults(func=run_scan)
 
@@ -352,7 +364,12 @@ def guess_kind(column: str) -> str:
 
 
 def run_scan(args: argparse.Namespace) -> int:
-    from deid_desktop.core.scan import build_dictionary, build_dictionary_from_values, scan_frames
+    from deid_desktop.core.scan import (
+        ScanOptions,
+        build_dictionary,
+        build_dictionary_from_values,
+        scan_frames,
+    )
 
     source = Path(args.source)
     extra = [_split_kind(i) for i in _columns(args.dict_cols)]
@@ -362,6 +379,7 @@ def run_scan(args: argparse.Namespace) -> int:
         dictionary_values: dict[str, list[Any]] = {}
         text_columns = _project_text_columns(project, extract, frames, _columns(args.text))
         base = build_dictionary(extract, project)
+        person_keys: dict[str, str] | None = {t.name: t.key for t in project.tables}
         for item, kind in extra:
             table, _, column = item.partition(".")
             _require_column(frames, table, column)
@@ -379,6 +397,7 @@ def run_scan(args: argparse.Namespace) -> int:
                 "Name the free-text columns to scan with --text.", hint="For example --text note"
             )
         text_columns = {name: text}
+        person_keys = None
         values: dict[str, list[Any]] = {}
         for column, kind in extra:
             _require_column(frames, name, column)
@@ -386,7 +405,14 @@ def run_scan(args: argparse.Namespace) -> int:
                 frame[column].dropna().unique()
             )
         dictionary = build_dictionary_from_values(values)
-    report = scan_frames(frames, text_columns, dictionary)
+    report = scan_frames(
+        frames,
+        text_columns,
+        dictionary,
+        person_keys=person_keys,
+        options=ScanOptions(high_recall=args.high_recall),
+        level=args.level,
+    )
     if args.json:
         print_json(report.to_dict(include_hits=True))
     else:

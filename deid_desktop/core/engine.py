@@ -24,10 +24,10 @@ OS keyring (``deid_desktop.secrets``); the engine never stores or logs it.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from deid_desktop import __version__
 from deid_desktop.core.errors import CheckFailed, Problem, UsageError
@@ -46,7 +46,7 @@ from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 if TYPE_CHECKING:
     from deid_desktop.core.risk import RiskReport
     from deid_desktop.core.risk.verdict import Verdict
-    from deid_desktop.core.scan import ScanReport
+    from deid_desktop.core.scan import ScanDictionary, ScanReport
     from deid_desktop.core.verify import Verification
 
 
@@ -67,6 +67,9 @@ class ReviewResult:
     #: the plain verdict (level, headline, access model, next steps); None only when a
     #: caller built the result by hand
     verdict: Verdict | None = None
+    #: the values of the direct columns the release does not keep, looked for again when
+    #: the written files are read back before the export commits (``readback_gate``)
+    dictionary: ScanDictionary | None = field(default=None, compare=False, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -270,6 +273,9 @@ def review(
         release = build_release(
             extract, project, salt=salt, progress=_slice(rep, 0.3, 0.6), cancel=cancel
         )
+    from deid_desktop.core.export.readback import readback_dictionary
+
+    readback = readback_dictionary(extract, project, release)
     # The risk is measured before the gate, so that a check may read it (a k target).
     rep.step(0.6, "Measuring the residual risk")
     qis = quasi_identifiers_for(project, release)
@@ -308,6 +314,7 @@ def review(
         input_rows={t.name: len(t.frame) for t in extract.tables},
         not_scanned=not_scanned,
         verdict=verdict,
+        dictionary=readback,
     )
 
 
@@ -382,10 +389,12 @@ def export(
     now: dt.datetime | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
+    sample_review: Mapping[str, Any] | None = None,
 ) -> ExportRecord:
     """Write the reviewed release. Refuses when the project changed since the review, and
     when the residual risk needs an acceptance (``risk_acceptance_needed``) and
-    ``accept_risk`` gives no reason."""
+    ``accept_risk`` gives no reason.
+    ``sample_review``: the counts of a reviewer's sample of notes, for the record."""
     if review_result.project != project:
         raise UsageError(
             "The project changed after the review; nothing was written.",
@@ -415,6 +424,8 @@ def export(
             if review_result.scan is None and review_result.not_scanned
             else review_result.scan
         ),
+        dictionary=review_result.dictionary,
+        sample_review=sample_review,
         out_dir=out_dir,
         crosswalk_dir=crosswalk_dir,
         meta=meta if meta is not None else project.export,

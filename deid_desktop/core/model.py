@@ -216,6 +216,9 @@ class TransformOptions:
     # "table.column" of text columns not tagged free text that the user reviewed and
     # accepted: the gate's text scan no longer fails the release on their hits.
     accepted_text_columns: tuple[str, ...] = ()
+    # which scan hits "redact hits" replaces, by confidence: "high", "high_medium" or
+    # "all" (the safe default: every hit, low-confidence ones included)
+    redact_level: str = "all"
 
 
 @dataclass(frozen=True)

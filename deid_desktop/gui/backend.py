@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the data stack loads with the first job, not with the windo
     from deid_desktop.core.engine import ReviewResult
     from deid_desktop.core.export import ExportRecord
     from deid_desktop.core.risk import SuppressionPreview
+    from deid_desktop.core.scan.sample import SampleReview
     from deid_desktop.core.zip3 import Zip3Table
 
 
@@ -228,9 +229,11 @@ def export(
     accept_risk: str | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
+    sample_review: SampleReview | None = None,
 ) -> ExportRecord:
     """Write the reviewed release (core.engine refuses if a blocking check failed, or if
-    the residual risk needs an accepted reason and ``accept_risk`` gives none)."""
+    the residual risk needs an accepted reason and ``accept_risk`` gives none);
+    ``sample_review``: the reviewer's sample of notes, its counts go into the record."""
     from deid_desktop.core import engine
 
     return engine.export(
@@ -243,6 +246,7 @@ def export(
         accept_risk=accept_risk,
         progress=progress,
         cancel=cancel,
+        sample_review=None if sample_review is None else sample_review.summary_dict(),
     )
 
 

@@ -62,3 +62,19 @@ def test_xlsx_author_is_a_finding(tmp_path: Path) -> None:
     wb.save(tmp_path / "x.xlsx")
     found = scan_written(tmp_path, DICT)
     assert [(h.column, h.kind) for h in found.hits] == [("creator", "METADATA")]
+
+
+def test_redact_column_keeps_hits_below_the_level() -> None:
+    from deid_desktop.core.scan import Hit, redact_column
+
+    series = pd.Series(["near 02139 Dr Smith, Zorblatt"], dtype="string")
+    hits = [
+        Hit("t", 0, "note", 5, 10, "ZIP", "pattern:zip", "medium"),
+        Hit("t", 0, "note", 14, 19, "NAME", "cue:dr", "high"),
+        Hit("t", 0, "note", 21, 29, "NAME", "unknown-capital", "low"),
+    ]
+    assert redact_column(series, hits, level="high").iloc[0] == "near 02139 Dr [NAME], Zorblatt"
+    assert redact_column(series, hits, level="high_medium").iloc[0] == (
+        "near [ZIP] Dr [NAME], Zorblatt"
+    )
+    assert redact_column(series, hits, level="all").iloc[0] == "near [ZIP] Dr [NAME], [NAME]"

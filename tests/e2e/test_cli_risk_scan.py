@@ -271,3 +271,21 @@ def test_intruder_on_the_demo_equals_a_plain_join_of_the_written_release(
     assert got["expected_matches"] == pytest.approx(len(sizes))
     assert got["hidden_among"]["1"] == got["certain"] and got["hidden_among"]["0"] == 0
     assert not any(v in attack.stdout for v in people["zip3"].unique() if v not in {"000"})
+
+
+def test_scan_level_and_high_recall(tmp_path: Path) -> None:
+    csv = tmp_path / "notes.csv"
+    csv.write_text(
+        "id,note\n1,Lives near 02139. Seen by Dr Smith. Later Zorblatt came by.\n",
+        encoding="utf-8",
+    )
+    args = ("scan", csv, "--text", "note", "--sep", ",", "--json")
+    every = json.loads(deid(*args).stdout)
+    assert every["by_confidence"] == {"high": 1, "medium": 1}  # Dr Smith; a ZIP
+    high = deid(*args, "--level", "high")
+    assert high.returncode == 0, high.stderr
+    assert json.loads(high.stdout)["by_confidence"] == {"high": 1}
+    noisy = json.loads(deid(*args, "--high-recall", "--level", "all").stdout)
+    assert noisy["by_confidence"] == {"high": 1, "medium": 1, "low": 1}  # Zorblatt
+    assert "Zorblatt" not in json.dumps(noisy)
+    assert deid(*args, "--level", "some").returncode == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -116,10 +117,25 @@ def test_whole_flow_on_the_demo_writes_the_release(
     export.retention.setText("5 years")
     export.dua.setText("DUA-2026-014")
     export._meta_changed()
+    # the sample review panel's result (driven in test_scan_panel) travels to the record
+    from deid_desktop.core.scan.sample import SampleReview
+
+    s.sample_review = SampleReview(sample=[2, 7], reviewer="R. Viewer")
+    s.sample_review.mark_clean(2)
+    s.sample_review.mark_missed(7, "LOCATION")
     assert export.export_button.isEnabled(), export.export_reason.text()
     with qtbot.waitSignal(s.exportDone, timeout=WAIT):
         export.export_button.click()
     idle(qtbot, window)
+    record = json.loads((out / "export_record.json").read_text(encoding="utf-8"))
+    assert record["sample_review"] == {
+        "notes_in_sample": 2,
+        "notes_reviewed": 2,
+        "notes_with_misses": 1,
+        "misses_by_kind": {"LOCATION": 1},
+        "reviewer": "R. Viewer",
+    }
+    assert record["written_scan"]["hits"] == 0
     written = {p.name for p in out.iterdir()}
     assert {"demographics.csv", "baseline.csv", "visits.csv", "README.txt"} <= written
     assert "export_record.json" in written

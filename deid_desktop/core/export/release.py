@@ -49,6 +49,7 @@ from deid_desktop.core.export.documents import (
     render_crosswalk_readme,
     render_readme,
 )
+from deid_desktop.core.export.readback import free_text_columns, readback_gate
 from deid_desktop.core.export.record import (
     FULL_RECORD_JSON,
     FULL_RECORD_TXT,
@@ -71,6 +72,7 @@ from deid_desktop.core.register import register_line, resolve_register_path
 from deid_desktop.core.transaction import ReleaseTransaction, sweep_staging
 
 if TYPE_CHECKING:
+    from deid_desktop.core.scan.dictionary import ScanDictionary
     from deid_desktop.core.verify import Verification
 
 README = "README.txt"
@@ -359,6 +361,8 @@ def export_release(
     crosswalk_dir: Path | None,
     risk: Any | None = None,
     scan: Any | None = None,
+    dictionary: ScanDictionary | None = None,
+    sample_review: Mapping[str, Any] | None = None,
     meta: ExportMeta | None = None,
     register_path: Path | None = None,
     app_version: str = __version__,
@@ -376,6 +380,10 @@ def export_release(
     reports (or their summaries); ``now``: the record's time (injectable for tests);
     ``verdict``: the review's verdict (``Verdict.to_dict()``, plus any accepted risk) for
     the README (headline, access model) and the record.
+    ``dictionary``: the extract's direct values, looked for when the staged files are
+    read back before the commit (``readback_gate``; None: identifier shapes only);
+    ``sample_review``: the reviewer's sample of notes (``SampleReview.summary_dict``:
+    counts and the reviewer's name, never note text), written into the record.
     """
     reporter = Reporter(progress, cancel)
     out_dir = Path(out_dir).expanduser().absolute()
@@ -410,9 +418,11 @@ def export_release(
         rel = staged[0]
         written = _write_tables(rel, release, stems, formats, reporter.sub(0.0, 0.85))
         reporter.step(0.86, "Writing the data dictionary")
-        dictionary = data_dictionary(release, project)
-        written.digests[DICTIONARY] = write_csv(dictionary, rel.file(DICTIONARY))
+        columns_doc = data_dictionary(release, project)
+        written.digests[DICTIONARY] = write_csv(columns_doc, rel.file(DICTIONARY))
         fault_point("data dictionary written")
+        reporter.step(0.87, "Reading back what was written")
+        readback = readback_gate(rel.path, dictionary, free_text_columns(project, release, stems))
         written.notes += [
             (DICTIONARY, "each released column: class, what was done to it"),
             (README, "this file"),
@@ -485,6 +495,9 @@ def export_release(
         )
         if verdict is not None:
             full["verdict"] = dict(verdict)
+        full["written_scan"] = readback
+        if sample_review is not None:
+            full["sample_review"] = dict(sample_review)
         if written.xlsx_removed:  # control characters XML cannot hold (the CSV keeps them)
             full["xlsx_control_characters_removed"] = written.xlsx_removed
         if project_file is not None and Path(project_file).is_file():

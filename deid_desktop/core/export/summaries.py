@@ -89,7 +89,8 @@ def risk_summary(report: Any | None) -> dict[str, Any] | None:
 
 
 def scan_summary(report: Any | None) -> dict[str, Any] | None:
-    """Counts by kind and by column, notes scanned and with hits; never the matched text.
+    """Counts by kind, by confidence and by column, notes scanned and with hits; never
+    the matched text.
 
     Read from the per-column counts, so no hit object is ever built.
     """
@@ -107,6 +108,9 @@ def scan_summary(report: Any | None) -> dict[str, Any] | None:
         "rows_with_hits": int(sum(c.notes_with_hits for c in columns)),
         "hits": int(sum(by_kind.values())),
         "hits_by_kind": dict(sorted(by_kind.items())),
+        "hits_by_confidence": dict(report.by_confidence())
+        if hasattr(report, "by_confidence")
+        else {},
         "hits_by_column": {
             f"{c.table}.{c.column}": int(sum(c.hits_by_kind.values())) for c in columns
         },

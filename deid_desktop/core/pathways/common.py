@@ -334,11 +334,13 @@ def redact_free_text(
     out: dict[str, dict[str, pd.Series]] = {}
     hits: dict[str, int] = {}
     notes: dict[str, int] = {}
+    level = project.safe_harbor.redact_level
+    wanted = scan.REDACT_LEVELS[level]
     for table, cols in chosen.items():
         out[table] = {}
         for col in cols:
-            found = report.hits_for(table, col)
-            out[table][col] = scan.redact_column(frames[table][col], found)
+            found = [h for h in report.hits_for(table, col) if h.confidence in wanted]
+            out[table][col] = scan.redact_column(frames[table][col], found, level=level)
             hits[f"{table}.{col}"] = len(found)
             notes[f"{table}.{col}"] = len({h.row for h in found})
     return Redaction(out, hits, notes)

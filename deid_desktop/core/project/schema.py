@@ -187,6 +187,11 @@ RULES: dict[type, dict[str, Rule]] = {
             optional=True,
             help="text columns (table.column) accepted after reviewing the gate's scan hits",
         ),
+        redact_level=Rule(
+            choices=("high", "high_medium", "all"),
+            optional=True,
+            help="which scan hits 'redact' replaces, by confidence (all = the safest)",
+        ),
     ),
     LinkableOptions: dict(
         offset_days=Rule(lo=1, hi=MAX_OFFSET_DAYS, help="dates move by up to this many days"),

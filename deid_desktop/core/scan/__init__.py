@@ -21,7 +21,7 @@ from deid_desktop.core.scan.engine import (
     scan_texts,
 )
 from deid_desktop.core.scan.gazetteer import Gazetteer, load_gazetteer
-from deid_desktop.core.scan.redact import merge_spans, redact_column, redact_text
+from deid_desktop.core.scan.redact import REDACT_LEVELS, merge_spans, redact_column, redact_text
 from deid_desktop.core.scan.report import (
     DISCLAIMER,
     KINDS,
@@ -44,6 +44,7 @@ __all__ = [
     "DISCLAIMER",
     "KINDS",
     "LEVELS",
+    "REDACT_LEVELS",
     "ColumnScan",
     "ColumnSpans",
     "Gazetteer",

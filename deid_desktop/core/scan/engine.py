@@ -43,6 +43,8 @@ BATCH_CHARS = 250_000
 ROWS_PER_PASS = 100_000
 _NAME_CODE = dict_code("NAME")
 _OTHER_CODE = CODE[("NAME", "dictionary:name-other")]
+#: Redaction-level names accepted as scan levels.
+_LEVEL_ALIASES = {"high_medium": "medium", "all": "low"}
 _OLD_CUES = np.array([CODE[("NAME", f"cue:{w}")] for w in CUE_WORDS], dtype=np.int64)
 
 
@@ -284,9 +286,15 @@ def scan_frames(
     cancel: CancelToken | None = None,
     person_keys: Mapping[str, str] | None = None,
     options: ScanOptions | None = None,
+    level: str = "low",
 ) -> ScanReport:
     """Scan the given text columns of the given tables. Rows are 0-based positions.
-    ``person_keys``: table -> its person-key column, for person-aware confidence."""
+    ``person_keys``: table -> its person-key column, for person-aware confidence;
+    ``level``: keep hits of this confidence or above ("high", "medium"/"high_medium",
+    "low"/"all")."""
+    level = _LEVEL_ALIASES.get(level, level)
+    if level not in LEVELS:
+        raise UsageError(f"Unknown confidence level: {level}.", hint="Use high, medium or low.")
     jobs = [(t, c) for t, cols in text_columns.items() for c in cols]
     for table, column in jobs:
         if table not in frames:
@@ -310,6 +318,8 @@ def scan_frames(
         if key is not None and key in frames[table].columns and dictionary.owners.size:
             persons = frames[table][key].iloc[positions].astype(str).tolist()
         found = scan_text_arrays(texts, dictionary, sub, persons=persons, options=options)
+        if level != "low":
+            found = at_level(found, level)
         spans.append(
             ColumnSpans(
                 table,

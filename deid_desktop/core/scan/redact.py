@@ -49,14 +49,20 @@ class _RowHit(_Span, Protocol):
 
 
 #: Redaction levels: which confidences each redacts.
-REDACT_LEVELS = {"high": ("high",), "medium": ("high", "medium"), "all": ("high", "medium", "low")}
+REDACT_LEVELS = {
+    "high": ("high",),
+    "high_medium": ("high", "medium"),
+    "medium": ("high", "medium"),  # the same as high_medium
+    "all": ("high", "medium", "low"),
+}
 
 
 def redact_column(
     series: pd.Series, hits_for_column: Iterable[_RowHit], *, level: str = "all"
 ) -> pd.Series:
     """A copy of ``series`` with the hits of each row (0-based position) redacted: only
-    those whose confidence ``level`` covers ("high", "medium" = high and medium, "all")."""
+    those whose confidence ``level`` covers ("high", "high_medium" or "medium" = high and
+    medium, "all")."""
     wanted = REDACT_LEVELS[level]
     by_row: dict[int, list[_RowHit]] = defaultdict(list)
     for h in hits_for_column:

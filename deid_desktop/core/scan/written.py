@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import zipfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -96,10 +96,54 @@ def _frames(path: Path) -> Iterable[tuple[str, pd.DataFrame]]:
         yield str(name), frame.fillna("")
 
 
+#: Outside free text, a dictionary number with fewer digits than this is taken for a
+#: measurement or a year that happens to equal an identifier (a phone has 10, an SSN 9).
+MIN_LONE_DIGITS = 7
+
+
+def _counts(matched: str, rule: str, shapes_here: bool) -> bool:
+    """Does a hit count: every hit in free text; elsewhere a dictionary value, unless it
+    is a short number."""
+    if shapes_here:
+        return True
+    if not rule.startswith("dictionary:"):
+        return False
+    if any(ch.isalpha() for ch in matched):
+        return True
+    return sum(ch.isdigit() for ch in matched) >= MIN_LONE_DIGITS
+
+
+def _found(
+    texts: list[str], dictionary: ScanDictionary, level: str, shapes_here: bool
+) -> Iterable[tuple[int, str, str, str]]:
+    """(index, kind, rule, confidence) of each counted hit in ``texts``."""
+    found = at_level(scan_text_arrays(texts, dictionary), level)
+    for i, start, end, kind, rule, conf in zip(
+        found.note.tolist(),
+        found.start.tolist(),
+        found.end.tolist(),
+        found.kinds.tolist(),
+        found.rules.tolist(),
+        found.confidence.tolist(),
+        strict=True,
+    ):
+        if _counts(texts[i][start:end], rule, shapes_here):
+            yield i, kind, rule, conf
+
+
 def scan_written(
-    folder: Path | str, dictionary: ScanDictionary, *, level: str = "high"
+    folder: Path | str,
+    dictionary: ScanDictionary,
+    *,
+    level: str = "high",
+    shape_columns: Mapping[str, Collection[str]] | None = None,
 ) -> WrittenScan:
-    """Read back every CSV and XLSX in ``folder`` (not below it) and scan it."""
+    """Read back every CSV and XLSX in ``folder`` (not below it) and scan it.
+
+    ``shape_columns``: file stem -> the columns where every shape counts (free text);
+    elsewhere (and in headers) only the dictionary's values do, numbers of fewer than
+    ``MIN_LONE_DIGITS`` digits left out. None: every shape counts in every column.
+    """
     folder = Path(folder)
     files = sorted(
         p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".csv", ".xlsx")
@@ -112,28 +156,16 @@ def scan_written(
             for name in IDENTIFYING_PROPERTIES:
                 if name in props and props[name] not in TOOL_NAMES:
                     hits.append(WrittenHit(path.name, "", name, -1, "METADATA", "xlsx", "high"))
+        text_here = None if shape_columns is None else set(shape_columns.get(path.stem, ()))
         for sheet, frame in _frames(path):
             header = [str(c) for c in frame.columns]
-            found = at_level(scan_text_arrays(header, dictionary), level)
-            for i, kind, rule, conf in zip(
-                found.note.tolist(),
-                found.kinds.tolist(),
-                found.rules.tolist(),
-                found.confidence.tolist(),
-                strict=True,
-            ):
+            for i, kind, rule, conf in _found(header, dictionary, level, text_here is None):
                 hits.append(WrittenHit(path.name, sheet, header[i], -1, kind, rule, conf))
             for column in frame.columns:
                 texts = frame[column].astype(str).tolist()
                 cells += len(texts)
-                found = at_level(scan_text_arrays(texts, dictionary), level)
-                for row, kind, rule, conf in zip(
-                    found.note.tolist(),
-                    found.kinds.tolist(),
-                    found.rules.tolist(),
-                    found.confidence.tolist(),
-                    strict=True,
-                ):
+                shapes_here = text_here is None or str(column) in text_here
+                for row, kind, rule, conf in _found(texts, dictionary, level, shapes_here):
                     hits.append(WrittenHit(path.name, sheet, str(column), row, kind, rule, conf))
     return WrittenScan(files=tuple(p.name for p in files), cells=cells, hits=tuple(hits))
 

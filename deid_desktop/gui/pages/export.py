@@ -313,7 +313,7 @@ class ExportPage(Page):
         if reason or s.project is None or s.extract is None or s.review is None:
             self.banner.show_warning(reason or "Nothing to export yet.")
             return
-        project, review = s.project, s.review
+        project, review, sample = s.project, s.review, s.sample_review
         accepted: str | None = None
         why = review.risk_acceptance_needed
         if why:
@@ -350,6 +350,7 @@ class ExportPage(Page):
                 accept_risk=accepted,
                 progress=progress,
                 cancel=cancel,
+                sample_review=sample,
             )
 
         def done(record: ExportRecord) -> None:

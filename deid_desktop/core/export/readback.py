@@ -1,0 +1,108 @@
+"""The read-back gate: the staged release files scanned before the commit point.
+
+Every CSV and XLSX written into the staging folder is read back (``scan.scan_written``):
+the released free-text columns are scanned for identifier shapes of high confidence
+(phones, SSNs, e-mails, full dates, record numbers, addresses, ages over 89, cued
+names); every cell and header for the values of the extract's direct columns that the
+release does not keep (``readback_dictionary``); each XLSX's document properties for an
+author, a company or a last editor. Any finding is a ``CheckFailed`` (exit 3) naming
+file, column and count - never a value - raised before the commit: nothing is written.
+
+Shapes are looked for in free text only: a limited data set keeps full dates on
+purpose, and measurement columns read as phone numbers or record numbers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from deid_desktop.core.errors import CheckFailed
+from deid_desktop.core.model import ColumnClass, Extract, Project, Release
+from deid_desktop.core.scan.dictionary import (
+    ScanDictionary,
+    build_dictionary_from_values,
+    dictionary_kind,
+)
+from deid_desktop.core.scan.written import WrittenScan, scan_written
+
+#: How many (file, column) places the message lists before "and N more".
+_LISTED = 8
+
+
+def readback_dictionary(extract: Extract, project: Project, release: Release) -> ScanDictionary:
+    """The values of every direct column the release does not keep (a column a pathway
+    keeps on purpose, such as a limited data set's town, was judged by the gate)."""
+    values: dict[str, list[Any]] = {}
+    for spec in project.tables:
+        try:
+            frame = extract.table(spec.name).frame
+        except KeyError:
+            continue
+        released = release.tables.get(spec.name)
+        kept = set() if released is None else {str(c) for c in released.columns}
+        for tag in spec.by_class(ColumnClass.DIRECT):
+            if tag.name not in frame.columns or tag.name in kept:
+                continue
+            column: pd.Series = frame[tag.name].dropna()
+            values.setdefault(dictionary_kind(tag.category), []).append(column.unique())
+    return build_dictionary_from_values(
+        {kind: (v for chunk in chunks for v in chunk) for kind, chunks in values.items()}
+    )
+
+
+def free_text_columns(
+    project: Project, release: Release, stems: Mapping[str, str]
+) -> dict[str, set[str]]:
+    """File stem -> the released free-text columns of that table (kept or redacted)."""
+    out: dict[str, set[str]] = {}
+    for name, frame in release.tables.items():
+        try:
+            spec = project.table(name)
+        except KeyError:
+            continue
+        text = {t.name for t in spec.by_class(ColumnClass.FREE_TEXT)}
+        out[stems[name]] = {str(c) for c in frame.columns if str(c) in text}
+    return out
+
+
+def readback_message(found: WrittenScan) -> str:
+    """Where the findings are, as counts per file and column; never a value."""
+    places = Counter((h.file, f"{h.sheet}.{h.column}" if h.sheet else h.column) for h in found.hits)
+    parts = [
+        f"{file} column '{column}' ({count:,})"
+        for (file, column), count in sorted(places.items())[:_LISTED]
+    ]
+    more = len(places) - _LISTED
+    listed = "; ".join(parts) + (f"; and {more:,} more" if more > 0 else "")
+    kinds = ", ".join(f"{k} {n:,}" for k, n in found.by_kind().items())
+    n = len(found.hits)
+    return (
+        f"Reading back the written release found {n:,} identifier{'s' if n != 1 else ''} "
+        f"({kinds}): {listed}. Nothing was written."
+    )
+
+
+def readback_gate(
+    staging: Path,
+    dictionary: ScanDictionary | None,
+    shape_columns: Mapping[str, set[str]],
+) -> dict[str, Any]:
+    """Scan the staged release folder; raise ``CheckFailed`` on any finding, else return
+    the counts for the record (files, cells read back, hits 0)."""
+    found = scan_written(
+        staging,
+        dictionary if dictionary is not None else ScanDictionary(),
+        shape_columns=shape_columns,
+    )
+    if not found.clean:
+        raise CheckFailed(
+            readback_message(found),
+            hint="Check the tags of the columns named (a direct identifier left in another "
+            "column, free text kept, or redacted with hits left), fix them and export again.",
+        )
+    return {"files": list(found.files), "cells": found.cells, "hits": 0}

@@ -1,0 +1,152 @@
+"""The read-back gate: the staged release is read back and scanned before the commit; a
+direct value or an identifier shape left in it fails the export (exit 3), naming file,
+column and count, with nothing written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from deid_desktop.core import engine
+from deid_desktop.core.errors import CheckFailed
+from deid_desktop.core.export import RECORD_JSON
+from deid_desktop.core.export import release as release_mod
+from deid_desktop.core.resources import resources_dir
+from deid_desktop.core.scan import build_dictionary_from_values, scan_written
+
+DEMO = resources_dir() / "demo" / "demo.deid.json"
+
+
+@pytest.fixture(scope="module")
+def reviewed() -> tuple[engine.ReviewResult, str]:
+    project, _ = engine.open_project(DEMO)
+    extract = engine.load(project, DEMO)
+    result = engine.review(project, extract, salt=b"0" * 32)
+    assert result.passed
+    surname = str(extract.table("demographics").frame["last_name"].dropna().iloc[0])
+    return result, surname
+
+
+def _export(result: engine.ReviewResult, tmp_path: Path) -> engine.ExportRecord:
+    return engine.export(
+        result.project,
+        None,
+        result,
+        out_dir=tmp_path / "release",
+        crosswalk_dir=tmp_path / "crosswalk",
+        register_path=tmp_path / "register.jsonl",
+    )
+
+
+def test_clean_demo_export_passes_the_read_back(
+    reviewed: tuple[engine.ReviewResult, str], tmp_path: Path
+) -> None:
+    rec = _export(reviewed[0], tmp_path)
+    record = json.loads((tmp_path / "release" / RECORD_JSON).read_text(encoding="utf-8"))
+    assert record["written_scan"]["hits"] == 0
+    assert record["written_scan"]["cells"] > 0
+    assert "data_dictionary.csv" in record["written_scan"]["files"]
+    assert rec.out_dir.is_dir()
+
+
+def test_a_name_only_the_read_back_sees_fails_with_nothing_written(
+    reviewed: tuple[engine.ReviewResult, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    result, surname = reviewed
+    real = release_mod.neutralise_frame
+
+    def leaky(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+        safe, n = real(frame)
+        if "nyha_class" in safe.columns:  # a kept clinical column the gate never scanned
+            safe = safe.copy()
+            safe["nyha_class"] = safe["nyha_class"].astype(object)
+            safe.iloc[3, safe.columns.get_loc("nyha_class")] = f"seen by {surname}"
+        return safe, n
+
+    monkeypatch.setattr(release_mod, "neutralise_frame", leaky)
+    with pytest.raises(CheckFailed) as info:
+        _export(result, tmp_path)
+    err = info.value
+    assert err.exit_code == 3
+    assert "baseline.csv column 'nyha_class' (1)" in err.message
+    assert "Nothing was written" in err.message
+    assert surname not in str(err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no folder, no register
+
+
+def test_shapes_count_in_free_text_only(tmp_path: Path) -> None:
+    frame = pd.DataFrame(
+        {"note": ["call 617-555-0199 today"], "expenses": ["6175550199"], "year": ["2019"]}
+    )
+    frame.to_csv(tmp_path / "visits.csv", index=False)
+    empty = build_dictionary_from_values({})
+    found = scan_written(tmp_path, empty, shape_columns={"visits": {"note"}})
+    assert {(h.column, h.kind) for h in found.hits} == {("note", "PHONE")}
+    # a direct value counts anywhere, a short number that equals one does not
+    ids = build_dictionary_from_values({"phone": ["617 555 0199"], "id": ["2019"]})
+    found = scan_written(tmp_path, ids, shape_columns={"visits": set()})
+    assert {h.column for h in found.hits} == {"note", "expenses"}  # not "year"
+
+
+def test_scan_summary_counts_by_confidence_and_the_record_holds_the_sample_review(
+    tmp_path: Path,
+) -> None:
+    import dataclasses
+
+    from deid_desktop.core.export import scan_summary
+    from deid_desktop.core.model import FreeTextAction
+    from deid_desktop.core.scan.sample import SampleReview
+
+    project, _ = engine.open_project(DEMO)
+    extract = engine.load(project, DEMO)
+    result = engine.review(project, extract, salt=b"0" * 32, scan=True)
+    summary = scan_summary(result.scan)
+    assert summary is not None and result.scan is not None
+    assert summary["hits_by_confidence"] == result.scan.by_confidence()
+    assert sum(summary["hits_by_confidence"].values()) == summary["hits"]
+    assert summary["hits_by_confidence"]["high"] > 0
+
+    review = SampleReview(sample=[0, 5, 9], reviewer="A. Reviewer")
+    review.mark_clean(0)
+    review.mark_missed(5, "NAME")
+    engine.export(
+        project,
+        None,
+        result,
+        out_dir=tmp_path / "release",
+        crosswalk_dir=tmp_path / "crosswalk",
+        register_path=tmp_path / "register.jsonl",
+        sample_review=review.summary_dict(),
+    )
+    record = json.loads((tmp_path / "release" / RECORD_JSON).read_text(encoding="utf-8"))
+    assert record["sample_review"] == {
+        "notes_in_sample": 3,
+        "notes_reviewed": 2,
+        "notes_with_misses": 1,
+        "misses_by_kind": {"NAME": 1},
+        "reviewer": "A. Reviewer",
+    }
+    assert record["scan"]["hits_by_confidence"] == summary["hits_by_confidence"]
+
+    # the project's redaction level decides which hits "redact" replaces
+    def redacted(level: str) -> int:
+        sh = dataclasses.replace(
+            project.safe_harbor,
+            free_text={"demographics.notes": FreeTextAction.REDACT},
+            redact_level=level,
+        )
+        p = dataclasses.replace(project, safe_harbor=sh)
+        from deid_desktop.core.pathways.common import redact_free_text
+
+        red = redact_free_text(extract, p, {"demographics": ["notes"]})
+        return red.hits["demographics.notes"]
+
+    by_conf = summary["hits_by_confidence"]
+    assert redacted("high") == by_conf["high"]
+    assert redacted("high_medium") == by_conf["high"] + by_conf.get("medium", 0)
+    assert redacted("all") == summary["hits"]
