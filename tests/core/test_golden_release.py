@@ -59,7 +59,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("0651c0f2eda6db045370ee5dc9ac17ee6c1ce65ac45a808793d039cdd4ed02fa"),
         "visits.csv": ("6a210bb042b276083e15bb8b104720c36a566d491699913570ac25c0e46e438d"),
         "export_record.json#stable": (
-            "646014a7b6c4238a838d3007cebbcfb79664b966d99281d334726ba2309af9da"
+            "79db701e18922db379872cad5fc95dfd6d239593ca3c75f818ee0cc52f0a3b1e"
         ),
     },
     "demo/linkable": {
@@ -69,7 +69,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("a0cda1da62c5bbfebb9637c5e6d3e7948f6511420e4ad6a451ac634f71e73c24"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
-            "68147910a1979db57132a2741bc559438c53f087659f815a231a285e6678bd01"
+            "b7bb049ca977b19c6ff567aca73f232a900d78ebbc61414183c6939187168240"
         ),
     },
     "demo/limited_data_set": {
@@ -79,7 +79,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
-            "b87ce3ca715f99601d7501f02cf531978bb673cb98c26757d55b4493426a5b9d"
+            "90cc0d7296c02290ef46b5876961e8338c656a4d4973bea3a6fae2d6b568881d"
         ),
     },
     "unmc_crane_2023/safe_harbor": {
@@ -90,7 +90,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "e44a035d41199eb265098822380e45cd65f89a9e0a23e61b68503d01e40b1d93"
+            "7f40c7df995ed8afe5a608a13fb3c32cd82cf8d0bcb38b8b7e30f9fb6c836f4b"
         ),
     },
     "unmc_crane_2023/linkable": {
@@ -101,7 +101,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
         "export_record.json#stable": (
-            "8e2120787e9252288894499869209252865f8e8341e18567c085d8714c9a0888"
+            "2154993952f76d6d67cb49d3139f3fb397392cf936ac061fe5a0b073f6ce7919"
         ),
     },
     "unmc_crane_2023/limited_data_set": {
@@ -112,7 +112,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
         "export_record.json#stable": (
-            "352d3a41f61180033acf05f042ba29ab4b6bee9be84973a90181186b266ddb76"
+            "f10fd4f7426458a0533f2aad1d8b4941a0a6863c29bb43368bab3b1d3506e000"
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
@@ -122,7 +122,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "63ad80818832efc83682bfc1f9fbd4aa3e63967fcf63d879ff0a2bff4a927115"
+            "27a7c3ea05dfa1becf598e6d1d20886d9b824b7101bb5d7aa494d14dc0345537"
         ),
     },
     "ds4biomed_apr2020/linkable": {
@@ -132,7 +132,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
-            "bc442890777d2d2ac6f17b555b2c7cb3567a9dc4c1123c8d026b9ae65650eaf0"
+            "bd71b539f3fd9e7692d6da4f70c999856c8f445641e4ea7962099cb7b0dc3712"
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
@@ -142,7 +142,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (
-            "e0c4f7b5cd6acbcec577deaaa443147aefd5f8d28291ffeaac08f814ef10355b"
+            "c8834eb31489bfb64ad2d1185a9556ffe1e0f15c5295ebdb5e693b2b9c8791e6"
         ),
     },
 }
