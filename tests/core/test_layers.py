@@ -94,7 +94,7 @@ CORE_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"pathways", "project"}),
     frozenset({"verify"}),
     frozenset({"export"}),
-    frozenset({"engine", "demo", "attack"}),
+    frozenset({"engine", "demo", "demo_tags", "attack"}),
 )
 
 
