@@ -4,8 +4,8 @@ The commit is read, in order, from:
 
 1. ``BUILD_COMMIT`` beside this module: written at build time (build.spec puts it in the
    bundle), so the frozen app never runs a subprocess to learn it;
-2. ``git rev-parse HEAD`` when this module sits in a git checkout (development, tests),
-   never in a frozen app;
+2. HEAD read from git's files when this module sits in a git checkout (development,
+   tests), with no subprocess; ``git_commit`` (build time only) adds the dirty mark;
 3. otherwise ``"unknown"``.
 
 Imports nothing from Qt; core's export record and both front ends read it.
@@ -76,7 +76,32 @@ def commit() -> str:
         return stamped
     if getattr(sys, "frozen", False):
         return UNKNOWN  # a frozen build without its stamp: never shell out
-    return git_commit(here.parent) or UNKNOWN
+    return head_from_files(here.parent) or UNKNOWN
+
+
+def head_from_files(root: Path) -> str | None:
+    """HEAD of the checkout at ``root`` read from git's own files (no subprocess: a run
+    spawns nothing, issue 17); without the dirty mark, which only the build stamps."""
+    dot = root / ".git"
+    try:
+        if dot.is_file():  # a worktree: "gitdir: PATH"
+            dot = Path(dot.read_text(encoding="utf-8").split(":", 1)[1].strip())
+        head = (dot / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith("ref:"):
+            return _valid(head)
+        ref = head.split(":", 1)[1].strip()
+        common = dot
+        if (dot / "commondir").is_file():  # refs of a worktree live in the main .git
+            common = (dot / (dot / "commondir").read_text(encoding="utf-8").strip()).resolve()
+        for folder in (dot, common):
+            if (folder / ref).is_file():
+                return _valid((folder / ref).read_text(encoding="utf-8"))
+        for line in (common / "packed-refs").read_text(encoding="utf-8").splitlines():
+            if line.endswith(" " + ref):
+                return _valid(line.split(" ", 1)[0])
+    except (OSError, IndexError):
+        return None
+    return None
 
 
 def version_line(program: str) -> str:

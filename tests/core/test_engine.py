@@ -248,7 +248,7 @@ def test_run_does_not_scan_suppressed_free_text_and_says_so(demo, tmp_path, scan
         "columns_not_scanned": ["demographics.notes"],
     }
     readme = (tmp_path / "out" / "README.txt").read_text()
-    assert "free text suppressed; not scanned in this run" in readme
+    assert "The free text was not scanned in this run: no free-text column is released." in readme
     assert "possible identifiers found" not in readme
     assert "free text suppressed; not scanned in this run" in (
         (tmp_path / "out" / RECORD_TXT).read_text()

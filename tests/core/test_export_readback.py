@@ -136,7 +136,7 @@ def test_scan_summary_counts_by_confidence_and_the_record_holds_the_sample_revie
     # the project's redaction level decides which hits "redact" replaces
     def redacted(level: str) -> int:
         sh = dataclasses.replace(
-            project.safe_harbor,
+            project.transform,
             free_text={"demographics.notes": FreeTextAction.REDACT},
             redact_level=level,
         )

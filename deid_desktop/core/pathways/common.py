@@ -334,7 +334,7 @@ def redact_free_text(
     out: dict[str, dict[str, pd.Series]] = {}
     hits: dict[str, int] = {}
     notes: dict[str, int] = {}
-    level = project.safe_harbor.redact_level
+    level = project.transform.redact_level
     wanted = scan.REDACT_LEVELS[level]
     for table, cols in chosen.items():
         out[table] = {}

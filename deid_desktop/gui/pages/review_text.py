@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
 from deid_desktop.core.model import ColumnClass, FreeTextAction
 from deid_desktop.core.scan.notes import NoteIndex
 from deid_desktop.gui.pages.pathway import free_text_combo
-from deid_desktop.gui.scan_panel import open_sample_review
 from deid_desktop.gui.session import Session
 from deid_desktop.gui.widgets import MessageBanner
 
@@ -147,7 +146,7 @@ class FreeTextPanel(QWidget):
         sample = QPushButton("Review a sample…")
         sample.setToolTip("Read a random 5% of the notes yourself and mark what the scan missed.")
         sample.setAccessibleName("Review a sample of the notes")
-        sample.clicked.connect(lambda: open_sample_review(self, self.session, self._scan))
+        sample.clicked.connect(self._open_sample_review)
         nav.addWidget(sample)
         rl.addLayout(nav)
         rl.addWidget(self.note_view, 1)
@@ -158,6 +157,11 @@ class FreeTextPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.addWidget(self.text_warning)
         lay.addWidget(split, 1)
+
+    def _open_sample_review(self) -> None:
+        from deid_desktop.gui.scan_panel import open_sample_review  # numpy: load on use
+
+        open_sample_review(self, self.session, self._scan)
 
     def show_scan(self, review: ReviewResult, index: NoteIndex) -> None:
         """Show the review's scan, its notes with hits (``index``) and the actions."""
