@@ -15,7 +15,6 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from deid_desktop.core.model import ColumnTag, Extract, LoadedTable, Project, TableSpec
-from deid_desktop.core.tagging.retag import apply_tag
 
 if TYPE_CHECKING:
     from deid_desktop.core.engine import ReviewResult
@@ -145,6 +144,8 @@ class Session(QObject):
     def set_tags(self, changes: list[tuple[str, ColumnTag]], text: str) -> None:
         """Change several tags as one undo step, under core's re-tag rule
         (``core.tagging.retag.apply_tag``: raises ``UsageError``, nothing changed)."""
+        from deid_desktop.core.tagging.retag import apply_tag  # pandas: load on use
+
         assert self.project is not None
         before = self.project
         after = before

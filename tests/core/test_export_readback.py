@@ -140,7 +140,7 @@ def test_scan_summary_counts_by_confidence_and_the_record_holds_the_sample_revie
             free_text={"demographics.notes": FreeTextAction.REDACT},
             redact_level=level,
         )
-        p = dataclasses.replace(project, safe_harbor=sh)
+        p = dataclasses.replace(project, transform=sh)
         from deid_desktop.core.pathways.common import redact_free_text
 
         red = redact_free_text(extract, p, {"demographics": ["notes"]})

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.core.errors import DeidError
-from deid_desktop.core.export import check_placement
 from deid_desktop.core.pathways.registry import pathway_spec, preconditions
 from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
@@ -199,6 +198,8 @@ class ExportPage(Page):
         if cw is None:
             return "Choose the crosswalk folder."
         try:  # the folder rule is core's (the export refuses the same folders)
+            from deid_desktop.core.export import check_placement  # pandas: on use
+
             check_placement(out, cw)
         except DeidError as exc:
             return exc.message

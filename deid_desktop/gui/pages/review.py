@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.core.model import RiskSettings
-from deid_desktop.core.scan.notes import NoteIndex, index_notes
 from deid_desktop.core.steps import Step
 from deid_desktop.core.verify import BLOCKING
 from deid_desktop.core.verify.plain import plain_failure
@@ -51,6 +50,7 @@ if TYPE_CHECKING:
 
     from deid_desktop.core.engine import ReviewResult
     from deid_desktop.core.risk import RiskReport
+    from deid_desktop.core.scan.notes import NoteIndex
     from deid_desktop.core.verify import CheckOutcome
 
 DEFAULT_BANDS = "0, 18, 30, 45, 65, 75, 90"
@@ -102,6 +102,8 @@ class ReviewPage(Page):
         self.tabs.addTab(self._build_checks(), "Checks")
         self.tabs.addTab(self._build_risk(), "Residual risk")
         self.text = FreeTextPanel(session)
+        from deid_desktop.core.scan.notes import NoteIndex  # numpy: load on use
+
         self._notes_index = NoteIndex()  # of the review on screen (built with it)
         self.tabs.addTab(self.text, "Free text")
 
@@ -149,6 +151,8 @@ class ReviewPage(Page):
         def job(progress, cancel):  # type: ignore[no-untyped-def]
             result = backend.review(extract, project, progress=progress, cancel=cancel)
             progress(1.0, "Preparing the review")
+            from deid_desktop.core.scan.notes import index_notes  # numpy: on use
+
             return result, index_notes(result.scan)
 
         def done(value: tuple[ReviewResult, NoteIndex]) -> None:

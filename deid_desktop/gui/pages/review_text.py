@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.core.model import ColumnClass, FreeTextAction
-from deid_desktop.core.scan.notes import NoteIndex
 from deid_desktop.gui.pages.pathway import free_text_combo
 from deid_desktop.gui.session import Session
 from deid_desktop.gui.widgets import MessageBanner
@@ -39,6 +38,7 @@ from deid_desktop.gui.widgets import MessageBanner
 if TYPE_CHECKING:
     from deid_desktop.core.engine import ReviewResult
     from deid_desktop.core.scan import ScanReport
+    from deid_desktop.core.scan.notes import NoteIndex
 
 DICTIONARY_WARNING = (
     "The scan looks for the names, numbers and addresses found in this extract's own "
@@ -53,6 +53,8 @@ class NotesModel(QAbstractListModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        from deid_desktop.core.scan.notes import NoteIndex  # numpy: load on use
+
         self.index_ = NoteIndex()
 
     def set_index(self, index: NoteIndex) -> None:
@@ -120,6 +122,8 @@ class FreeTextPanel(QWidget):
         self.prev_hit.clicked.connect(lambda: self.step_hit(-1))
         self.next_hit.clicked.connect(lambda: self.step_hit(1))
         self.hit_label = QLabel()
+        from deid_desktop.core.scan.notes import NoteIndex  # numpy: load on use
+
         self._notes_index = NoteIndex()
         self._scan: ScanReport | None = None
         self._pos: tuple[int, int] = (0, -1)  # (note, hit within the note)
