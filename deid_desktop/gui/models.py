@@ -37,7 +37,6 @@ from deid_desktop.core.model import (
     Project,
     Role,
 )
-from deid_desktop.core.tagging.retag import edited_tag
 
 if TYPE_CHECKING:  # pandas is imported when the first frame arrives, not at start-up
     import pandas as pd
@@ -330,6 +329,8 @@ class TagModel(QAbstractTableModel):
     def setData(self, index: Index, value: object, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.EditRole or not index.isValid():
             return False
+        from deid_desktop.core.tagging.retag import edited_tag  # pandas: load on use
+
         table, tag = self._rows[index.row()]
         col = index.column()
         text = str(value) if value else ""  # the editor's value: an enum value or ""

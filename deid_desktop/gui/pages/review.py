@@ -36,8 +36,6 @@ from PySide6.QtWidgets import (
 
 from deid_desktop.core.model import RiskSettings
 from deid_desktop.core.steps import Step
-from deid_desktop.core.verify import BLOCKING
-from deid_desktop.core.verify.plain import plain_failure
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
@@ -223,6 +221,9 @@ class ReviewPage(Page):
         return w
 
     def _show_checks(self, review: ReviewResult) -> None:
+        from deid_desktop.core.verify import BLOCKING  # pandas: load on use
+        from deid_desktop.core.verify.plain import plain_failure
+
         self.checks.clear()
         outcomes = sorted(
             review.verification.outcomes,

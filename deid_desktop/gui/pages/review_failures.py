@@ -5,12 +5,14 @@ never cut off) and a "Go to" button that opens the step and the column to fix.""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from deid_desktop.core.verify import CheckOutcome
-from deid_desktop.core.verify.plain import PlainFailure, plain_failure
+if TYPE_CHECKING:
+    from deid_desktop.core.verify import CheckOutcome
+    from deid_desktop.core.verify.plain import PlainFailure
 
 
 class FailurePanel(QGroupBox):
@@ -33,6 +35,8 @@ class FailurePanel(QGroupBox):
         self.rows = []
 
     def show_failures(self, failed: list[CheckOutcome]) -> None:
+        from deid_desktop.core.verify.plain import plain_failure  # pandas: load on use
+
         self._clear()
         for o in failed:
             f = plain_failure(o)

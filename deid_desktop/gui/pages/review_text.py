@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import pandas as pd
 from PySide6.QtCore import (
     QAbstractListModel,
     QModelIndex,
@@ -232,6 +231,8 @@ class FreeTextPanel(QWidget):
         if extract is None:
             return ""
         value = extract.table(table).frame[column].iat[row]
+        import pandas as pd  # loaded with the first review, never at start-up
+
         return "" if value is None or value is pd.NA else str(value)
 
     def _show_note(self, index: int, hit_index: int = -1) -> None:

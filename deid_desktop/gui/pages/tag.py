@@ -23,8 +23,6 @@ from PySide6.QtWidgets import (
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.model import CLASS_LABELS, ColumnClass, ColumnTag
 from deid_desktop.core.steps import Step
-from deid_desktop.core.tagging.protection import less_protective
-from deid_desktop.core.tagging.retag import apply_tag, suggested_tag
 from deid_desktop.gui import backend
 from deid_desktop.gui.models import (
     ClassFilterProxy,
@@ -222,6 +220,9 @@ class TagPage(Page):
     def _edit(self, table: str, tag: ColumnTag) -> None:
         """Apply the user's re-tag; core refuses one that breaks the person key. A class
         that keeps more of the column (direct -> clinical, ...) is confirmed first."""
+        from deid_desktop.core.tagging.protection import less_protective  # pandas: load on use
+        from deid_desktop.core.tagging.retag import apply_tag  # pandas: load on use
+
         self.banner.clear()
         project = self.session.project
         old = project.table(table).column(tag.name) if project is not None else None
@@ -245,6 +246,8 @@ class TagPage(Page):
             self.banner.show_error(exc)
 
     def accept_all(self) -> None:
+        from deid_desktop.core.tagging.retag import suggested_tag  # pandas: load on use
+
         project = self.session.project
         if project is None or not self._suggested:
             return
