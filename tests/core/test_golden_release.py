@@ -30,25 +30,13 @@ from deid_desktop.core.resources import resources_dir
 from deid_desktop.core.tagging import suggest_tags
 from deid_desktop.core.tagging.retag import keyed_tags
 from tests.core.support import sha
+from tests.core.synthea_cases import DATA, SETS
 
 SALT = bytes(range(40, 72))
 DUA = "DUA-GOLDEN-1"
-#: byte-for-byte copies of shared/data/synthea (tests/data/synthea/PROVENANCE.md)
-DATA = Path(__file__).resolve().parents[1] / "data" / "synthea"
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
-EXTRACTS: dict[str, tuple[tuple[str, str], ...]] = {
-    "unmc_crane_2023": (
-        ("patients", "Id"),
-        ("encounters", "PATIENT"),
-        ("conditions", "PATIENT"),
-        ("medications", "PATIENT"),
-    ),
-    "ds4biomed_apr2020": (
-        ("patients", "Id"),
-        ("conditions", "PATIENT"),
-        ("immunizations", "PATIENT"),
-    ),
-}
+#: the Synthea extracts and each table's person key (tests/data/synthea/PROVENANCE.md)
+EXTRACTS = SETS
 PATHWAYS = (Pathway.SAFE_HARBOR, Pathway.LINKABLE, Pathway.LIMITED_DATA_SET)
 
 GOLDEN: dict[str, dict[str, str]] = {
