@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from deid_desktop.buildinfo import VersionAction
-from deid_desktop.core.errors import Cancelled, DeidError
+from deid_desktop.core.errors import Cancelled, DeidError, unexpected_error_summary
 from deid_desktop.core.transaction import recover_pending
 
 log = logging.getLogger("deid")
@@ -100,7 +100,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         print("deid: interrupted; nothing was written.", file=sys.stderr)
         return 130
     except Exception as exc:  # never a traceback, never a data value
-        log.error("unexpected error: %s", type(exc).__name__)
+        log.error("unexpected error: %s", unexpected_error_summary(exc))
         print(
             f"deid: an unexpected internal error occurred ({type(exc).__name__}). "
             "Nothing was written. Please report it with the command you ran.",

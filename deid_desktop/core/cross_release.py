@@ -40,7 +40,7 @@ from deid_desktop.core.model import Project, Release
 from deid_desktop.core.register import read_register
 from deid_desktop.core.risk.classes import class_sizes, combine, factorize_column
 
-QI_FILE = "released-quasi-identifiers-DO-NOT-DISCLOSE.parquet"
+QI_FILE = "released-quasi-identifiers-DO-NOT-DISCLOSE.arrow"
 QI_RECORD_KEY = "quasi_identifiers_file"
 PERSON = "__person_key__"
 
@@ -70,11 +70,15 @@ def released_quasi_identifiers(
 
 
 def write_quasi_identifiers(frame: pd.DataFrame, path: Path) -> dict[str, Any]:
-    """Write ``frame`` as Parquet at ``path``; what the record keeps (no value)."""
-    import pyarrow.parquet as pq
-
+    """Write ``frame`` as an Arrow IPC file (zstd) at ``path``; what the record keeps (no
+    value). Arrow's own file format, not Parquet: the packaged app leaves Parquet out."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    pq.write_table(table, path, compression="zstd")
+    options = pa.ipc.IpcWriteOptions(compression="zstd")
+    with (
+        pa.OSFile(str(path), "wb") as sink,
+        pa.ipc.new_file(sink, table.schema, options=options) as out,
+    ):
+        out.write_table(table)
     return {
         "file": path.name,
         "sha256": _sha256(path),
@@ -162,10 +166,10 @@ def _load(entry: Mapping[str, Any]) -> tuple[pd.DataFrame | None, str]:
     try:
         if _sha256(path) != info.get("sha256"):
             return None, "changed"
-        import pyarrow.parquet as pq
-
-        frame = pq.read_table(path).to_pandas(types_mapper=lambda _t: STRING)
-    except (OSError, ValueError):
+        with pa.memory_map(str(path)) as source:
+            table = pa.ipc.open_file(source).read_all()
+        frame = table.to_pandas(types_mapper=lambda _t: STRING)
+    except (OSError, ValueError, pa.ArrowException):
         return None, "unreadable"
     if PERSON not in frame.columns:
         return None, "unreadable"

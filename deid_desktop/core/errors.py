@@ -109,3 +109,16 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
     lowered = {c.lower(): c for c in options}
     close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
     return f"Did you mean '{lowered[close[0]]}'? " if close else ""
+
+
+def unexpected_error_summary(exc: BaseException) -> str:
+    """An unexpected error as the log may show it: its type and where it happened (the
+    last five file:line frames) - never its text, which could hold a value from the data.
+    A missing module is named: a packaging fault, and a name from the program."""
+    import traceback
+    from pathlib import Path
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = " < ".join(reversed([f"{Path(f.filename).name}:{f.lineno}" for f in frames][-5:]))
+    missing = f" (module {exc.name})" if isinstance(exc, ModuleNotFoundError) else ""
+    return f"{type(exc).__name__}{missing} at {where or 'an unknown place'}"

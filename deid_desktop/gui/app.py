@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -15,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from deid_desktop import __version__
 from deid_desktop.buildinfo import VersionAction
+from deid_desktop.core.errors import unexpected_error_summary
 from deid_desktop.core.steps import Step
 from deid_desktop.core.transaction import recover_pending
 
@@ -47,17 +47,16 @@ def setup_logging() -> None:
     )
 
 
-def log_exception(exc_type: type[BaseException], tb: TracebackType | None) -> None:
+def log_exception(exc: BaseException) -> None:
     """The exception type and where it happened (file and line only) — never its text,
     which could hold a value from the data."""
-    where = [f"{Path(f.filename).name}:{f.lineno}" for f in traceback.extract_tb(tb)][-5:]
-    log.error("unexpected error: %s at %s", exc_type.__name__, " < ".join(reversed(where)))
+    log.error("unexpected error: %s", unexpected_error_summary(exc))
 
 
 def quiet_excepthook(
     exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None
 ) -> None:
-    log_exception(exc_type, tb)
+    log_exception(exc)
 
 
 def excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
@@ -65,7 +64,7 @@ def excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackT
 
     No traceback and no message text are shown or logged: either could hold a value.
     """
-    log_exception(exc_type, tb)
+    log_exception(exc)
     if QApplication.instance() is None:
         return
     QMessageBox.critical(
@@ -133,7 +132,7 @@ def run_selftest(window, app: QApplication) -> int:  # type: ignore[no-untyped-d
         fail("error")
 
     def hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-        log_exception(exc_type, tb)
+        log_exception(exc)
         fail(f"unexpected {exc_type.__name__}")
 
     sys.excepthook = hook  # no message box: nobody is there to close it
@@ -168,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from deid_desktop.gui.main_window import MainWindow
     except Exception as exc:  # a broken install: say so plainly (and in the log)
-        log_exception(type(exc), exc.__traceback__)
+        log_exception(exc)
         if args.selftest:
             print(f"selftest: FAILED at import ({type(exc).__name__})", file=sys.stderr)
             return 1

@@ -177,7 +177,7 @@ def test_demo_releases_with_different_quasi_identifiers(tmp_path: Path) -> None:
     (entry,) = read_register(register)
     info = entry["crosswalk"][QI_RECORD_KEY]  # type: ignore[index]
     assert info["rows"] == 400 and info["columns"] == ["sex", "zip3"]
-    earlier = pd.read_parquet(held)
+    earlier = pd.read_feather(held)
     raw = register.read_text()
     for key in earlier[PERSON].head(20):
         assert f'"{key}"' not in raw  # no person key (nor any value) in the register
