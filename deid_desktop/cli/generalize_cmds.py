@@ -161,18 +161,13 @@ def _unapplied_person(
 ) -> tuple[Project, pd.DataFrame, list[str], int | None]:
     """The project, its released person table as the generalization step receives it (no
     generalization yet, no suppression), its quasi-identifiers and k unless overridden."""
-    from dataclasses import replace
-
     from deid_desktop import secrets
     from deid_desktop.cli.risk_scan_cmds import _load_project
     from deid_desktop.core import engine
-    from deid_desktop.core.pathways import build_release
 
     project, extract = _load_project(source)
-    bare = replace(project, generalization=None, risk=replace(project.risk, suppress_below_k=False))
-    release = build_release(extract, bare, salt=secrets.salt_for_project(project))
-    qis = qis or list(engine.quasi_identifiers_for(project, release))
-    return project, release.tables[project.person_table.name], qis, k or project.risk.k_target
+    frame, counted = engine.unapplied_person(project, extract, secrets.salt_for_project(project))
+    return project, frame, qis or list(counted), k or project.risk.k_target
 
 
 def _apply(
@@ -184,30 +179,26 @@ def _apply(
     args: argparse.Namespace,
 ) -> None:
     """Save the chosen levels and hierarchies into the project (atomic)."""
-    import hashlib
     from dataclasses import replace
 
-    from deid_desktop.core.model import Generalization, GeneralizedColumn
-    from deid_desktop.core.project import save_project, store_path
+    from deid_desktop.core import engine
+    from deid_desktop.core.project import save_project
 
     assert result.best is not None
-    columns = []
-    for col, level in zip(result.columns, result.best.levels, strict=True):
-        if col in kinds:
-            columns.append(GeneralizedColumn(col, int(level), builtin=kinds[col]))
-            continue
-        path = Path(args.hierarchies) / hierarchies[col].source
-        columns.append(
-            GeneralizedColumn(
-                col,
-                int(level),
-                path=store_path(path, source),
-                sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
-                sep=args.sep,
-            )
-        )
-    chosen = Generalization(
-        tuple(columns), k=result.k, max_suppression=result.max_suppression, metric=result.metric
+    levels = dict(zip(result.columns, result.best.levels, strict=True))
+    sources: dict[str, tuple[str, str | Path]] = {
+        col: ("builtin", kinds[col])
+        if col in kinds
+        else (args.sep, Path(args.hierarchies) / hierarchies[col].source)
+        for col in result.columns
+    }
+    chosen = engine.chosen_generalization(
+        source,
+        levels,
+        sources,
+        k=result.k,
+        max_suppression=result.max_suppression,
+        metric=result.metric,
     )
     risk = replace(project.risk, k_target=result.k)
     if args.qi:

@@ -37,6 +37,8 @@ from deid_desktop.core.model import (
     ExportMeta,
     Extract,
     FreeTextAction,
+    Generalization,
+    GeneralizedColumn,
     Project,
     Release,
     Role,
@@ -44,6 +46,8 @@ from deid_desktop.core.model import (
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from deid_desktop.core.risk import RiskReport
     from deid_desktop.core.risk.verdict import Verdict
     from deid_desktop.core.scan import ScanDictionary, ScanReport
@@ -159,6 +163,54 @@ def released_not_counted_for(project: Project, release: Release) -> tuple[str, .
 
     frame = release.tables.get(project.person_table.name)
     return () if frame is None else released_not_counted(project, frame)
+
+
+def unapplied_person(
+    project: Project, extract: Extract, salt: bytes | None
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The released person table as the generalization search receives it (built in
+    memory, before any chosen generalization and without "suppress below k") and the
+    quasi-identifiers the review counts on it (``deid generalize PROJECT``, the GUI)."""
+    from deid_desktop.core.pathways import build_release
+
+    bare = replace(project, generalization=None, risk=replace(project.risk, suppress_below_k=False))
+    release = build_release(extract, bare, salt=salt)
+    return release.tables[project.person_table.name], quasi_identifiers_for(project, release)
+
+
+def chosen_generalization(
+    project_path: Path,
+    levels: Mapping[str, int],
+    sources: Mapping[str, tuple[str, str | Path]],
+    *,
+    k: int,
+    max_suppression: float,
+    metric: str,
+) -> Generalization:
+    """What ``deid generalize --apply`` (and the GUI's Apply) saves: per column its level
+    and hierarchy, ``sources[column]`` = ("builtin", KIND) or (SEP, ARX CSV file path);
+    a file is stored relative to the project with its SHA-256."""
+    import hashlib
+
+    from deid_desktop.core.project import store_path
+
+    columns = []
+    for col, level in levels.items():
+        how, what = sources[col]
+        if how == "builtin":
+            columns.append(GeneralizedColumn(col, int(level), builtin=str(what)))
+            continue
+        path = Path(what)
+        columns.append(
+            GeneralizedColumn(
+                col,
+                int(level),
+                path=store_path(path, project_path),
+                sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+                sep=how,
+            )
+        )
+    return Generalization(tuple(columns), k=k, max_suppression=max_suppression, metric=metric)
 
 
 def sensitive_columns_for(project: Project, release: Release) -> tuple[str, ...]:

@@ -2,15 +2,16 @@
 chart of rows suppressed against information loss (the optimum marked), a preview of
 the clicked candidate, and Apply (emits the chosen levels; the host page saves them).
 
-Not yet wired into the Review page (being retyped): the host calls
-``set_input(frame, quasi_identifiers, k)`` with the released person table and connects
-``applied``. Hierarchies are the built-ins the column names suggest, or ``hierarchies``
-passed to ``set_input``. Shows counts and levels only, never a value.
+The host calls ``set_input(frame, quasi_identifiers, k)`` with the released person
+table, or ``set_loader(fn)`` with a function the search job calls first to build it
+(``fn() -> (frame, quasi_identifiers, hierarchies)``, off the UI thread), and connects
+``applied``. Hierarchies are the built-ins the column names suggest, or those given.
+Shows counts and levels only, never a value.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -43,6 +44,20 @@ _METRICS = (
 )
 
 
+#: One sentence each, for a clinician (tooltips of the panel's figures).
+EXPLAIN = {
+    "chart": "Each dot is one way of coarsening the columns that reaches k: further right, "
+    "more records are left out; higher, more detail is given up. The red dot gives up least.",
+    "k": "The smallest number of records that share one combination of these columns; "
+    "nobody in the release can be told apart from fewer than k−1 others.",
+    "lone": "Records that were the only one with their combination after coarsening; "
+    "they are left out of the release.",
+    "limit": "The largest share of records that may be left out to reach k.",
+    "metric": "What 'least loss' means when the candidates are compared.",
+}
+Loader = Callable[[], tuple[Any, Sequence[str], Mapping[str, Any]]]
+
+
 class CandidateChart(QWidget):
     """Rows suppressed (x) against loss (y), one dot per candidate; click to pick."""
 
@@ -52,6 +67,7 @@ class CandidateChart(QWidget):
         super().__init__(parent)
         self.setMinimumSize(360, 220)
         self.setAccessibleName("Candidates: rows suppressed against information loss")
+        self.setToolTip(EXPLAIN["chart"])
         self.points: list[tuple[float, float]] = []
         self.best = -1
         self.selected = -1
@@ -127,6 +143,7 @@ class GeneralizePanel(QWidget):
     """Search, chart, preview and Apply."""
 
     applied = Signal(dict)  # column -> level
+    editHierarchies = Signal()
 
     def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -135,36 +152,70 @@ class GeneralizePanel(QWidget):
         self.columns: list[str] = []
         self.hierarchies: dict[str, Any] = {}
         self.result: Any = None
+        self.prepared: Any = None  # the searched table, coded (previews count classes on it)
+        self.loader: Loader | None = None
         self.chosen: Figures | None = None
 
         self.k = QSpinBox()
         self.k.setRange(1, 1000)
         self.k.setValue(5)
-        self.k.setAccessibleName("k target")
+        self.k.setAccessibleName("k target of the search")
+        self.k.setToolTip(EXPLAIN["k"])
         self.limit = QDoubleSpinBox()
         self.limit.setRange(0.0, 100.0)
         self.limit.setValue(5.0)
         self.limit.setSuffix(" %")
         self.limit.setAccessibleName("Largest share of records that may be suppressed")
+        self.limit.setToolTip(EXPLAIN["limit"])
         self.metric_box = QComboBox()
         for key, label in _METRICS:
             self.metric_box.addItem(label, key)
-        self.metric_box.setToolTip(LOSS_EXPLAINED["loss"])
+        self.metric_box.setAccessibleName("Information loss to minimise")
+        self.metric_box.setToolTip(EXPLAIN["metric"] + " " + LOSS_EXPLAINED["loss"])
+        self.metric_box.currentIndexChanged.connect(
+            lambda _i: self.metric_box.setToolTip(
+                EXPLAIN["metric"] + " " + LOSS_EXPLAINED[self.metric_box.currentData()]
+            )
+        )
         self.find_button = QPushButton("Find the best generalization")
+        self.find_button.setAccessibleName("Find the best generalization")
+        self.find_button.setToolTip(
+            "Try every combination of coarser values and keep the one that reaches k "
+            "while giving up the least detail."
+        )
         self.find_button.clicked.connect(self.find_best)
+        self.hierarchy_button = QPushButton("Edit hierarchies…")
+        self.hierarchy_button.setAccessibleName("Edit the hierarchy of a categorical column")
+        self.hierarchy_button.setToolTip(
+            "Group a column's values and name each group: the search may then release "
+            "the group instead of the value."
+        )
+        self.hierarchy_button.clicked.connect(self.editHierarchies)
         self.apply_button = QPushButton("Apply these levels")
+        self.apply_button.setAccessibleName("Apply the chosen levels to the project")
+        self.apply_button.setToolTip(
+            "Save these levels into the project; the review runs again (Undo puts back "
+            "the previous choice)."
+        )
         self.apply_button.setEnabled(False)
         self.apply_button.clicked.connect(self._apply)
         self.banner = MessageBanner()
         self.summary = QLabel("Run the search to see the candidates.")
         self.summary.setWordWrap(True)
+        self.summary.setAccessibleName("Search summary")
         self.chart = CandidateChart()
         self.chart.picked.connect(self._pick)
         self.levels = QTableWidget(0, 2)
         self.levels.setHorizontalHeaderLabels(["Column", "Level"])
         self.levels.horizontalHeader().setStretchLastSection(True)
+        self.levels.verticalHeader().setVisible(False)
+        self.levels.setAccessibleName("Level of each column in the chosen candidate")
+        self.levels.setToolTip(
+            "Level 0 is the value as released; each level above pools values into coarser groups."
+        )
         self.figures = QLabel()
         self.figures.setWordWrap(True)
+        self.figures.setAccessibleName("Figures of the chosen candidate")
         self.figures.setTextFormat(Qt.TextFormat.PlainText)
 
         form = QFormLayout()
@@ -173,7 +224,12 @@ class GeneralizePanel(QWidget):
         form.addRow("Least", self.metric_box)
         top = QHBoxLayout()
         top.addLayout(form)
-        top.addWidget(self.find_button, 0, Qt.AlignmentFlag.AlignBottom)
+        buttons = QVBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.hierarchy_button)
+        buttons.addWidget(self.find_button)
+        top.addLayout(buttons)
+        top.addStretch(1)
         body = QHBoxLayout()
         body.addWidget(self.chart, 3)
         side = QVBoxLayout()
@@ -200,32 +256,49 @@ class GeneralizePanel(QWidget):
         self.hierarchies = dict(hierarchies or {})
         self.k.setValue(k)
 
+    def set_loader(self, loader: Loader | None, k: int = 5) -> None:
+        """Build the input in the search job: ``loader()`` returns (frame, columns,
+        hierarchies); it runs off the UI thread, before the search."""
+        self.loader = loader
+        self.k.setValue(k)
+
     def find_best(self) -> None:
+        from deid_desktop.core.errors import UsageError
         from deid_desktop.core.risk.builtin_hierarchies import builtin_hierarchy, guess_kind
         from deid_desktop.core.risk.lattice import Prepared, search
 
         self.banner.clear()
-        if self.frame is None or not self.columns:
+        loader = self.loader
+        if loader is None and (self.frame is None or not self.columns):
             self.banner.show_warning("Choose the quasi-identifiers first.")
             return
-        frame, columns = self.frame, list(self.columns)
-        given = dict(self.hierarchies)
-        lacking = [c for c in columns if c not in given and guess_kind(c) is None]
-        if lacking:
-            self.banner.show_warning(
-                "No hierarchy for " + ", ".join(lacking) + ". Import one (ARX format) for "
-                "each of these columns."
-            )
-            return
+        if loader is None:
+            lacking = [
+                c for c in self.columns if c not in self.hierarchies and guess_kind(c) is None
+            ]
+            if lacking:
+                self.banner.show_warning(_lacking(lacking))
+                return
+        fixed = (self.frame, list(self.columns), dict(self.hierarchies))
         k, limit, metric = self.k.value(), self.limit.value() / 100.0, self.metric_box.currentData()
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
+            frame, columns, given = loader() if loader is not None else fixed
+            columns = list(columns)
+            if not columns:
+                raise UsageError(
+                    "No quasi-identifier is counted: nothing to generalize.",
+                    hint="Tick the quasi-identifiers under Raise k first.",
+                )
+            lacking = [c for c in columns if c not in given and guess_kind(c) is None]
+            if lacking:
+                raise UsageError(_lacking(lacking))
             hier = {
                 c: given.get(c) or builtin_hierarchy(str(guess_kind(c)), frame[c], c)
                 for c in columns
             }
             prepared = Prepared(frame, columns, hier)
-            return search(
+            found = search(
                 prepared,
                 k=k,
                 max_suppression=limit,
@@ -233,14 +306,24 @@ class GeneralizePanel(QWidget):
                 progress=progress,
                 cancel=cancel,
             )
+            return prepared, found
 
-        self.runner.run(job, name="generalize", on_success=self._show, on_error=self._failed)
+        self.summary.setText("Searching…")
+        self.runner.run(
+            job,
+            name="generalize",
+            on_success=lambda done: self._show(done[1], done[0]),
+            on_error=self._failed,
+            on_cancel=lambda: self.summary.setText("The search was cancelled."),
+        )
 
     def _failed(self, exc: BaseException) -> None:
+        self.summary.setText("The search did not finish.")
         self.banner.show_error(exc)
 
-    def _show(self, result: Any) -> None:
+    def _show(self, result: Any, prepared: Any = None) -> None:
         self.result = result
+        self.prepared = prepared
         cands = list(result.candidates)
         if result.best is None:
             self.summary.setText(
@@ -271,12 +354,14 @@ class GeneralizePanel(QWidget):
             top = self.result.heights[r] - 1
             self.levels.setItem(r, 1, QTableWidgetItem(f"{lv} of {top}"))
         share = fig.suppressed / fig.rows if fig.rows else 0.0
+        k_text = "none (every record suppressed)" if fig.k is None else f"{fig.k:,}"
         self.figures.setText(
             "\n".join(
                 [
                     f"Rows suppressed: {fig.suppressed:,} ({share:.1%}). "
                     + LOSS_EXPLAINED["suppressed"],
-                    f"Smallest group: {fig.k}; groups: {fig.classes:,}.",
+                    f"k after suppression: {k_text}; groups: {fig.classes:,}. " + EXPLAIN["k"],
+                    *self._lone_line(fig),
                     f"Loss: {fig.loss:.3f}. " + LOSS_EXPLAINED["loss"],
                     f"Average group size: {fig.aecs:.1f}. " + LOSS_EXPLAINED["aecs"],
                 ]
@@ -284,7 +369,22 @@ class GeneralizePanel(QWidget):
         )
         self.apply_button.setEnabled(True)
 
+    def _lone_line(self, fig: Figures) -> list[str]:
+        """The lone records at this candidate's levels, before suppression."""
+        if self.prepared is None:
+            return []
+        _codes, counts = self.prepared.classes(fig.levels, None)
+        lone = int((counts == 1).sum())
+        return [f"Lone records: {lone:,}. " + EXPLAIN["lone"]]
+
     def _apply(self) -> None:
         if self.chosen is None:
             return
         self.applied.emit(dict(zip(self.result.columns, self.chosen.levels, strict=True)))
+
+
+def _lacking(columns: Sequence[str]) -> str:
+    return (
+        "No hierarchy for " + ", ".join(columns) + ". Import one (ARX format) or build one "
+        "with Edit hierarchies… for each of these columns."
+    )
