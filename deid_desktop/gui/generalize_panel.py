@@ -19,8 +19,8 @@ from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QSpinBox,
@@ -65,7 +65,7 @@ class CandidateChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setMinimumSize(360, 220)
+        self.setMinimumSize(360, 170)
         self.setAccessibleName("Candidates: rows suppressed against information loss")
         self.setToolTip(EXPLAIN["chart"])
         self.points: list[tuple[float, float]] = []
@@ -114,6 +114,14 @@ class CandidateChart(QWidget):
             f"loss (0 to {self.top:.2f})",
         )
         p.restore()
+        if self.points:  # the legend, bottom left (no candidate is both cheap and exact)
+            at = QPointF(r.left() + 14, r.bottom() - 32)
+            p.setBrush(QColor(200, 40, 40))
+            p.drawEllipse(at, 5, 5)
+            p.drawText(at + QPointF(10, 5), "least loss (optimum)")
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawEllipse(at + QPointF(0, 18), 8, 8)
+            p.drawText(at + QPointF(10, 23), "shown on the right")
         for i, (x, y) in enumerate(self.points):
             c = self._xy(x, y)
             if i == self.best:
@@ -132,7 +140,8 @@ class CandidateChart(QWidget):
             return
         pos = event.position()
         dist = [(self._xy(x, y) - pos).manhattanLength() for x, y in self.points]
-        i = min(range(len(dist)), key=dist.__getitem__)
+        # dots on the same spot: the optimum wins, then the first
+        i = min(range(len(dist)), key=lambda j: (round(dist[j], 3), j != self.best, j))
         if dist[i] < 24:
             self.selected = i
             self.update()
@@ -209,6 +218,9 @@ class GeneralizePanel(QWidget):
         self.levels.setHorizontalHeaderLabels(["Column", "Level"])
         self.levels.horizontalHeader().setStretchLastSection(True)
         self.levels.verticalHeader().setVisible(False)
+        self.levels.horizontalHeader().setSectionResizeMode(
+            0, QHeaderView.ResizeMode.ResizeToContents
+        )
         self.levels.setAccessibleName("Level of each column in the chosen candidate")
         self.levels.setToolTip(
             "Level 0 is the value as released; each level above pools values into coarser groups."
@@ -216,28 +228,33 @@ class GeneralizePanel(QWidget):
         self.figures = QLabel()
         self.figures.setWordWrap(True)
         self.figures.setAccessibleName("Figures of the chosen candidate")
+        self.figures.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.figures.setTextFormat(Qt.TextFormat.PlainText)
 
-        form = QFormLayout()
-        form.addRow("k target", self.k)
-        form.addRow("Suppress at most", self.limit)
-        form.addRow("Least", self.metric_box)
-        top = QHBoxLayout()
-        top.addLayout(form)
-        buttons = QVBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.hierarchy_button)
-        buttons.addWidget(self.find_button)
-        top.addLayout(buttons)
+        top = QHBoxLayout()  # one row: the tab is short on height
+        for text, box in (
+            ("k target", self.k),
+            ("Suppress at most", self.limit),
+            ("Least", self.metric_box),
+        ):
+            label = QLabel(text)
+            label.setBuddy(box)
+            label.setToolTip(box.toolTip())
+            top.addWidget(label)
+            top.addWidget(box)
         top.addStretch(1)
-        body = QHBoxLayout()
-        body.addWidget(self.chart, 3)
+        top.addWidget(self.hierarchy_button)
+        top.addWidget(self.find_button)
+        self.levels.setMinimumWidth(170)
         side = QVBoxLayout()
-        side.addWidget(self.levels, 2)
-        side.addWidget(self.figures, 3)
+        side.addWidget(self.figures, 1)
         side.addWidget(self.apply_button)
-        body.addLayout(side, 2)
+        body = QHBoxLayout()
+        body.addWidget(self.chart, 5)
+        body.addWidget(self.levels, 2)
+        body.addLayout(side, 4)
         lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 4, 0, 0)
         lay.addLayout(top)
         lay.addWidget(self.banner)
         lay.addWidget(self.summary)

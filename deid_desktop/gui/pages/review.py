@@ -40,6 +40,7 @@ from deid_desktop.gui import backend
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review_failures import FailurePanel, detail_text
+from deid_desktop.gui.pages.review_generalize import GeneralizeSection
 from deid_desktop.gui.pages.review_text import FreeTextPanel
 from deid_desktop.gui.widgets import MessageBanner, VerdictBanner, heading, plain_error
 
@@ -384,7 +385,8 @@ class ReviewPage(Page):
         lay.addLayout(figures)
         lay.addWidget(self.rescue_label)
         lay.addWidget(self.not_counted)
-        lay.addWidget(split, 1)
+        self.generalize = GeneralizeSection(self.session, self.runner, split)
+        lay.addWidget(self.generalize, 1)
         return w
 
     def _show_risk(self, review: ReviewResult) -> None:
@@ -416,6 +418,7 @@ class ReviewPage(Page):
         )
         self.not_counted.setVisible(bool(left_out))
         self._show_chart(risk)
+        self.generalize.show_review(review)
         self.lone_model.set_frame(self._lone_frame(review))
         size_columns_from_sample(self.lone_view)
 
