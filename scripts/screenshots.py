@@ -80,6 +80,10 @@ def main() -> int:
     shot("4-review-checks")
     review.tabs.setCurrentIndex(1)
     shot("4-review-risk")
+    review.generalize.find()  # the search's candidates, the optimum marked
+    wait(lambda: review.generalize.panel.result is not None and idle())
+    shot("4-review-generalize")
+    review.generalize.stack.setCurrentIndex(0)
     review.tabs.setCurrentIndex(2)
     review.text.step_hit(1)
     shot("4-review-free-text")
