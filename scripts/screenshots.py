@@ -83,7 +83,7 @@ def main() -> int:
     review.generalize.find()  # the search's candidates, the optimum marked
     wait(lambda: review.generalize.panel.result is not None and idle())
     shot("4-review-generalize")
-    review.generalize.stack.setCurrentIndex(0)
+    review.generalize._toggle()  # back to the class sizes
     review.tabs.setCurrentIndex(2)
     review.text.step_hit(1)
     shot("4-review-free-text")
