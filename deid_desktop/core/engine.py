@@ -166,7 +166,12 @@ def released_not_counted_for(project: Project, release: Release) -> tuple[str, .
 
 
 def unapplied_person(
-    project: Project, extract: Extract, salt: bytes | None
+    project: Project,
+    extract: Extract,
+    salt: bytes | None,
+    *,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """The released person table as the generalization search receives it (built in
     memory, before any chosen generalization and without "suppress below k") and the
@@ -174,7 +179,7 @@ def unapplied_person(
     from deid_desktop.core.pathways import build_release
 
     bare = replace(project, generalization=None, risk=replace(project.risk, suppress_below_k=False))
-    release = build_release(extract, bare, salt=salt)
+    release = build_release(extract, bare, salt=salt, progress=progress, cancel=cancel)
     return release.tables[project.person_table.name], quasi_identifiers_for(project, release)
 
 

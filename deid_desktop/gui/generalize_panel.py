@@ -4,7 +4,8 @@ the clicked candidate, and Apply (emits the chosen levels; the host page saves t
 
 The host calls ``set_input(frame, quasi_identifiers, k)`` with the released person
 table, or ``set_loader(fn)`` with a function the search job calls first to build it
-(``fn() -> (frame, quasi_identifiers, hierarchies)``, off the UI thread), and connects
+(``fn(progress, cancel) -> (frame, quasi_identifiers, hierarchies)``, off the UI
+thread), and connects
 ``applied``. Hierarchies are the built-ins the column names suggest, or those given.
 Shows counts and levels only, never a value.
 """
@@ -55,7 +56,8 @@ EXPLAIN = {
     "limit": "The largest share of records that may be left out to reach k.",
     "metric": "What 'least loss' means when the candidates are compared.",
 }
-Loader = Callable[[], tuple[Any, Sequence[str], Mapping[str, Any]]]
+#: (progress, cancel) -> (frame, quasi-identifiers, hierarchies), run in the search job
+Loader = Callable[[Any, Any], tuple[Any, Sequence[str], Mapping[str, Any]]]
 
 
 class CandidateChart(QWidget):
@@ -163,6 +165,7 @@ class GeneralizePanel(QWidget):
         self.result: Any = None
         self.prepared: Any = None  # the searched table, coded (previews count classes on it)
         self.loader: Loader | None = None
+        self.given: dict[str, Any] = {}  # the hierarchies given (not built-in) of the result
         self.chosen: Figures | None = None
 
         self.k = QSpinBox()
@@ -274,8 +277,8 @@ class GeneralizePanel(QWidget):
         self.k.setValue(k)
 
     def set_loader(self, loader: Loader | None, k: int = 5) -> None:
-        """Build the input in the search job: ``loader()`` returns (frame, columns,
-        hierarchies); it runs off the UI thread, before the search."""
+        """Build the input in the search job: ``loader(progress, cancel)`` returns
+        (frame, columns, hierarchies); it runs off the UI thread, before the search."""
         self.loader = loader
         self.k.setValue(k)
 
@@ -300,7 +303,15 @@ class GeneralizePanel(QWidget):
         k, limit, metric = self.k.value(), self.limit.value() / 100.0, self.metric_box.currentData()
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
-            frame, columns, given = loader() if loader is not None else fixed
+            def part(start: float, end: float):  # type: ignore[no-untyped-def]
+                return lambda f, stage: progress(start + (end - start) * f, stage)
+
+            search_progress = progress
+            if loader is not None:
+                frame, columns, given = loader(part(0.0, 0.4), cancel)
+                search_progress = part(0.4, 1.0)
+            else:
+                frame, columns, given = fixed
             columns = list(columns)
             if not columns:
                 raise UsageError(
@@ -320,16 +331,16 @@ class GeneralizePanel(QWidget):
                 k=k,
                 max_suppression=limit,
                 metric=metric,
-                progress=progress,
+                progress=search_progress,
                 cancel=cancel,
             )
-            return prepared, found
+            return prepared, found, {c: given[c] for c in columns if c in given}
 
         self.summary.setText("Searching…")
         self.runner.run(
             job,
             name="generalize",
-            on_success=lambda done: self._show(done[1], done[0]),
+            on_success=lambda done: self._show(done[1], done[0], done[2]),
             on_error=self._failed,
             on_cancel=lambda: self.summary.setText("The search was cancelled."),
         )
@@ -338,9 +349,10 @@ class GeneralizePanel(QWidget):
         self.summary.setText("The search did not finish.")
         self.banner.show_error(exc)
 
-    def _show(self, result: Any, prepared: Any = None) -> None:
+    def _show(self, result: Any, prepared: Any = None, given: Any = None) -> None:
         self.result = result
         self.prepared = prepared
+        self.given = dict(given or {})
         cands = list(result.candidates)
         if result.best is None:
             self.summary.setText(

@@ -12,10 +12,12 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QComboBox
 
+from deid_desktop.core import engine
 from deid_desktop.core.export import RECORD_JSON, RECORD_TXT
 from deid_desktop.core.model import FreeTextAction
 from deid_desktop.core.project import load_project, resolve_path
-from deid_desktop.core.risk.hierarchy import read_arx_csv
+from deid_desktop.core.risk.builtin_hierarchies import builtin_hierarchy, guess_kind
+from deid_desktop.core.risk.hierarchy import apply_levels, read_arx_csv
 from deid_desktop.core.steps import Step
 from deid_desktop.gui.main_window import MainWindow
 from deid_desktop.gui.pages.review import RISK_TAB
@@ -24,6 +26,16 @@ from tests.gui.test_flow import WAIT, idle, open_demo, wait_review
 from tests.gui.test_reproduce import _deid_run, file_keyring  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.slow
+
+
+def _lone(session, levels, columns, race) -> int:  # type: ignore[no-untyped-def]
+    """Records alone in their group at ``levels``, counted apart from the search."""
+    frame, _qis = engine.unapplied_person(session.project, session.extract, None)
+    hier = {c: builtin_hierarchy(str(guess_kind(c)), frame[c], c) for c in columns}
+    hier["race"] = race
+    out = apply_levels(frame, hier, dict(zip(columns, levels, strict=True)))
+    sizes = out.groupby(list(columns), dropna=False, observed=True).size()
+    return int((sizes == 1).sum())
 
 
 def _click_point(qtbot, chart, i: int) -> None:  # type: ignore[no-untyped-def]
@@ -103,6 +115,7 @@ def test_find_preview_apply_undo_export_and_deid_run_agree(
     assert f"Rows suppressed: {picked.suppressed:,}" in text
     assert f"k after suppression: {picked.k:,}" in text and "Lone records: " in text
     assert f"Loss: {picked.loss:.3f}" in text
+    assert f"Lone records: {_lone(s, picked.levels, result.columns, h):,}." in text
     assert "Other or not reported" not in text + panel.summary.text()  # never a value
     _click_point(qtbot, chart, chart.best)  # back to the optimum
     best = result.best
@@ -153,3 +166,20 @@ def test_find_preview_apply_undo_export_and_deid_run_agree(
     assert gui and gui == cli
     readme = next(p for p in out.iterdir() if p.name.lower().startswith("readme"))
     assert "race level" in readme.read_text(encoding="utf-8")
+
+
+def test_cancel_the_search_leaves_the_project_as_it_was(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    open_demo(qtbot, window)
+    s = window.session
+    assert window.go_to(Step.REVIEW)
+    wait_review(qtbot, window)
+    section = window.review_page.generalize
+    before = s.project
+    qtbot.mouseClick(section.find_button, Qt.MouseButton.LeftButton)
+    assert window.runner.busy and not section.find_button.isEnabled()
+    qtbot.mouseClick(window.progress.cancel_button, Qt.MouseButton.LeftButton)
+    idle(qtbot, window)
+    panel = section.panel
+    assert panel.summary.text() == "The search was cancelled."
+    assert panel.result is None and not panel.apply_button.isEnabled()
+    assert s.project is before and section.find_button.isEnabled()

@@ -89,6 +89,8 @@ class GeneralizeSection(QWidget):
         #: column -> (Hierarchy, file) made in the editor or read with the project
         self.user_hierarchies: dict[str, tuple[Any, Path]] = {}
         self._values: dict[str, list[str]] | None = None  # per QI, for the editor
+        #: id of each user hierarchy ever searched with -> (Hierarchy, file)
+        self._files: dict[int, tuple[Any, Path]] = {}
 
         self.find_button = QPushButton("Find the best generalization")
         self.find_button.setAccessibleName("Find the best generalization")
@@ -163,6 +165,8 @@ class GeneralizeSection(QWidget):
             self.panel = GeneralizePanel(self.runner)
             self.panel.find_button.setText("Search again")
             self.panel.find_button.setAccessibleName("Search again with these settings")
+            self.panel.find_button.clicked.disconnect()  # the project as it is now, below
+            self.panel.find_button.clicked.connect(self.search_again)
             self.panel.applied.connect(self.apply)
             self.panel.editHierarchies.connect(self.edit_hierarchies)
             self.stack.addWidget(self.panel)
@@ -181,13 +185,22 @@ class GeneralizeSection(QWidget):
         return panel
 
     def find(self) -> None:
-        """Open the panel and run the search on the current project."""
+        """Open the panel and run the search on the current project, at its k target."""
         s = self.session
         if s.project is None or s.extract is None:
             return
         panel = self.show_panel()
         panel.set_loader(self._loader(), k=s.project.risk.k_target)
         panel.find_best()
+
+    def search_again(self) -> None:
+        """The panel's own button: its k, limit and metric; the project and the user's
+        hierarchies as they are now."""
+        s = self.session
+        if s.project is None or s.extract is None or self.panel is None:
+            return
+        self.panel.set_loader(self._loader(), k=self.panel.k.value())
+        self.panel.find_best()
 
     def _loader(self):  # type: ignore[no-untyped-def]
         """Build the search's input in the job: the unapplied person table, its QIs and
@@ -196,13 +209,16 @@ class GeneralizeSection(QWidget):
         project, extract = s.project, s.extract
         assert project is not None and extract is not None
         given = {c: h for c, (h, _path) in self.user_hierarchies.items()}
+        self._files.update({id(h): (h, path) for h, path in self.user_hierarchies.values()})
         section = self
 
-        def load() -> tuple[Any, list[str], dict[str, Any]]:
+        def load(progress: Any = None, cancel: Any = None) -> tuple[Any, list[str], dict[str, Any]]:
             from deid_desktop.core import engine
             from deid_desktop.gui import backend
 
-            frame, qis = engine.unapplied_person(project, extract, backend.salt_for(project))
+            frame, qis = engine.unapplied_person(
+                project, extract, backend.salt_for(project), progress=progress, cancel=cancel
+            )
             section._values = _distinct(frame, qis)
             return frame, list(qis), {c: h for c, h in given.items() if c in qis}
 
@@ -220,9 +236,9 @@ class GeneralizeSection(QWidget):
         result = panel.result
         sources: dict[str, tuple[str, str | Path]] = {}
         files: dict[str, Any] = {}
-        for col in levels:
-            if col in self.user_hierarchies:
-                h, path = self.user_hierarchies[col]
+        for col in levels:  # the hierarchies the result was searched with
+            if col in panel.given:
+                h, path = self._files[id(panel.given[col])]
                 sources[col] = (";", path)
                 files[col] = h
             else:
@@ -267,7 +283,7 @@ class GeneralizeSection(QWidget):
         load = self._loader()
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
-            frame, qis, _given = load()
+            frame, qis, _given = load(progress, cancel)
             return _distinct(frame, qis)
 
         self.runner.run(job, name="hierarchy values", on_success=self._open_editor)
@@ -284,6 +300,17 @@ class GeneralizeSection(QWidget):
         self.user_hierarchies[column] = (hierarchy, Path(path))
 
 
+#: Built-in kinds whose columns are numbers, coarsened in bands (not grouped by hand)
+_BANDED = frozenset({"age", "year", "date"})
+
+
 def _distinct(frame: Any, columns: Any) -> dict[str, list[str]]:
-    """Each column's distinct non-missing values (for the editor; never logged)."""
-    return {c: [str(v) for v in frame[c].dropna().unique()] for c in columns}
+    """Each categorical column's distinct non-missing values (for the editor; never
+    logged). Ages, years and dates are left out: their built-ins band them."""
+    from deid_desktop.core.risk.builtin_hierarchies import guess_kind
+
+    return {
+        c: [str(v) for v in frame[c].dropna().unique()]
+        for c in columns
+        if guess_kind(c) not in _BANDED
+    }
