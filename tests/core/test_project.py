@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -24,6 +25,8 @@ from deid_desktop.core.model import (
     ColumnTag,
     ExportMeta,
     FreeTextAction,
+    Generalization,
+    GeneralizedColumn,
     IdentifierCategory,
     LinkableOptions,
     OffsetMode,
@@ -520,6 +523,23 @@ def test_save_as_elsewhere_keeps_pointing_at_the_same_inputs(tmp_path: Path) -> 
         assert after.path.startswith(tmp_path.as_posix())  # outside its folder: absolute
     back = proj.rebase_paths(moved, tmp_path / "archive" / "copy.deid.json", old)
     assert back == p  # and relative again beside the inputs
+
+
+def test_save_as_elsewhere_keeps_pointing_at_the_same_hierarchy_files(tmp_path: Path) -> None:
+    old = tmp_path / "study" / "trial.deid.json"
+    new = tmp_path / "archive" / "copy.deid.json"
+    chosen = Generalization(
+        (
+            GeneralizedColumn("race", 1, path="hierarchies/race-1.csv", sha256="0" * 64),
+            GeneralizedColumn("age", 2, builtin="age"),
+        )
+    )
+    p = dataclasses.replace(make_project(), generalization=chosen)
+    moved = proj.rebase_paths(p, old, new)
+    race, age = moved.generalization.columns
+    assert resolve_path(new, race.path) == tmp_path / "study" / "hierarchies" / "race-1.csv"
+    assert age == chosen.columns[1] and race.sha256 == "0" * 64
+    assert proj.rebase_paths(moved, new, old) == p
 
 
 def test_project_dict_is_independent_of_later_edits() -> None:

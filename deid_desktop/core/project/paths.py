@@ -46,9 +46,23 @@ def resolve_path(project_path: Path, stored: str) -> Path:
 
 def rebase_paths(project: Project, old_project_path: Path, new_project_path: Path) -> Project:
     """The project with its input paths re-stored for a new project file location
-    ("Save As"): each input still points at the same file."""
+    ("Save As"): each input, and each hierarchy file of the chosen generalization, still
+    points at the same file."""
     tables = tuple(
         replace(t, path=store_path(resolve_path(old_project_path, t.path), new_project_path))
         for t in project.tables
     )
-    return replace(project, tables=tables)
+    chosen = project.generalization
+    if chosen is not None:  # the chosen generalization's hierarchy files, likewise
+        chosen = replace(
+            chosen,
+            columns=tuple(
+                c
+                if c.path is None
+                else replace(
+                    c, path=store_path(resolve_path(old_project_path, c.path), new_project_path)
+                )
+                for c in chosen.columns
+            ),
+        )
+    return replace(project, tables=tables, generalization=chosen)
