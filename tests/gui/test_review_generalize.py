@@ -146,6 +146,10 @@ def test_find_preview_apply_undo_export_and_deid_run_agree(
     qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
     wait_review(qtbot, window)
     assert s.project.generalization == chosen and s.review.risk.k >= 5
+    steps = s.undo_stack.count()
+    qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)  # the same once more
+    assert panel.summary.text() == "These levels are already in use."
+    assert s.undo_stack.count() == steps and s.review is not None
     assert window.go_to(Step.EXPORT)
     export = window.export_page
     out, cw = tmp_path / "gui-release", tmp_path / "gui-crosswalk"

@@ -257,6 +257,9 @@ class GeneralizeSection(QWidget):
             return
         before = (s.project.generalization, s.project.risk)
         after = (chosen, replace(s.project.risk, k_target=result.k))
+        if after == before:
+            panel.summary.setText("These levels are already in use.")
+            return
         s.undo_stack.push(GeneralizationEdit(s, before, after, files))
         panel.summary.setText(
             "Applied: the review runs again with these levels. Undo puts back the previous choice."
