@@ -31,7 +31,12 @@ from typing import TYPE_CHECKING, Any
 
 from deid_desktop import __version__
 from deid_desktop.core.errors import CheckFailed, Problem, UsageError
-from deid_desktop.core.export import ExportRecord, export_release, scan_skipped_summary
+from deid_desktop.core.export import (
+    ExportRecord,
+    export_release,
+    scan_skipped_summary,
+    scan_summary,
+)
 from deid_desktop.core.model import (
     ColumnClass,
     ExportMeta,
@@ -68,6 +73,10 @@ class ReviewResult:
     input_rows: dict[str, int] = field(default_factory=dict)
     #: free-text columns ("table.column") left unscanned: all suppressed, scan not asked
     not_scanned: tuple[str, ...] = ()
+    #: every free-text column ("table.column") and those the release keeps redacted: the
+    #: record's scan entry speaks of these alone, whether or not the review scanned more
+    text_columns: tuple[str, ...] = ()
+    released_text: tuple[str, ...] = ()
     #: the plain verdict (level, headline, access model, next steps); None only when a
     #: caller built the result by hand
     verdict: Verdict | None = None
@@ -353,12 +362,15 @@ def review(
     )
     rep.step(1.0, "Review ready")
     person = release.tables.get(project.person_table.name)
+    released_text = tuple(
+        f"{t}.{c}" for t, cols in redact_columns_for(project, extract).items() for c in cols
+    )
     verdict = verdict_for(
         project,
         verification,
         risk,
         persons=0 if person is None else len(person),
-        free_text_released=sum(len(c) for c in redact_columns_for(project, extract).values()),
+        free_text_released=len(released_text),
     )
     return ReviewResult(
         project=project,
@@ -370,6 +382,8 @@ def review(
         inputs={t.name: (Path(t.path), t.sha256) for t in extract.tables},
         input_rows={t.name: len(t.frame) for t in extract.tables},
         not_scanned=not_scanned,
+        text_columns=tuple(f"{t}.{c}" for t, cols in all_text.items() for c in cols),
+        released_text=released_text,
         verdict=verdict,
         dictionary=readback,
     )
@@ -476,11 +490,7 @@ def export(
         project=project,
         extract_inputs=review_result.inputs,
         risk=review_result.risk,
-        scan=(
-            scan_skipped_summary(review_result.not_scanned)
-            if review_result.scan is None and review_result.not_scanned
-            else review_result.scan
-        ),
+        scan=released_scan_summary(review_result),
         dictionary=review_result.dictionary,
         sample_review=sample_review,
         out_dir=out_dir,
@@ -496,6 +506,17 @@ def export(
         progress=progress,
         cancel=cancel,
     )
+
+
+def released_scan_summary(review_result: ReviewResult) -> dict[str, Any] | None:
+    """The record's scan entry: the scan of the free-text columns the release keeps
+    (redacted), or "not scanned" when it keeps none. A review that scanned more (the GUI
+    scans every free-text column, for its panel) writes the same record as `deid run`."""
+    if not review_result.released_text:
+        if review_result.text_columns:
+            return scan_skipped_summary(review_result.text_columns)
+        return scan_summary(review_result.scan)
+    return scan_summary(review_result.scan, columns=review_result.released_text)
 
 
 def run(

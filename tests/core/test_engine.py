@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -93,7 +94,9 @@ def test_export_writes_release_and_records_the_project_file(reviewed, demo, tmp_
     assert full["project"]["sha256"] == sha(demo) and full["seed"] == project.seed
     assert record["meta"]["purpose"] == "engine test"
     assert record["risk"]["k"] == result.risk.k and record["risk"]["lone"] == result.risk.lone
-    assert record["scan"]["hits"] == result.scan.total_hits
+    # the demo's notes are suppressed: the record speaks of the released text alone
+    assert record["scan"]["scanned"] is False
+    assert record["scan"]["columns_not_scanned"] == ["demographics.notes"]
     assert {i["table"] for i in record["inputs"]} == {"demographics", "baseline", "visits"}
     assert (tmp_path / "out" / "demographics.csv").exists()
     assert rec.crosswalk_files and all(p.exists() for p in rec.crosswalk_files)
@@ -264,6 +267,32 @@ def test_review_scans_every_free_text_column_when_asked(demo, scans) -> None:
     assert result.scan is not None and result.scan.total_hits > 0
     assert result.not_scanned == ()
     assert engine.review(project, extract, scan=False).scan is None
+
+
+def test_a_review_that_scanned_suppressed_text_exports_what_deid_run_exports(
+    demo: Path, tmp_path: Path
+) -> None:
+    """The window's review scans every free-text column (for its panel); `deid run` scans
+    only what the release keeps. The written release must not tell the two apart: its
+    README and record speak of the released text alone, so the files are the same bytes."""
+    import datetime as dt
+
+    now = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
+    project, _ = engine.open_project(demo)
+    extract = engine.load(project, demo)
+    gui = engine.review(project, extract, scan=True)
+    assert gui.scan is not None and gui.scan.total_hits > 0  # the panel had hits to show
+    out, xw = tmp_path / "out", tmp_path / "xw"  # the record names its folder: one for both
+    engine.export(project, demo, gui, out_dir=out, crosswalk_dir=xw, now=now)
+    written = {p.name: p.read_bytes() for p in out.iterdir()}
+    readme = (out / "README.txt").read_text()
+    shutil.rmtree(out)
+    shutil.rmtree(xw)
+    engine.run(demo, out_dir=out, crosswalk_dir=xw, now=now)
+    assert sorted(p.name for p in out.iterdir()) == sorted(written)
+    for name, data in written.items():
+        assert (out / name).read_bytes() == data, name
+    assert "The free text was not scanned in this run: no free-text column is released." in readme
 
 
 def test_a_redacted_column_is_scanned_once_and_redacted_from_that_scan(demo, scans) -> None:

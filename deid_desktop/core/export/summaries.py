@@ -9,7 +9,7 @@ record combinations and the scan's matched text stay out).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from deid_desktop.core.scan.report import DISCLAIMER
@@ -88,9 +88,11 @@ def risk_summary(report: Any | None) -> dict[str, Any] | None:
     return summary
 
 
-def scan_summary(report: Any | None) -> dict[str, Any] | None:
+def scan_summary(
+    report: Any | None, *, columns: Collection[str] | None = None
+) -> dict[str, Any] | None:
     """Counts by kind, by confidence and by column, notes scanned and with hits; never
-    the matched text.
+    the matched text. ``columns`` ("table.column"): only these columns' counts.
 
     Read from the per-column counts, so no hit object is ever built.
     """
@@ -98,21 +100,22 @@ def scan_summary(report: Any | None) -> dict[str, Any] | None:
         return None
     if isinstance(report, Mapping):
         return dict(report)
-    columns = list(report.columns)
+    scans = [c for c in report.columns if columns is None or f"{c.table}.{c.column}" in columns]
     by_kind: Counter[str] = Counter()
-    for c in columns:
+    by_confidence: Counter[str] = Counter()
+    for c in scans:
         by_kind.update({str(k): int(v) for k, v in c.hits_by_kind.items()})
+        by_confidence.update({str(k): int(v) for k, v in c.hits_by_confidence.items()})
+    levels = ("high", "medium", "low")
     return {
-        "columns_scanned": [f"{c.table}.{c.column}" for c in columns],
-        "notes": int(sum(c.notes for c in columns)),
-        "rows_with_hits": int(sum(c.notes_with_hits for c in columns)),
+        "columns_scanned": [f"{c.table}.{c.column}" for c in scans],
+        "notes": int(sum(c.notes for c in scans)),
+        "rows_with_hits": int(sum(c.notes_with_hits for c in scans)),
         "hits": int(sum(by_kind.values())),
         "hits_by_kind": dict(sorted(by_kind.items())),
-        "hits_by_confidence": dict(report.by_confidence())
-        if hasattr(report, "by_confidence")
-        else {},
+        "hits_by_confidence": {lv: by_confidence[lv] for lv in levels if by_confidence[lv]},
         "hits_by_column": {
-            f"{c.table}.{c.column}": int(sum(c.hits_by_kind.values())) for c in columns
+            f"{c.table}.{c.column}": int(sum(c.hits_by_kind.values())) for c in scans
         },
         "dictionary_entries": int(getattr(report, "dictionary_entries", 0)),
         "disclaimer": str(getattr(report, "disclaimer", SCAN_DISCLAIMER)),
