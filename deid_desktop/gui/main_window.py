@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -39,6 +41,8 @@ from deid_desktop.gui.workers import JobRunner, ProgressStrip
 log = logging.getLogger("deid.gui")
 
 MAX_RECENT = 8
+#: the window's minimum size (logical pixels), bounded by the screen's available size
+MINIMUM_SIZE = QSize(900, 600)
 PROJECT_FILTER = f"deid projects (*{PROJECT_SUFFIX});;All files (*)"
 TABLE_SUFFIXES = (".csv", ".txt", ".tsv", ".xlsx")
 
@@ -48,6 +52,16 @@ def demo_folder() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("deid-desktop", appauthor=False)) / "demo"
+
+
+def _scrolling(page: QWidget) -> QScrollArea:
+    """A page in a scroll area: in a window smaller than the page needs (its minimum
+    size, 200 % scaling) the user scrolls, instead of panels being squeezed and cut."""
+    area = QScrollArea()
+    area.setWidget(page)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    return area
 
 
 class StartScreen(QWidget):
@@ -124,7 +138,10 @@ class MainWindow(QMainWindow):
         self.session = Session(self)
         self.runner = JobRunner(self)
         self.setAcceptDrops(True)
-        self.setMinimumSize(900, 600)
+        # never larger than the screen (a full-HD screen at 200 % is 960 x 540): what does
+        # not fit scrolls (each page sits in a scroll area)
+        screen = self.screen().availableGeometry().size()
+        self.setMinimumSize(MINIMUM_SIZE.boundedTo(screen))
 
         self.start = StartScreen()
         self.start.newRequested.connect(self.new_project)
@@ -155,13 +172,20 @@ class MainWindow(QMainWindow):
         for page in self.pages:
             self.steps.addItem(QListWidgetItem(page.step.heading(page.title)))
             page.readinessChanged.connect(self.update_steps)
+        # the step names are never cut, however narrow the window (the "▶ " marker too)
+        self.steps.setMinimumWidth(
+            self.steps.sizeHintForColumn(0)
+            + self.steps.fontMetrics().horizontalAdvance("▶ ")
+            + 2 * self.steps.frameWidth()
+            + 8
+        )
         self.steps.currentRowChanged.connect(self._step_clicked)
         self.step_reason = QLabel()
         self.step_reason.setWordWrap(True)
         self.step_reason.setAccessibleName("Why a step is not available")
         self.page_stack = QStackedWidget()
         for page in self.pages:
-            self.page_stack.addWidget(page)
+            self.page_stack.addWidget(_scrolling(page))
         self.back_button = QPushButton("< Back")
         self.back_button.setAccessibleName("Previous step")
         self.next_button = QPushButton("Next >")

@@ -147,6 +147,7 @@ class FreeTextPanel(QWidget):
         nav.addWidget(self.next_hit)
         nav.addWidget(self.hit_label, 1)
         sample = QPushButton("Review a sample…")
+        sample.setObjectName("sample_review")
         sample.setToolTip("Read a random 5% of the notes yourself and mark what the scan missed.")
         sample.setAccessibleName("Review a sample of the notes")
         sample.clicked.connect(self._open_sample_review)
