@@ -56,7 +56,7 @@ def test_every_control_on_every_screen_has_an_accessible_name(qtbot, window: Mai
         if screen == "review: Free text":  # the sample review dialog (modal)
             seen: list[list[str]] = []
 
-            def inspect() -> None:
+            def inspect(seen: list[list[str]] = seen) -> None:
                 dialog = QApplication.activeModalWidget()
                 assert dialog is not None
                 seen.append(unnamed_controls(dialog))
