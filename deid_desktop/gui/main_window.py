@@ -61,6 +61,7 @@ def _scrolling(page: QWidget) -> QScrollArea:
     area.setWidget(page)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # not a Tab stop: its controls are
     return area
 
 
@@ -72,12 +73,12 @@ class StartScreen(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.new_button = QPushButton("New project…")
+        self.new_button = QPushButton("&New project…")
         self.new_button.setAccessibleName("New project")
         self.new_button.setToolTip("Start from a person table (CSV or Excel).")
-        self.open_button = QPushButton("Open project…")
+        self.open_button = QPushButton("&Open project…")
         self.open_button.setAccessibleName("Open project")
-        self.demo_button = QPushButton("Open demo")
+        self.demo_button = QPushButton("Open &demo")
         self.demo_button.setAccessibleName("Open the demo project")
         self.demo_button.setToolTip("A synthetic heart-failure trial extract to try every step.")
         for b in (self.new_button, self.open_button, self.demo_button):
@@ -186,9 +187,9 @@ class MainWindow(QMainWindow):
         self.page_stack = QStackedWidget()
         for page in self.pages:
             self.page_stack.addWidget(_scrolling(page))
-        self.back_button = QPushButton("< Back")
+        self.back_button = QPushButton("< &Back")
         self.back_button.setAccessibleName("Previous step")
-        self.next_button = QPushButton("Next >")
+        self.next_button = QPushButton("&Next >")
         self.next_button.setAccessibleName("Next step")
         self.back_button.clicked.connect(lambda: self.go_to(self.current_step - 1))
         self.next_button.clicked.connect(self.next_step)

@@ -102,7 +102,7 @@ class PathwayPage(Page):
         self.salt_status.setWordWrap(True)
         self.salt_status.setAccessibleName("Salt status")
         self.salt_status.setVisible(False)
-        self.salt_create = QPushButton("Create salt")
+        self.salt_create = QPushButton("Create &salt")
         self.salt_create.setAccessibleName("Create the salt for this project in the keyring")
         self.salt_create.setToolTip("32 random bytes stored in this computer's keyring.")
         self.salt_create.clicked.connect(self._create_salt)
@@ -177,6 +177,7 @@ class PathwayPage(Page):
         lay.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # not a Tab stop: its controls are
         scroll.setWidget(content)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
