@@ -5,8 +5,15 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -54,15 +61,39 @@ def demo_folder() -> Path:
     return Path(user_data_dir("deid-desktop", appauthor=False)) / "demo"
 
 
-def _scrolling(page: QWidget) -> QScrollArea:
+class PageScroll(QScrollArea):
     """A page in a scroll area: in a window smaller than the page needs (its minimum
-    size, 200 % scaling) the user scrolls, instead of panels being squeezed and cut."""
-    area = QScrollArea()
-    area.setWidget(page)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # not a Tab stop: its controls are
-    return area
+    size; 200 % scaling) the user scrolls, instead of panels being squeezed and cut.
+
+    The page fills the view and shrinks down to its minimum size, not only to its
+    preferred height (a resizable QScrollArea keeps a page with wrapped text at its
+    preferred height, so it would scroll long before anything needs it)."""
+
+    def __init__(self, page: QWidget) -> None:
+        super().__init__()
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # not a Tab stop: its controls are
+        self.setWidget(page)
+        page.installEventFilter(self)
+
+    def fit(self) -> None:
+        page = self.widget()
+        view = self.viewport().size()
+        least = page.minimumSizeHint().expandedTo(page.minimumSize())
+        width = max(view.width(), least.width())
+        layout = page.layout()
+        if layout is not None and layout.hasHeightForWidth():  # wrapped text, at this width
+            least.setHeight(max(least.height(), layout.totalMinimumHeightForWidth(width)))
+        page.resize(view.expandedTo(least))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.fit()
+        return super().eventFilter(watched, event)
 
 
 class StartScreen(QWidget):
@@ -186,7 +217,7 @@ class MainWindow(QMainWindow):
         self.step_reason.setAccessibleName("Why a step is not available")
         self.page_stack = QStackedWidget()
         for page in self.pages:
-            self.page_stack.addWidget(_scrolling(page))
+            self.page_stack.addWidget(PageScroll(page))
         self.back_button = QPushButton("< &Back")
         self.back_button.setAccessibleName("Previous step")
         self.next_button = QPushButton("&Next >")
