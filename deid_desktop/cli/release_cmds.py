@@ -144,7 +144,10 @@ def check_payload(
                 "table": f.table,
                 "column": f.column,
             }
-            for f in (plain_failure(o) for o in result.verification.blocking_failures)
+            for f in (
+                plain_failure(o, cli=str(project_path))
+                for o in result.verification.blocking_failures
+            )
         ],
         "risk": risk_summary(result.risk),
         "scan": scan_summary(result.scan),

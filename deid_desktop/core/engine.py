@@ -371,6 +371,7 @@ def review(
         risk,
         persons=0 if person is None else len(person),
         free_text_released=len(released_text),
+        not_counted=released_not_counted_for(project, release),
     )
     return ReviewResult(
         project=project,
@@ -422,6 +423,7 @@ def verdict_for(
     *,
     persons: int,
     free_text_released: int,
+    not_counted: Sequence[str] = (),
 ) -> Verdict:
     """The plain verdict on a reviewed release (``core.risk.verdict``), from its counts."""
     from deid_desktop.core.pathways.registry import pathway_spec
@@ -439,6 +441,7 @@ def verdict_for(
         below_k=risk.below_k if risk is not None else 0,
         counted_columns=risk.quasi_identifiers if risk is not None else (),
         free_text_released=free_text_released,
+        not_counted=tuple(not_counted),
     )
     return risk_verdict(facts)
 

@@ -59,6 +59,9 @@ class GuideDialog(QDialog):
         self.text.setOpenExternalLinks(False)  # offline: no link leaves the app
         self.pages.currentRowChanged.connect(self._show)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.button(QDialogButtonBox.StandardButton.Close).setAccessibleName(
+            "Close the user guide"
+        )
         buttons.rejected.connect(self.reject)
         row = QHBoxLayout()
         row.addWidget(self.pages)

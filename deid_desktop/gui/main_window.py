@@ -5,10 +5,18 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -16,6 +24,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -39,6 +48,8 @@ from deid_desktop.gui.workers import JobRunner, ProgressStrip
 log = logging.getLogger("deid.gui")
 
 MAX_RECENT = 8
+#: the window's minimum size (logical pixels), bounded by the screen's available size
+MINIMUM_SIZE = QSize(900, 600)
 PROJECT_FILTER = f"deid projects (*{PROJECT_SUFFIX});;All files (*)"
 TABLE_SUFFIXES = (".csv", ".txt", ".tsv", ".xlsx")
 
@@ -50,6 +61,41 @@ def demo_folder() -> Path:
     return Path(user_data_dir("deid-desktop", appauthor=False)) / "demo"
 
 
+class PageScroll(QScrollArea):
+    """A page in a scroll area: in a window smaller than the page needs (its minimum
+    size; 200 % scaling) the user scrolls, instead of panels being squeezed and cut.
+
+    The page fills the view and shrinks down to its minimum size, not only to its
+    preferred height (a resizable QScrollArea keeps a page with wrapped text at its
+    preferred height, so it would scroll long before anything needs it)."""
+
+    def __init__(self, page: QWidget) -> None:
+        super().__init__()
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # not a Tab stop: its controls are
+        self.setWidget(page)
+        page.installEventFilter(self)
+
+    def fit(self) -> None:
+        page = self.widget()
+        view = self.viewport().size()
+        least = page.minimumSizeHint().expandedTo(page.minimumSize())
+        width = max(view.width(), least.width())
+        layout = page.layout()
+        if layout is not None and layout.hasHeightForWidth():  # wrapped text, at this width
+            least.setHeight(max(least.height(), layout.totalMinimumHeightForWidth(width)))
+        page.resize(view.expandedTo(least))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.fit()
+        return super().eventFilter(watched, event)
+
+
 class StartScreen(QWidget):
     newRequested = Signal()
     openRequested = Signal()
@@ -58,12 +104,12 @@ class StartScreen(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.new_button = QPushButton("New project…")
+        self.new_button = QPushButton("&New project…")
         self.new_button.setAccessibleName("New project")
         self.new_button.setToolTip("Start from a person table (CSV or Excel).")
-        self.open_button = QPushButton("Open project…")
+        self.open_button = QPushButton("&Open project…")
         self.open_button.setAccessibleName("Open project")
-        self.demo_button = QPushButton("Open demo")
+        self.demo_button = QPushButton("Open &demo")
         self.demo_button.setAccessibleName("Open the demo project")
         self.demo_button.setToolTip("A synthetic heart-failure trial extract to try every step.")
         for b in (self.new_button, self.open_button, self.demo_button):
@@ -124,7 +170,10 @@ class MainWindow(QMainWindow):
         self.session = Session(self)
         self.runner = JobRunner(self)
         self.setAcceptDrops(True)
-        self.setMinimumSize(900, 600)
+        # never larger than the screen (a full-HD screen at 200 % is 960 x 540): what does
+        # not fit scrolls (each page sits in a scroll area)
+        screen = self.screen().availableGeometry().size()
+        self.setMinimumSize(MINIMUM_SIZE.boundedTo(screen))
 
         self.start = StartScreen()
         self.start.newRequested.connect(self.new_project)
@@ -155,16 +204,23 @@ class MainWindow(QMainWindow):
         for page in self.pages:
             self.steps.addItem(QListWidgetItem(page.step.heading(page.title)))
             page.readinessChanged.connect(self.update_steps)
+        # the step names are never cut, however narrow the window (the "▶ " marker too)
+        self.steps.setMinimumWidth(
+            self.steps.sizeHintForColumn(0)
+            + self.steps.fontMetrics().horizontalAdvance("▶ ")
+            + 2 * self.steps.frameWidth()
+            + 8
+        )
         self.steps.currentRowChanged.connect(self._step_clicked)
         self.step_reason = QLabel()
         self.step_reason.setWordWrap(True)
         self.step_reason.setAccessibleName("Why a step is not available")
         self.page_stack = QStackedWidget()
         for page in self.pages:
-            self.page_stack.addWidget(page)
-        self.back_button = QPushButton("< Back")
+            self.page_stack.addWidget(PageScroll(page))
+        self.back_button = QPushButton("< &Back")
         self.back_button.setAccessibleName("Previous step")
-        self.next_button = QPushButton("Next >")
+        self.next_button = QPushButton("&Next >")
         self.next_button.setAccessibleName("Next step")
         self.back_button.clicked.connect(lambda: self.go_to(self.current_step - 1))
         self.next_button.clicked.connect(self.next_step)

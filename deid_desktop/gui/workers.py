@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+import shiboken6
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -33,6 +34,10 @@ MAX_UPDATES_PER_SECOND = 20
 T = TypeVar("T")
 #: A job: (progress, cancel) -> its result, handed to ``on_success``.
 JobFn = Callable[[ProgressFn, CancelToken], object]
+
+
+def _spent(progress: ProgressFn, cancel: CancelToken) -> None:
+    """Stands in for a finished job's callable, so the job holds nothing of its data."""
 
 
 class JobSignals(QObject):
@@ -67,7 +72,13 @@ class Throttle:
 
 
 class Job(QRunnable):
-    """One call of ``fn(progress, cancel)`` on a pool thread."""
+    """One call of ``fn(progress, cancel)`` on a pool thread.
+
+    If its signals object is gone when it reports (whoever owned it was destroyed while
+    the job ran), or its runner was destroyed, the job stops at its next progress report
+    and its outcome is dropped: nobody is left to show it. Raising "Signal source has
+    been deleted" on the pool thread instead left the runner busy for ever.
+    """
 
     def __init__(self, fn: JobFn, name: str) -> None:
         super().__init__()
@@ -77,24 +88,52 @@ class Job(QRunnable):
         self.token = CancelToken()
         self.signals = JobSignals()
         self.done = False
+        self.orphaned = False  # nobody is listening any more: report nothing, stop
+        #: called on the pool thread when the job ends without a signals object
+        self.on_lost: Callable[[], None] | None = None
+
+    def orphan(self) -> None:
+        """Stop the job and drop whatever it would still report."""
+        self.orphaned = True
+        self.token.cancel()
+
+    def _emit(self, signal: str, *args: object) -> None:
+        """Emit one of the job's signals, unless nobody is left to receive it."""
+        if self.orphaned:
+            return
+        try:
+            if shiboken6.isValid(self.signals):
+                getattr(self.signals, signal).emit(*args)
+                return
+        except RuntimeError:  # deleted between the check and the emit
+            pass
+        log.info("job %s: its signals object is gone; stopping", self.name)
+        self.orphan()
+        if self.on_lost is not None:
+            self.on_lost()
+
+    def _progress(self, fraction: float, stage: str) -> None:
+        self._emit("progress", fraction, stage)
+        if self.orphaned:
+            self.token.raise_if_cancelled()
 
     def run(self) -> None:
-        throttle = Throttle(self.signals.progress.emit)
+        throttle = Throttle(self._progress)
         try:
             self.token.raise_if_cancelled()
             result = self.fn(throttle, self.token)
             self.token.raise_if_cancelled()
         except Cancelled:
             log.info("job %s cancelled", self.name)
-            self.signals.cancelled.emit()
+            self._emit("cancelled")
         except BaseException as exc:  # shown by the page; logged by type only
             log.info("job %s failed: %s", self.name, type(exc).__name__)
-            self.signals.failed.emit(exc)
+            self._emit("failed", exc)
         else:
-            self.signals.succeeded.emit(result)
+            self._emit("succeeded", result)
         finally:
             self.done = True
-            self.signals.finished.emit()
+            self._emit("finished")
 
     def cancel(self) -> None:
         self.token.cancel()
@@ -110,6 +149,8 @@ class JobRunner(QObject):
         super().__init__(parent)
         self._pool = pool or QThreadPool.globalInstance()
         self._jobs: list[Job] = []
+        # bound to the list, not to self: it runs while the runner is being destroyed
+        self.destroyed.connect(lambda _obj=None, jobs=self._jobs: JobRunner._orphan_all(jobs))
 
     @property
     def busy(self) -> bool:
@@ -138,6 +179,7 @@ class JobRunner(QObject):
         if on_cancel is not None:
             s.cancelled.connect(on_cancel)
         s.finished.connect(lambda j=job: self._finished(j))
+        job.on_lost = lambda j=job: self._lost(j)
         was_busy = self.busy
         self._jobs.append(job)
         if not was_busy:
@@ -153,12 +195,25 @@ class JobRunner(QObject):
         """Block until the pool is idle (used on quit and in tests)."""
         return self._pool.waitForDone(msecs)
 
-    @Slot()
     def _finished(self, job: Job) -> None:
+        # the pool keeps the runnable: let go of what the job held (its extract, say)
+        job.fn = _spent
+        job.on_lost = None
         if job in self._jobs:
             self._jobs.remove(job)
-        if not self._jobs:
-            self.busyChanged.emit(False)
+            if not self._jobs and shiboken6.isValid(self):
+                self.busyChanged.emit(False)
+
+    def _lost(self, job: Job) -> None:
+        """(pool thread) The job's signals object was gone: stop waiting for it."""
+        if shiboken6.isValid(self):
+            QTimer.singleShot(0, self, lambda: self._finished(job))
+
+    @staticmethod
+    def _orphan_all(jobs: list[Job]) -> None:
+        """The runner is being destroyed: its jobs stop and report nothing more."""
+        for job in list(jobs):
+            job.orphan()
 
 
 class ProgressStrip(QWidget):

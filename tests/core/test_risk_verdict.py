@@ -89,3 +89,16 @@ def test_level_never_low_below_target_and_always_low_at_target(
     v = risk_verdict(_facts(persons=persons, k=k, k_target=k_target, lone=lone, below_k=below))
     assert (v.level == Level.LOW) == (k >= k_target)
     assert "anonymous" not in (v.headline + v.paragraph).lower()
+
+
+def test_released_columns_left_out_of_the_count_are_named_in_the_headline() -> None:
+    one = risk_verdict(_facts(k=6, lone=0, below_k=0, not_counted=("income",)))
+    assert one.headline.endswith(
+        "zip3 with at least 4 others. income is released but not counted in these figures."
+    )
+    assert any("quasi-identifier chooser" in s for s in one.next_steps)
+    many = risk_verdict(_facts(not_counted=("dob_year", "zip3", "income")))
+    assert many.headline.endswith(
+        "dob_year, zip3 and income are released but not counted in these figures."
+    )
+    assert "not counted" not in risk_verdict(_facts()).headline

@@ -46,3 +46,19 @@ def test_a_failure_without_a_column_goes_to_the_pathway_step_when_fixed_there() 
     f = plain_failure(CheckOutcome(_check("dua_present"), False, 1, {"dua_recorded": False}))
     assert f.step == Step.PATHWAY and f.column is None
     assert "No column holds" in f.sentence and "step 3" in f.sentence
+
+
+def test_on_the_command_line_the_fix_is_the_deid_command_not_a_wizard_step() -> None:
+    """One rule, two wordings: the window names the step (its "Go to" opens it), `deid
+    check` names the command that fixes it."""
+    outcome = CheckOutcome(_check("no_direct_values"), False, 2319,
+                           {"columns": ["demographics.phone"]})  # fmt: skip
+    gui, cli = plain_failure(outcome), plain_failure(outcome, cli="my project.deid.json")
+    assert "in step 2" in gui.sentence and "deid " not in gui.sentence
+    assert "step 2" not in cli.sentence
+    assert "`deid tag 'my project.deid.json' demographics.phone=direct`" in cli.sentence
+    assert gui.sentence.split(". ")[0] == cli.sentence.split(". ")[0]  # the same finding
+    assert (cli.step, cli.table, cli.column) == (gui.step, gui.table, gui.column)
+    dua = plain_failure(CheckOutcome(_check("dua_present"), False, 1, {}), cli="p.deid.json")
+    assert "`deid set p.deid.json export.dua=REFERENCE`" in dua.sentence
+    assert "step 3" not in dua.sentence

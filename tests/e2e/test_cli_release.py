@@ -274,6 +274,9 @@ def test_check_says_each_failure_in_the_same_words_as_the_window(
     phone_failures = [f for f in failures if f["column"] == "phone"]
     assert phone_failures and phone_failures[0]["step"] == 2
     assert "demographics.phone" in phone_failures[0]["sentence"]
+    # the command line names the command that fixes it, not the window's step
+    assert f"`deid tag {demo} demographics.phone=direct`" in phone_failures[0]["sentence"]
+    assert not any("step 2" in f["sentence"] for f in failures)
     assert main(["check", str(demo)]) == 3
     text = capsys.readouterr().out
     assert "What failed and how to fix it:" in text

@@ -55,6 +55,9 @@ def test_an_unticked_column_is_named_in_every_document(
     report = json.loads(capsys.readouterr().out)
     not_counted = ["dob_year", "race", "ethnicity", "zip3"]
     assert report["risk"]["released_not_counted"] == not_counted
+    assert report["verdict"]["headline"].endswith(
+        "dob_year, race, ethnicity and zip3 are released but not counted in these figures."
+    )
     out, cw = tmp_path / "release", tmp_path / "crosswalk"
     assert deid("run", demo, "--out", out, "--crosswalk-out", cw,
                 "--register", tmp_path / "reg.jsonl") == 0  # fmt: skip

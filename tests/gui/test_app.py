@@ -133,7 +133,7 @@ def test_pages_render_with_a_dark_palette(window, qapp) -> None:  # type: ignore
         qapp.processEvents()
         window.new_project()
         for page in window.pages:
-            window.page_stack.setCurrentWidget(page)
+            window.page_stack.setCurrentIndex(page.step)
             image = window.grab().toImage()
             assert not image.isNull()
             # the window background follows the palette: no hard-coded light colour

@@ -98,3 +98,7 @@ def test_a_released_column_left_out_of_k_is_named_on_the_risk_tab(
     assert not page.not_counted.isHidden()
     assert page.not_counted.text().startswith("Released, not counted: ")
     assert "zip3" in page.not_counted.text()
+    said = "zip3 is released but not counted in these figures."
+    assert said in page.verdict.headline  # the verdict's figures say nothing of it
+    assert window.go_to(Step.EXPORT)
+    assert said in window.export_page.verdict.headline

@@ -7,7 +7,9 @@ import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QThread
+import shiboken6
+from PySide6.QtCore import QThread, QThreadPool
+from PySide6.QtWidgets import QWidget
 
 from deid_desktop.core.errors import InputError
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
@@ -98,3 +100,63 @@ def test_progress_strip_shows_stage_and_percent(qtbot, fraction: float) -> None:
     runner.progress.emit(fraction, "Reading visits.csv")
     assert strip.stage.text() == "Reading visits.csv"
     assert strip.bar.value() == int(fraction * 1000)
+
+
+def _slow_job(started: threading.Event, steps: list[int], out: Path):  # type: ignore[no-untyped-def]
+    """A job that reports progress for ~10 s and writes its file only at the end."""
+
+    def job(progress: ProgressFn, cancel: CancelToken) -> None:
+        for i in range(10_000):
+            progress(i / 10_000, "Building")
+            steps.append(i)
+            started.set()
+            time.sleep(0.001)
+        out.write_text("done")
+
+    return job
+
+
+def test_a_job_whose_signals_object_is_gone_stops_quietly_and_frees_the_runner(
+    qtbot,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """The screenshots script stalled at the review: the job's signals object was gone
+    when the job reported, "Signal source has been deleted" was raised on the pool
+    thread and the runner stayed busy forever. Now the job stops at its next report,
+    its outcome is dropped and the runner is idle again (pytest-qt fails the test on
+    any exception raised on the pool thread)."""
+    runner = JobRunner()
+    started = threading.Event()
+    steps: list[int] = []
+    out = tmp_path / "release.csv"
+    outcome: list[object] = []
+    job = runner.run(
+        _slow_job(started, steps, out),
+        name="orphan",
+        on_success=outcome.append,
+        on_error=outcome.append,
+        on_cancel=lambda: outcome.append("cancelled"),
+    )
+    assert started.wait(5)
+    shiboken6.delete(job.signals)  # its owner is gone while it runs
+    qtbot.waitUntil(lambda: not runner.busy, timeout=5_000)
+    assert runner.wait(5_000)
+    assert job.done and job.orphaned
+    assert len(steps) < 10_000 and not out.exists()
+    assert outcome == []  # nobody is left to be told
+
+
+def test_closing_the_window_that_owns_the_runner_stops_its_job(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A worker still running when its window (and runner) are destroyed: no error on
+    the pool thread, and the job stops instead of running to the end."""
+    window = QWidget()
+    runner = JobRunner(window)
+    started = threading.Event()
+    steps: list[int] = []
+    out = tmp_path / "release.csv"
+    job = runner.run(_slow_job(started, steps, out), name="late", on_success=print)
+    assert started.wait(5)
+    shiboken6.delete(window)
+    assert QThreadPool.globalInstance().waitForDone(5_000)
+    assert job.done and job.orphaned
+    assert len(steps) < 10_000 and not out.exists()

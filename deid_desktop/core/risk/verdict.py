@@ -8,7 +8,9 @@ when one was made, and what happens to free text, and gives:
 - a level: ``low`` (green), ``moderate`` (amber) or ``high`` (red); ``blocked`` when a
   check failed and nothing can be written;
 - one headline sentence ("All Safe Harbor checks passed. Residual risk: high - 945 of
-  2,432 persons are unique on age, sex, race, ethnicity, zip3.");
+  2,432 persons are unique on age, sex, race, ethnicity, zip3."), followed by the
+  released identifying columns left out of the count, when there are any ("income is
+  released but not counted in these figures.");
 - a paragraph on what an intruder who knows those columns can do;
 - the access model that fits, after the seed document's table: open download, controlled
   access with a data use agreement, or a secure enclave (the data stays, the analysis
@@ -64,6 +66,8 @@ class RiskFacts:
     free_text_released: int = 0  # free-text columns released (redacted), not suppressed
     population_unique_share: float | None = None  # Dankar's estimate, when made
     intruder_certain: int | None = None  # persons an intruder re-identifies for sure
+    #: released columns that can identify in combination but are left out of the count
+    not_counted: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,16 @@ class Verdict:
 
 def _persons(n: int) -> str:
     return f"{n:,} person" + ("" if n == 1 else "s")
+
+
+def not_counted_sentence(columns: Sequence[str]) -> str:
+    """ "INCOME is released but not counted in these figures." (empty when none)."""
+    if not columns:
+        return ""
+    names = list(columns)
+    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    verb = "is" if len(names) == 1 else "are"
+    return f"{said} {verb} released but not counted in these figures."
 
 
 def _level(f: RiskFacts) -> Level:
@@ -144,6 +158,8 @@ def risk_verdict(f: RiskFacts) -> Verdict:
     else:
         detail = f"{f.lone:,} of {_persons(f.persons)} are unique on {columns}"
     headline = f"All {f.pathway_label} checks passed. Residual risk: {risk_word} - {detail}."
+    if f.not_counted:  # the figures say nothing of these: the headline says so
+        headline += " " + not_counted_sentence(f.not_counted)
     sentences = [
         f"An intruder who knows a person's {columns} and that the person is in this "
         f"release can single out {_persons(f.lone)} (k = {f.k if f.k is not None else '-'}, "
@@ -177,6 +193,11 @@ def risk_verdict(f: RiskFacts) -> Verdict:
             "A limited data set may go only to a recipient under a data use agreement."
         )
     steps: list[str] = []
+    if f.not_counted:
+        steps.append(
+            "Count every released identifying column (Review, Residual risk: the "
+            "quasi-identifier chooser), or leave out of the release what you do not count."
+        )
     if level != Level.LOW:
         steps.append(
             "Find the best generalization (Review, Residual risk) or widen the bands of the "
@@ -197,5 +218,6 @@ __all__ = [
     "Level",
     "RiskFacts",
     "Verdict",
+    "not_counted_sentence",
     "risk_verdict",
 ]

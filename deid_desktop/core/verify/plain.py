@@ -1,12 +1,15 @@
 """A failed check in plain words, and where to fix it: one sentence naming the column and
 the counts in words, and the wizard step (with the table and column) that fixes it.
 
-The GUI's checklist ("Go to") and ``deid check`` print the same sentence. Counts and
-column names only, never a value of the data.
+The GUI's checklist ("Go to") and ``deid check`` print the same sentence; only the fix
+is worded for each: the window names the wizard step (its "Go to" button opens it), the
+command line names the ``deid`` command that fixes it (``plain_failure(..., cli=PROJECT)``).
+Counts and column names only, never a value of the data.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -67,8 +70,43 @@ def _columns(detail: Mapping[str, object]) -> dict[str, str]:
     return out
 
 
-def plain_failure(outcome: CheckOutcome) -> PlainFailure:
-    """The failed ``outcome`` as one plain sentence and the step that fixes it."""
+#: a failed check fixed on the pathway step, as the command that fixes it ({p}: project)
+_CLI_PATHWAY_FIX = {
+    "dua_present": "Record the data use agreement with `deid set {p} export.dua=REFERENCE` "
+    "(or `deid run --dua REFERENCE`).",
+    "crosswalk_apart": "Give `deid run` a --crosswalk-out folder apart from --out.",
+}
+_CLI_SETTING_FIX = "Fix it with `deid set {p} KEY=VALUE` (the keys: `deid show {p}`)."
+_CLI_TAG_FIX = "Fix the tags with `deid tag {p} TABLE.COLUMN=CLASS` (the tags: `deid tags {p}`)."
+
+
+def _fix(check_id: str, step: Step, column: str | None, cli: str | None) -> str:
+    """The fix, worded for the window (the wizard step) or the command line (``cli``:
+    the project file as typed; the command that fixes it)."""
+    if cli is None:
+        if step == Step.TAG and column:
+            return (
+                f"Check the tag of {column} in {Step.TAG.short}: a column that holds "
+                "identifiers must be tagged so the pathway removes or changes it."
+            )
+        return f"Fix it in {step.short}."
+    p = shlex.quote(cli)
+    if step == Step.TAG and column and "." in column:
+        return (
+            f"Check the tag of {column}: a column that holds identifiers must be tagged so "
+            f"the pathway removes or changes it, e.g. `deid tag {p} {column}=direct` (or "
+            "=free_text for notes)."
+        )
+    if step == Step.TAG:
+        return _CLI_TAG_FIX.format(p=p)
+    return _CLI_PATHWAY_FIX.get(check_id, _CLI_SETTING_FIX).format(p=p)
+
+
+def plain_failure(outcome: CheckOutcome, *, cli: str | None = None) -> PlainFailure:
+    """The failed ``outcome`` as one plain sentence and the step that fixes it.
+
+    ``cli``: the project file as the user typed it; the fix then names the ``deid``
+    command to run (``deid tag``, ``deid set``) instead of the wizard step."""
     check = outcome.check
     detail = outcome.detail if isinstance(outcome.detail, Mapping) else {}
     columns = _columns(detail)
@@ -81,16 +119,11 @@ def plain_failure(outcome: CheckOutcome) -> PlainFailure:
     if where and outcome.count != len(columns):  # the count is of cells, not columns
         where += f", {_count(outcome.count, 'cell')} in all"
     if where:
-        fix = (
-            f"Check the tag of {next(iter(columns))} in {Step.TAG.short}: a column that "
-            "holds identifiers must be tagged so the pathway removes or changes it."
-            if step == Step.TAG
-            else f"Fix it in {step.short}."
-        )
-        sentence = f"{check.name}: not met in {where}. {fix}"
+        sentence = f"{check.name}: not met in {where}. {_fix(check.id, step, first, cli)}"
     else:
         what = _count(outcome.count, "problem") if outcome.count else "not met"
-        sentence = f"{check.name}: {what}. {check.explanation} Fix it in {step.short}."
+        fix = _fix(check.id, step, None, cli)
+        sentence = f"{check.name}: {what}. {check.explanation} {fix}"
     return PlainFailure(
         check.id, sentence, step, table or None, column or None if first and "." in first else None
     )

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer, QUrl
+from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -66,9 +66,9 @@ class ExportPage(Page):
         self.crosswalk_dir.setToolTip(CROSSWALK_WHY)
         self.release_dir.changed.connect(self._validate)
         self.crosswalk_dir.changed.connect(self._validate)
-        self.csv = QCheckBox("CSV (UTF-8)")
+        self.csv = QCheckBox("CS&V (UTF-8)")
         self.csv.setAccessibleName("Write CSV files")
-        self.xlsx = QCheckBox("Excel (XLSX)")
+        self.xlsx = QCheckBox("E&xcel (XLSX)")
         self.xlsx.setAccessibleName("Write Excel files")
         fmt = QHBoxLayout()
         fmt.addWidget(self.csv)
@@ -93,22 +93,26 @@ class ExportPage(Page):
 
         where = QGroupBox("Where")
         wf = QFormLayout(where)
-        wf.addRow("Release folder:", self.release_dir)
-        wf.addRow("Crosswalk folder:", self.crosswalk_dir)
+        wf.addRow("&Release folder:", self.release_dir)
+        wf.addRow("Cross&walk folder:", self.crosswalk_dir)
+        for picker in (self.release_dir, self.crosswalk_dir):  # Alt+letter: to its path
+            label = wf.labelForField(picker)
+            if isinstance(label, QLabel):
+                label.setBuddy(picker.edit)
         why = note(CROSSWALK_WHY)
         wf.addRow(why)
         wf.addRow("Formats:", wrap(fmt))
         record = QGroupBox("For the export record")
         rf = QFormLayout(record)
-        rf.addRow("Purpose:", self.purpose)
-        rf.addRow("Recipient:", self.recipient)
-        rf.addRow("Retention period:", self.retention)
-        rf.addRow("Data use agreement:", self.dua)
+        rf.addRow("Pur&pose:", self.purpose)
+        rf.addRow("Re&cipient:", self.recipient)
+        rf.addRow("Retention peri&od:", self.retention)
+        rf.addRow("Data &use agreement:", self.dua)
 
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setAccessibleName("Export summary")
-        self.export_button = QPushButton("Export")
+        self.export_button = QPushButton("Expor&t")
         self.export_button.setAccessibleName("Export the release")
         self.export_button.setDefault(True)
         self.export_button.clicked.connect(self.export)
@@ -167,6 +171,7 @@ class ExportPage(Page):
         lay.addStretch(1)
         self.scroll = QScrollArea()
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)  # flush like the other steps
+        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # not a Tab stop: its controls are
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(content)
         outer = QVBoxLayout(self)

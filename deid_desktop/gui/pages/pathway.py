@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QDateEdit,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -102,7 +103,7 @@ class PathwayPage(Page):
         self.salt_status.setWordWrap(True)
         self.salt_status.setAccessibleName("Salt status")
         self.salt_status.setVisible(False)
-        self.salt_create = QPushButton("Create salt")
+        self.salt_create = QPushButton("Create &salt")
         self.salt_create.setAccessibleName("Create the salt for this project in the keyring")
         self.salt_create.setToolTip("32 random bytes stored in this computer's keyring.")
         self.salt_create.clicked.connect(self._create_salt)
@@ -177,6 +178,8 @@ class PathwayPage(Page):
         lay.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # not a Tab stop: its controls are
+        scroll.setFrameShape(QFrame.Shape.NoFrame)  # flush like the other steps
         scroll.setWidget(content)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)

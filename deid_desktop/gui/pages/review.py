@@ -93,7 +93,7 @@ class ReviewPage(Page):
         self.verdict.action.setText("Open the residual risk tab")
         self.verdict.action.setAccessibleName("Open the residual risk tab")
         self.verdict.action.clicked.connect(lambda: self.tabs.setCurrentIndex(RISK_TAB))
-        self.rerun_button = QPushButton("Run the review again")
+        self.rerun_button = QPushButton("&Run the review again")
         self.rerun_button.setAccessibleName("Run the review again")
         self.rerun_button.clicked.connect(self.run_review)
         self.tabs = QTabWidget()

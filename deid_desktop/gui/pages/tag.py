@@ -105,7 +105,7 @@ class TagPage(Page):
         self.show_values.setAccessibleName("Show sample values of direct identifiers")
         self.show_values.setToolTip("Sample values of direct identifiers are hidden by default.")
         self.show_values.toggled.connect(self.model.set_show_values)
-        self.accept_button = QPushButton("Accept all suggestions")
+        self.accept_button = QPushButton("&Accept all suggestions")
         self.accept_button.setAccessibleName("Accept all suggested tags")
         self.accept_button.setToolTip("Set every column to the suggested tag (one undo step).")
         self.accept_button.clicked.connect(self.accept_all)
