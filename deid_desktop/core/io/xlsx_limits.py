@@ -71,9 +71,10 @@ def scan_shared_strings(archive: zipfile.ZipFile, info: zipfile.ZipInfo, file: s
     with archive.open(info) as stream:
         while chunk := stream.read(MAX_STRING_BYTES):
             seam = tail + chunk[:8]
-            across = sum(1 for m in _ENTRY.finditer(seam) if m.start() < len(tail) < m.end())
-            if across:
-                last_start = offset - len(tail)
+            cut = [m.start() for m in _ENTRY.finditer(seam) if m.start() < len(tail) < m.end()]
+            across = len(cut)
+            if cut:  # an entry tag cut by the seam starts where it starts, not at the tail
+                last_start = offset - len(tail) + cut[-1]
             n, first, last = _entries(chunk)
             count += n + across
             if first >= 0:
