@@ -96,6 +96,13 @@ def _positions_by_encoding(
     n = len(person_keys)
     events = [(ev, spec_for(project, ev).key) for ev in extract.events]
     parts = [person_keys, *(arrow_text(ev.frame[k]) for ev, k in events)]
+    by_words = _positions_by_words(person_keys, parts[1:])  # short keys in key order
+    if by_words is not None:
+        out = {extract.person.name: np.arange(n)}
+        for (ev, ev_key), positions in zip(events, by_words, strict=True):
+            _refuse_unmatched(positions < 0, ev, ev_key)
+            out[ev.name] = positions
+        return out
     encoded = pa.chunked_array(parts, type=pa.large_string()).dictionary_encode()
     codes = pa.chunked_array([c.indices for c in encoded.chunks], type=pa.int32()).combine_chunks()
     if not np.array_equal(codes.slice(0, n).to_numpy(zero_copy_only=False), np.arange(n)):
@@ -173,11 +180,19 @@ def _positions_by_words(ids: pa.Array, columns: list[pa.Array]) -> list[np.ndarr
         if len(col) == 0:
             out.append(np.empty(0, dtype=np.int64))
             continue
-        found = _as_words(col)
+        same = _as_words(col) if len(col) == len(words) else None
+        if same is not None and np.array_equal(same, words):  # one row per person
+            out.append(np.arange(len(words), dtype=np.int64))
+            continue
+        starts = _run_starts(col) if col.null_count == 0 else None
+        found = _as_words(col if starts is None else col.take(pa.array(starts)))
         if found is None:
             return None
         at = np.minimum(np.searchsorted(words, found), len(words) - 1)
-        out.append(np.where(words[at] == found, at, -1).astype(np.int64))
+        where = np.where(words[at] == found, at, -1).astype(np.int64)
+        if starts is not None:
+            where = np.repeat(where, np.diff(np.append(starts, len(col))))
+        out.append(where)
     return out
 
 

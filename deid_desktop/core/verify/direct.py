@@ -289,7 +289,11 @@ def _number_hits(numbers: pa.Array, haystack: str, starts: np.ndarray) -> set[in
     runs = [(m.start(), m.group()) for m in re.finditer(rf"\d{{{shortest},}}", haystack)]
     if not runs:
         return set()
-    found = pc.is_in(pa.array([r for _, r in runs], type=pa.large_string()), value_set=numbers)
+    texts = pa.array([r for _, r in runs], type=pa.large_string())
+    # The (few) runs are hashed and the numbers probe them; then the runs are looked up
+    # among the numbers found: a hash join on distinct values, never one of every number.
+    present = pc.filter(numbers, pc.is_in(numbers, value_set=pc.unique(texts)))
+    found = pc.is_in(texts, value_set=present)
     where = np.asarray([p for p, _ in runs], dtype=np.int64)[found.to_numpy(zero_copy_only=False)]
     return {int(c) for c in np.searchsorted(starts, where, side="right") - 1}
 
