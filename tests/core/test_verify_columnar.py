@@ -8,7 +8,7 @@ import re
 
 import pandas as pd
 import pyarrow as pa
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.facts.persons import positions_in
@@ -20,7 +20,7 @@ from tests.core.test_safe_harbor_support import make_case, people
 
 TEXT = pd.StringDtype("pyarrow")
 #: IDs of one width (binary search), of mixed widths and with missing cells (hashing).
-_CODES = st.sampled_from(["S01", "S02", "S03", "S10", "S11", "S1", "S100", "", "s01"])
+_CODES = st.sampled_from(["S01", "S02", "S03", "S10", "S11", "S1", "S1\x00", "S100", "", "s01"])
 _IDS = st.lists(st.one_of(st.none(), _CODES), max_size=10)
 
 
@@ -39,6 +39,7 @@ def _reference_positions(ids: list[str | None], column: list[str | None]) -> lis
     st.booleans(),
     st.booleans(),
 )
+@example(["S1", "S2"], [["S1\x00", "S2\x00"]], True, False)  # one byte more is no match
 def test_positions_in_agrees_with_a_dictionary(
     ids: list[str | None], columns: list[list[str | None]], in_order: bool, runs: bool
 ) -> None:

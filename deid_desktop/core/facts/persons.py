@@ -151,15 +151,18 @@ def _run_starts(arr: pa.Array) -> np.ndarray | None:
     return np.concatenate(([0], np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1))
 
 
-def _as_words(arr: pa.Array) -> np.ndarray | None:
+def _as_words(arr: pa.Array, width: int | None = None) -> np.ndarray | None:
     """Values of one byte width of 8 or less (no missing) as big-endian 64-bit words,
     zero-padded: equal words are equal values, and words order as the bytes do. None
-    when the values are not all so."""
+    when the values are not all so (or not all ``width`` bytes, when given)."""
     if arr.null_count or not len(arr):
         return None
     bufs = arr.buffers()
     offsets = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
-    width = int(offsets[1] - offsets[0])
+    first = int(offsets[1] - offsets[0])
+    if width is not None and first != width:
+        return None
+    width = first
     if not 0 < width <= 8 or not np.all(np.diff(offsets) == width):
         return None
     data = np.frombuffer(bufs[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
@@ -175,17 +178,18 @@ def _positions_by_words(ids: pa.Array, columns: list[pa.Array]) -> list[np.ndarr
     words = _as_words(ids)
     if words is None or not np.all(words[1:] > words[:-1]):
         return None
+    width = int(pc.binary_length(ids[0]).as_py())  # every ID's width (a word each)
     out: list[np.ndarray] = []
     for col in columns:
         if len(col) == 0:
             out.append(np.empty(0, dtype=np.int64))
             continue
-        same = _as_words(col) if len(col) == len(words) else None
+        same = _as_words(col, width) if len(col) == len(words) else None
         if same is not None and np.array_equal(same, words):  # one row per person
             out.append(np.arange(len(words), dtype=np.int64))
             continue
         starts = _run_starts(col) if col.null_count == 0 else None
-        found = _as_words(col if starts is None else col.take(pa.array(starts)))
+        found = _as_words(col if starts is None else col.take(pa.array(starts)), width)
         if found is None:
             return None
         at = np.minimum(np.searchsorted(words, found), len(words) - 1)
