@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from deid_desktop.core.facts.ages import AgeFacts, assess_ages
 from deid_desktop.core.facts.dates import DateCache
-from deid_desktop.core.facts.persons import all_positions
-from deid_desktop.core.facts.text import STRING
+from deid_desktop.core.facts.persons import all_positions, positions_in
+from deid_desktop.core.facts.text import STRING, arrow_text
 from deid_desktop.core.model import PATHWAY_LABELS, Extract, Pathway, Project, Release
 from deid_desktop.core.zip3 import Zip3Table, load_table_for
 
@@ -57,6 +58,10 @@ class Finding:
     detail: dict[str, object] = field(default_factory=dict)
 
 
+#: The released IDs of the person table, and each table's rows as positions among them.
+ReleasedPositions = tuple[pa.Array, dict[str, np.ndarray]]
+
+
 @dataclass
 class VerifyContext:
     """What checks share: folders to compare, the ZIP3 table, parsed dates, the risk."""
@@ -79,6 +84,9 @@ class VerifyContext:
         return all_positions(self.extract, self.project)
 
     _counts: dict[tuple[str, str], pd.Series] = field(default_factory=dict, init=False, repr=False)
+    _positions: dict[tuple[int, str | None], tuple[Release, ReleasedPositions]] = field(
+        default_factory=dict, init=False, repr=False
+    )
     #: what a check leaves for the caller (e.g. the scan of the released text)
     memo: dict[str, object] = field(default_factory=dict, init=False, repr=False)
 
@@ -100,6 +108,26 @@ class VerifyContext:
             self.positions,
             self.project.transform.age_reference,
         )
+
+    def released_positions(self, release: Release, person: str | None) -> ReleasedPositions:
+        """The released IDs of table ``person`` (empty: none) and, for every released
+        table holding the ID column, each row's position among them (-1: missing or no
+        such person). One hash join on distinct IDs, computed once per release."""
+        key = (id(release), person)
+        cached = self._positions.get(key)
+        if cached is not None and cached[0] is release:
+            return cached[1]
+        frame = release.tables.get(person) if person is not None else None
+        ids = (
+            arrow_text(frame[release.id_column])
+            if frame is not None and release.id_column in frame.columns
+            else pa.array([], type=pa.large_string())
+        )
+        tables = [t for t, f in release.tables.items() if release.id_column in f.columns]
+        found = positions_in(ids, [release.tables[t][release.id_column] for t in tables])
+        out = (ids, dict(zip(tables, found, strict=True)))
+        self._positions[key] = (release, out)
+        return out
 
     def zip_table(self) -> Zip3Table:
         if self.zip3_table is None:

@@ -129,14 +129,44 @@ def _lowered(values: pd.Series) -> pa.Array:
     return pc.utf8_lower(pc.utf8_trim_whitespace(arrow_text(values))).drop_null()
 
 
-def _direct_dictionary(extract: Extract, project: Project) -> _Dictionary:
+def _event_keys_covered(extract: Extract, project: Project, ctx: VerifyContext | None) -> bool:
+    """Whether every event table's key value is a person key (``ctx.positions`` found
+    each event row's person), so that the event keys add no value to the dictionary.
+    They must also go where the person keys go (IDs or names)."""
+    if ctx is None:
+        return False
+    try:
+        ctx.positions  # noqa: B018 - raises when an event key is not a person key
+    except Exception:
+        return False
+    person = spec_for(project, extract.person)
+    tag = next((t for t in person.columns if t.name == person.key), None)
+    if tag is None or person.key not in extract.person.frame.columns:
+        return False
+    for table in extract.events:
+        spec = spec_for(project, table)
+        ev = next((t for t in spec.columns if t.name == spec.key), None)
+        if ev is not None and (ev.category in WORD_CATEGORIES) != (tag.category in WORD_CATEGORIES):
+            return False
+    return True
+
+
+def _direct_dictionary(
+    extract: Extract, project: Project, ctx: VerifyContext | None = None
+) -> _Dictionary:
+    """The dictionary of direct values: every value hashed once (distinct values are
+    counted in the detail), never a Python object per value. With ``ctx``, the event
+    tables' keys are left out when each is a person key (they add nothing)."""
     ids: list[pa.Array] = []
     names: list[pa.Array] = []
+    covered = _event_keys_covered(extract, project, ctx)
     for table in extract.tables:
         spec = spec_for(project, table)
         for tag in spec.columns:
             is_key = tag.name == spec.key
             if tag.name not in table.frame.columns or not (is_key or tag.cls == ColumnClass.DIRECT):
+                continue
+            if is_key and covered and table is not extract.person:
                 continue
             text = _lowered(table.frame[tag.name])
             if tag.category in WORD_CATEGORIES:
@@ -155,24 +185,37 @@ def _direct_dictionary(extract: Extract, project: Project) -> _Dictionary:
     def split(parts: list[pa.Array]) -> tuple[pa.Array, pa.Array]:
         if not parts:
             return empty, empty
-        uniq = pc.unique(pa.concat_arrays(parts))
+        uniq = pc.unique(pa.chunked_array(parts, type=pa.large_string()))
         length = pc.utf8_length(uniq).to_numpy(zero_copy_only=False)
         numeric = _all_digits(uniq)
         short = length < MIN_VALUE_LENGTH
         small = numeric & (length < MIN_NUMBER_LENGTH) & ~short
         counts["short"] += int(short.sum())
         counts["numbers"] += int(small.sum())
-        return pc.filter(uniq, ~numeric & ~short), pc.filter(uniq, numeric & ~short & ~small)
+        text = ~numeric & ~short
+        wanted = numeric & ~short & ~small
+        return uniq.filter(pa.array(text)), uniq.filter(pa.array(wanted))
 
     id_text, id_numbers = split(ids)
+    del ids
     name_text, name_numbers = split(names)
     # A short code is searched as a word: as a substring it is inside ordinary words.
     short_id = pc.less(pc.utf8_length(id_text), MIN_SUBSTRING_LENGTH)
-    name_text = pc.unique(pa.concat_arrays([name_text, pc.filter(id_text, short_id)]))
+    name_text = pc.unique(pa.chunked_array([name_text, pc.filter(id_text, short_id)]))
     id_text = pc.filter(id_text, pc.invert(short_id))
-    # A value that is both a name and an ID is searched as an ID (the stricter test).
-    name_text = pc.filter(name_text, pc.invert(pc.is_in(name_text, value_set=id_text)))
-    numbers = pc.unique(pa.concat_arrays([id_numbers, name_numbers]))
+    # A value that is both a name and an ID is searched as an ID (the stricter test):
+    # the IDs probe the (few) names, then the names lose those found among the IDs.
+    both = pc.filter(id_text, pc.is_in(id_text, value_set=name_text))
+    if len(both):
+        name_text = pc.filter(name_text, pc.invert(pc.is_in(name_text, value_set=both)))
+    # Both lists are distinct already: only the (few) name numbers not among the IDs'
+    # are added, so the long list is probed, never hashed again.
+    if len(name_numbers):
+        both = pc.filter(id_numbers, pc.is_in(id_numbers, value_set=name_numbers))
+        extra = pc.filter(name_numbers, pc.invert(pc.is_in(name_numbers, value_set=both)))
+        numbers = pa.concat_arrays([id_numbers, extra])
+    else:
+        numbers = id_numbers
     return _Dictionary(id_text, name_text, numbers, counts["short"], counts["numbers"])
 
 
@@ -246,7 +289,11 @@ def _number_hits(numbers: pa.Array, haystack: str, starts: np.ndarray) -> set[in
     runs = [(m.start(), m.group()) for m in re.finditer(rf"\d{{{shortest},}}", haystack)]
     if not runs:
         return set()
-    found = pc.is_in(pa.array([r for _, r in runs], type=pa.large_string()), value_set=numbers)
+    texts = pa.array([r for _, r in runs], type=pa.large_string())
+    # The (few) runs are hashed and the numbers probe them; then the runs are looked up
+    # among the numbers found: a hash join on distinct values, never one of every number.
+    present = pc.filter(numbers, pc.is_in(numbers, value_set=pc.unique(texts)))
+    found = pc.is_in(texts, value_set=present)
     where = np.asarray([p for p, _ in runs], dtype=np.int64)[found.to_numpy(zero_copy_only=False)]
     return {int(c) for c in np.searchsorted(starts, where, side="right") - 1}
 
@@ -254,7 +301,7 @@ def _number_hits(numbers: pa.Array, haystack: str, starts: np.ndarray) -> set[in
 def check_no_direct_values(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    dictionary = _direct_dictionary(extract, project)
+    dictionary = _direct_dictionary(extract, project, ctx)
     base = {
         "values_searched": dictionary.size,
         "skipped_shorter_than_3": dictionary.skipped_short,

@@ -18,8 +18,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE
-from deid_desktop.core.facts.persons import MIN_KEY_LENGTH, person_keys, released_ids
+from deid_desktop.core.facts.persons import (
+    MIN_KEY_LENGTH,
+    person_keys,
+    positions_in,
+    released_ids,
+)
 from deid_desktop.core.facts.text import STRING, arrow_text, in_set
+from deid_desktop.core.facts.years import year_numbers
 from deid_desktop.core.model import Extract, Pathway, Project, Release, Role
 from deid_desktop.core.pathways.common import ZIP3_COLUMN
 from deid_desktop.core.verify.ages import check_ages
@@ -208,18 +214,6 @@ _CERTAIN_OVER_89_SPAN = MAX_AGE + 2
 _BIRTHISH_NAME = re.compile(r"birth|dob|born|geb|nac|naiss", re.IGNORECASE)
 
 
-def _year_numbers(values: pd.Series) -> np.ndarray:
-    """4-digit years as float64 (NaN: missing or not a year): the column's distinct
-    values read once (a year column holds a few hundred), then taken per row."""
-    encoded = arrow_text(values).dictionary_encode()
-    text = pc.utf8_trim_whitespace(encoded.dictionary)
-    ok = pc.fill_null(pc.match_substring_regex(text, r"^\d{4}$"), False)
-    numbers = pc.cast(pc.if_else(ok, text, pa.scalar(None, pa.large_string())), pa.float64())
-    lookup = np.append(numbers.to_numpy(zero_copy_only=False), np.nan)
-    index = encoded.indices.fill_null(len(text)).to_numpy(zero_copy_only=False)
-    return lookup[index]
-
-
 @dataclass(frozen=True)
 class _ReleasedYears:
     """The released persons (IDs of the person table), each table's rows as person
@@ -237,42 +231,13 @@ def _released_years(release: Release, project: Project, ctx: VerifyContext) -> _
     person = next(
         (t for t in release.tables if _is_person(project, t)), next(iter(release.tables), None)
     )
-    ids = (
-        arrow_text(release.tables[person][release.id_column])
-        if person is not None and release.id_column in release.tables[person].columns
-        else pa.array([], type=pa.large_string())
-    )
-    codes = _person_codes(release, ids)
+    ids, codes = ctx.released_positions(release, person)
     years: dict[tuple[str, str], np.ndarray] = {}
     for t in codes:
         for c in _year_columns(release, project, t):
-            years[(t, c)] = _year_numbers(release.tables[t][c])
+            years[(t, c)] = year_numbers(release.tables[t][c])
     out = _ReleasedYears(ids, codes, years)
     ctx.__dict__["_released_years"] = (release, out)
-    return out
-
-
-def _person_codes(release: Release, ids: pa.Array) -> dict[str, np.ndarray]:
-    """Each table's rows as positions in ``ids`` (-1: not a released person), in one
-    hash pass: the IDs and every table's ID column dictionary-encoded together (the
-    distinct IDs first, so a code below their count is a position)."""
-    tables = [t for t, f in release.tables.items() if release.id_column in f.columns]
-    known = pc.unique(ids.drop_null()) if len(ids) else ids
-    parts = [known, *(arrow_text(release.tables[t][release.id_column]) for t in tables)]
-    encoded = pa.chunked_array(parts, type=pa.large_string()).dictionary_encode()
-    codes = pa.chunked_array([c.indices for c in encoded.chunks], type=pa.int32()).combine_chunks()
-    position = np.full(len(known) + 1, -1, dtype=np.int64)
-    if len(known) == len(ids):  # unique IDs (the usual case): unique keeps their order
-        position[: len(known)] = np.arange(len(known))
-    elif len(known):
-        position[: len(known)] = pc.index_in(known, value_set=ids).to_numpy(zero_copy_only=False)
-    out: dict[str, np.ndarray] = {}
-    start = len(known)
-    for t, part in zip(tables, parts[1:], strict=True):
-        found = codes.slice(start, len(part)).fill_null(len(known))
-        start += len(part)
-        raw = found.to_numpy(zero_copy_only=False).astype(np.int64)
-        out[t] = position[np.minimum(raw, len(known))]
     return out
 
 
@@ -378,15 +343,66 @@ def _repeats(values: pd.Series) -> int:
 
 def _not_among(columns: list[pd.Series], reference: pd.Series) -> int:
     """Cells of ``columns`` (missing included) that are not a value of ``reference``:
-    all encoded together in one hash pass, the reference's distinct values first."""
+    one hash join on distinct values (``facts.persons.positions_in``)."""
     if not sum(len(c) for c in columns):
         return 0
-    known = pc.unique(arrow_text(reference).drop_null())
-    parts = [known, *(arrow_text(c) for c in columns)]
-    encoded = pa.chunked_array(parts, type=pa.large_string()).dictionary_encode()
-    codes = pa.chunked_array([c.indices for c in encoded.chunks]).combine_chunks()
-    found = codes.slice(len(known)).fill_null(len(known)).to_numpy(zero_copy_only=False)
-    return int((found >= len(known)).sum())
+    found = positions_in(arrow_text(reference), [arrow_text(c) for c in columns])
+    return int(sum(int((f < 0).sum()) for f in found))
+
+
+def _byte_lengths(arr: pa.Array) -> np.ndarray:
+    """Each value's length in bytes (-1: missing)."""
+    return pc.fill_null(pc.binary_length(arr), -1).to_numpy(zero_copy_only=False)
+
+
+def _equal_to_a_key(ids: pd.Series, keys: pd.Series) -> int:
+    """IDs equal to a person key (``in_set``), hashing only the values of a byte length
+    both sides have: an ID of 8 bytes equals no key of 7."""
+    id_text, key_text = arrow_text(ids), arrow_text(keys.dropna())
+    id_len, key_len = _byte_lengths(id_text), _byte_lengths(key_text)
+    shared = np.intersect1d(np.unique(id_len[id_len >= 0]), np.unique(key_len))
+    if not len(shared):
+        return 0
+    id_keep = np.isin(id_len, shared)
+    key_keep = np.isin(key_len, shared)
+    return int(in_set(id_text.filter(pa.array(id_keep)), key_text.filter(pa.array(key_keep))).sum())
+
+
+def _same_width_ascii(arr: pa.Array) -> np.ndarray | None:
+    """Values (no missing, ASCII, no NUL, one byte width) as a rows x width byte matrix;
+    None when they are not all so."""
+    if arr.null_count or not len(arr) or not pc.all(pc.string_is_ascii(arr)).as_py():
+        return None
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+    width = int(offsets[1] - offsets[0])
+    if not np.all(np.diff(offsets) == width):
+        return None
+    if width == 0:
+        return np.zeros((len(arr), 0), dtype=np.uint8)
+    data = np.frombuffer(bufs[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    matrix = data.reshape(len(arr), width)
+    return None if (matrix == 0).any() else matrix
+
+
+def _containing_own_key(sub_col: pd.Series, key_col: pd.Series) -> int:
+    """Crosswalk rows whose subject ID contains its own person key (keys of 3 or more
+    characters; missing as empty). Fixed-width ASCII IDs and keys (the usual case) are
+    compared as byte matrices, one window per offset; else numpy's string search."""
+    sub_text, key_text = arrow_text(sub_col), arrow_text(key_col)
+    sub_m, key_m = _same_width_ascii(sub_text), _same_width_ascii(key_text)
+    if sub_m is not None and key_m is not None:
+        width, size = sub_m.shape[1], key_m.shape[1]
+        if size < MIN_KEY_LENGTH or size > width:
+            return 0
+        hit = np.zeros(len(sub_m), dtype=bool)
+        for start in range(width - size + 1):
+            hit |= (sub_m[:, start : start + size] == key_m).all(axis=1)
+        return int(hit.sum())
+    sub = sub_col.astype(STRING).fillna("").to_numpy(dtype=str)
+    key = key_col.astype(STRING).fillna("").to_numpy(dtype=str)
+    eligible = np.strings.str_len(key) >= MIN_KEY_LENGTH
+    return int((eligible & (np.strings.find(sub, key) >= 0)).sum())
 
 
 def check_subject_ids(
@@ -397,22 +413,14 @@ def check_subject_ids(
         return Finding(False, 1, {"missing_id_column": True})
     duplicates = _repeats(ids)
     missing = int(ids.isna().sum())
-    events = [
-        frame[release.id_column]
-        for name, frame in release.tables.items()
-        if name != extract.person.name and release.id_column in frame.columns
-    ]
-    unlinked = _not_among(events, ids)
-    keys = person_keys(extract, project)
-    equal = int(in_set(ids, keys.dropna()).sum())
+    _ids, codes = ctx.released_positions(release, extract.person.name)
+    unlinked = sum(int((found < 0).sum()) for t, found in codes.items() if t != extract.person.name)
+    equal = _equal_to_a_key(ids, person_keys(extract, project))
     containing = 0
     if release.crosswalk is not None:
         cw = release.crosswalk
         key_col = next(c for c in cw.columns if c != release.id_column)
-        sub = cw[release.id_column].astype(STRING).fillna("").to_numpy(dtype=str)
-        key = cw[key_col].astype(STRING).fillna("").to_numpy(dtype=str)
-        eligible = np.strings.str_len(key) >= MIN_KEY_LENGTH
-        containing = int((eligible & (np.strings.find(sub, key) >= 0)).sum())
+        containing = _containing_own_key(cw[release.id_column], cw[key_col])
         duplicates += _repeats(cw[release.id_column])
     count = duplicates + missing + unlinked + equal + containing
     detail = {

@@ -288,8 +288,10 @@ def scan_released_text(
 def _as_rows(
     col: TextColumn, note: np.ndarray, start: np.ndarray, end: np.ndarray, code: np.ndarray
 ) -> ColumnSpans:
-    """Hits on distinct values -> hits on every row holding that value."""
-    order = np.argsort(col.codes, kind="stable")
+    """Hits on distinct values -> hits on every row holding that value. Only the rows
+    holding a value with a hit are sorted (none, in a clean column)."""
+    held = np.flatnonzero(np.isin(col.codes, note))
+    order = held[np.argsort(col.codes[held], kind="stable")]
     sorted_codes = col.codes[order]
     lo = np.searchsorted(sorted_codes, note, side="left")
     hi = np.searchsorted(sorted_codes, note, side="right")

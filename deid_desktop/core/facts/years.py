@@ -1,0 +1,63 @@
+"""Released years read as numbers: a year column's cells parsed once, in numpy.
+
+A cell is a year when, its surrounding whitespace trimmed, it is exactly four ASCII
+digits; anything else (missing, a band, a word, a full date) is NaN.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from deid_desktop.core.facts.text import arrow_text
+
+_DIGITS = (1000, 100, 10, 1)
+
+
+def _by_distinct(arr: pa.Array) -> np.ndarray:
+    """Years of ``arr`` through its distinct values (each read once, then taken per row)."""
+    encoded = arr.dictionary_encode()
+    text = pc.utf8_trim_whitespace(encoded.dictionary)
+    ok = pc.fill_null(pc.match_substring_regex(text, r"^\d{4}$"), False)
+    numbers = pc.cast(pc.if_else(ok, text, pa.scalar(None, pa.large_string())), pa.float64())
+    lookup = np.append(numbers.to_numpy(zero_copy_only=False), np.nan)
+    index = encoded.indices.fill_null(len(text)).to_numpy(zero_copy_only=False)
+    return lookup[index]
+
+
+def year_numbers(values: pd.Series | pa.Array) -> np.ndarray:
+    """4-digit years as float64 (NaN: missing or not a year), one per cell.
+
+    Cells of exactly four bytes are read straight from the Arrow buffers (four ASCII
+    digits, or not a year: trimming cannot make four digits of them); only longer cells,
+    which may carry whitespace around a year, are trimmed and matched, through their
+    distinct values.
+    """
+    arr = arrow_text(values)
+    n = len(arr)
+    out = np.full(n, np.nan)
+    if n == 0:
+        return out
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset : arr.offset + n + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.empty(0, "u1")
+    size = np.diff(offsets)
+    valid = (
+        arr.is_valid().to_numpy(zero_copy_only=False) if arr.null_count else np.ones(n, dtype=bool)
+    )
+    four = np.flatnonzero(valid & (size == 4))
+    if len(four):
+        starts = offsets[four]
+        year = np.zeros(len(four), dtype=np.int32)
+        ok = np.ones(len(four), dtype=bool)
+        for k, scale in enumerate(_DIGITS):
+            digit = data[starts + k] - np.uint8(48)  # a byte below '0' wraps to >= 10
+            ok &= digit < 10
+            year += digit.astype(np.int32) * scale
+        out[four[ok]] = year[ok]
+    longer = np.flatnonzero(valid & (size > 4))
+    if len(longer):
+        out[longer] = _by_distinct(arr.take(pa.array(longer)))
+    return out
