@@ -141,6 +141,7 @@ def render_readme(
     app_version: str,
     has_crosswalk: bool,
     verdict: Mapping[str, Any] | None = None,
+    cross_release: Mapping[str, Any] | None = None,
 ) -> str:
     """README.txt of the release. Deterministic: no clock, no paths, no values."""
     label = release.label
@@ -164,6 +165,9 @@ def render_readme(
             "Risk verdict",
             [str(verdict["headline"]), f"Access model that fits: {verdict['access_model']}."],
         )
+
+    if cross_release is not None:  # ``CrossReleaseReport.public_dict``: counts, dates
+        out += _section("Risk across releases", _cross_release_lines(cross_release))
 
     file_lines = []
     for name, what in files:
@@ -273,6 +277,27 @@ def render_readme(
         out += _section("Warnings", [f"- {w}" for w in release.warnings])
     out.append(f"Prepared with deid-desktop {app_version}.")
     return neutralise_names("\n".join(out) + "\n", _names(project, release))
+
+
+def _cross_release_lines(cross: Mapping[str, Any]) -> list[str]:
+    """The combination with earlier releases of the same source, in the README."""
+    releases = list(cross.get("releases") or [])
+    checked = [r for r in releases if r.get("status") == "checked"]
+    n = len(releases)
+    lines = [
+        f"{n} earlier release{'' if n == 1 else 's'} of the same source "
+        f"{'was' if n == 1 else 'were'} found in the sender's register; "
+        f"{len(checked)} could be combined with this one, person by person.",
+    ]
+    warnings = list(cross.get("warnings") or [])
+    if warnings:
+        lines += [f"- {w}" for w in warnings]
+    elif checked:
+        lines.append(
+            f"Combining them isolates no person: nobody becomes lone or falls below "
+            f"k = {cross.get('k_target')} who is not so in this release alone."
+        )
+    return lines
 
 
 def _names(project: Project, release: Release) -> list[str]:

@@ -7,6 +7,11 @@ a value held by fewer than k persons is a small cell. A missing value is not a c
 
 ``SmallCells.values`` keeps the values for the screen (the Review page lists them so the
 user can merge or suppress them); ``to_dict`` carries counts only, for logs and records.
+
+``event_small_cells(project, release)`` picks the columns: in every released event table,
+each column tagged quasi-identifier or clinical whose values are not all numbers (codes,
+descriptions, categories). Numbers are measurements (a lab value, a day count): every
+exact value being rare is what a measurement is, not a cross-tab cell.
 """
 
 from __future__ import annotations
@@ -16,6 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
+from deid_desktop.core.model import ColumnClass, Project, Release
+
+#: The tag classes whose event-table columns are counted as cells.
+CELL_CLASSES = (ColumnClass.QUASI, ColumnClass.CLINICAL)
 
 
 @dataclass(frozen=True)
@@ -70,4 +80,58 @@ def small_cells(
     return tuple(out)
 
 
-__all__ = ["SmallCells", "small_cells"]
+def _all_numbers(values: pd.Series) -> bool:
+    """Every filled value is a number (checked on the distinct values only)."""
+    distinct = values.dropna().unique()
+    if len(distinct) == 0:
+        return False
+    parsed = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce")
+    return not bool(parsed.isna().any())
+
+
+def cell_columns(project: Project, release: Release) -> dict[str, list[str]]:
+    """Per released event table, the columns whose small cells are counted."""
+    out: dict[str, list[str]] = {}
+    for spec in project.tables:
+        frame = release.tables.get(spec.name)
+        if spec.is_person or frame is None or release.id_column not in frame.columns:
+            continue
+        columns = [
+            c.name
+            for c in spec.columns
+            if c.cls in CELL_CLASSES
+            and c.name in frame.columns
+            and c.name != release.id_column
+            and not _all_numbers(frame[c.name])
+        ]
+        if columns:
+            out[spec.name] = columns
+    return out
+
+
+def event_small_cells(project: Project, release: Release, *, k: int) -> tuple[SmallCells, ...]:
+    """Small cells (held by fewer than ``k`` persons) of every counted event column."""
+    found: list[SmallCells] = []
+    for table, columns in cell_columns(project, release).items():
+        frame = release.tables[table]
+        found += small_cells(frame, table=table, person=release.id_column, columns=columns, k=k)
+    return tuple(found)
+
+
+def cells_summary(cells: tuple[SmallCells, ...]) -> dict[str, object]:
+    """For records and JSON: counts per column, never a value."""
+    return {
+        "columns": [c.to_dict() for c in cells],
+        "small_cells": sum(c.small for c in cells),
+        "columns_with_small_cells": sum(1 for c in cells if c.small),
+    }
+
+
+__all__ = [
+    "CELL_CLASSES",
+    "SmallCells",
+    "cell_columns",
+    "cells_summary",
+    "event_small_cells",
+    "small_cells",
+]
