@@ -309,10 +309,10 @@ def review(
         risk = replace(risk, released_not_counted=released_not_counted_for(project, release))
     rep.step(0.7, "Checking the release")
     verification = verify_release(
-        extract, release, project, risk=risk, progress=_slice(rep, 0.7, 1.0), cancel=cancel
+        extract, release, project, risk=risk, progress=_slice(rep, 0.7, 0.96), cancel=cancel
     )
     inputs = {t.name: (Path(t.path), t.sha256) for t in extract.tables}
-    rep.step(0.97, "Combining with earlier releases")
+    rep.step(0.96, "Combining with earlier releases")
     cross = cross_release_for(project, release, qis, inputs, register_path=register_path)
     from deid_desktop.core.risk.cells import event_small_cells
 

@@ -280,23 +280,15 @@ def render_readme(
 
 
 def _cross_release_lines(cross: Mapping[str, Any]) -> list[str]:
-    """The combination with earlier releases of the same source, in the README."""
-    releases = list(cross.get("releases") or [])
-    checked = [r for r in releases if r.get("status") == "checked"]
+    """What combining this release with earlier ones of the same source isolates (the
+    README says it only when it isolates someone)."""
+    releases = [r for r in cross.get("releases") or [] if r.get("status") == "checked"]
     n = len(releases)
     lines = [
-        f"{n} earlier release{'' if n == 1 else 's'} of the same source "
-        f"{'was' if n == 1 else 'were'} found in the sender's register; "
-        f"{len(checked)} could be combined with this one, person by person.",
+        f"The sender combined this release, person by person, with {n} earlier release"
+        f"{'' if n == 1 else 's'} of the same source. Whoever holds both can do the same:",
     ]
-    warnings = list(cross.get("warnings") or [])
-    if warnings:
-        lines += [f"- {w}" for w in warnings]
-    elif checked:
-        lines.append(
-            f"Combining them isolates no person: nobody becomes lone or falls below "
-            f"k = {cross.get('k_target')} who is not so in this release alone."
-        )
+    lines += [f"- {w}" for w in cross.get("warnings") or [] if str(w).startswith("Combined")]
     return lines
 
 

@@ -404,6 +404,10 @@ def export_release(
     found = dict(findings or {})
     cross = found.pop("cross_release", None)
     cross_public = None if cross is None else cross.public_dict()
+    # the README says it only when the combination isolates someone (a rerun of the same
+    # release, or one with the same quasi-identifiers, leaves the README byte-identical)
+    isolates = cross is not None and bool(cross.lone or cross.below_k)
+    cross_readme = cross_public if isolates else None
     reporter.step(0.0, "Preparing the export")
 
     targets = [out_dir] + ([crosswalk_dir] if crosswalk_dir is not None else [])
@@ -469,7 +473,7 @@ def export_release(
             app_version=app_version,
             has_crosswalk=release.crosswalk is not None,
             verdict=verdict,
-            cross_release=cross_public,
+            cross_release=cross_readme,
         )
         rel.write_text(README, readme)
         fault_point("README written")
