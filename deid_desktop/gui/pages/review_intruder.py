@@ -283,6 +283,7 @@ class IntruderPanel(QWidget):
             axis.setLabelsColor(text)
             axis.setTitleBrush(text)
         series.setLabelsPosition(QBarSeries.LabelsPosition.LabelsOutsideEnd)
+        bar.setLabelColor(text)  # the counts above the bars, in the text colour
         chart.setTitleBrush(text)
         chart.addAxis(x, Qt.AlignmentFlag.AlignBottom)
         chart.addAxis(y, Qt.AlignmentFlag.AlignLeft)
