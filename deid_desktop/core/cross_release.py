@@ -342,13 +342,17 @@ def check_review(
 ) -> CrossReleaseReport | None:
     """``check_cross_release`` for a reviewed release (the CLI and the GUI share this)."""
     person = project.person_table.name
-    new = released_quasi_identifiers(release.tables.get(person), release.crosswalk, qis)
     held = inputs.get(person)
+    hashes = set() if held is None else {held[1]}
+    got = list(entries) if entries is not None else list(read_register(register_path))
+    earlier = [e for e in got if _same_source(e, project.project_id, hashes)]
+    if not earlier:  # the common case: nothing to join, so nothing to gather
+        return None
+    new = released_quasi_identifiers(release.tables.get(person), release.crosswalk, qis)
     return check_cross_release(
         new,
         project_id=project.project_id,
         k_target=project.risk.k_target,
-        input_hashes=() if held is None else (held[1],),
-        register_path=register_path,
-        entries=entries,
+        input_hashes=hashes,
+        entries=earlier,
     )

@@ -5,7 +5,8 @@ so the population defaults to the 2020 Census population of the released ZIP3 ar
 Each figure is recomputed here from the released person table alone: the class sizes by
 a pandas group-by, the population by summing the bundled Census table over the released
 prefixes, Zayatz by exact hypergeometric probabilities (integer binomials), Pitman from
-the score equations at its fitted parameters, and Dankar's choice by its rule."""
+the score equations at its fitted parameters, and Dankar's choice by its rule. The same
+JSON's small cells of the event tables are recounted by a group-by over persons."""
 
 from __future__ import annotations
 
@@ -100,3 +101,17 @@ def test_population_figures_of_real_projects(
     assert got["pitman"] > 0 and 0 < got["zayatz"] < 1
     # Dankar et al. 2012: Pitman for a sampling fraction of at most 10 %
     assert f <= 0.1 and got["dankar_model"] == "pitman" and got["dankar"] == got["pitman"]
+
+    # the same JSON counts the event tables' small cells: a group-by over persons
+    cells = got["small_cells"]
+    assert cells["columns"], "every project here has a coded event column"
+    for c in cells["columns"]:
+        events = release.tables[c["table"]]
+        persons = events.dropna(subset=[c["column"]]).groupby(c["column"])[release.id_column]
+        holders = persons.nunique()
+        small = holders[holders < got["k_target"]]
+        assert (c["distinct"], c["small_cells"]) == (len(holders), len(small))
+        held = events[events[c["column"]].isin(small.index)][release.id_column].nunique()
+        assert c["persons"] == held
+    assert cells["small_cells"] == sum(c["small_cells"] for c in cells["columns"])
+    assert (cells["small_cells"] > 0) == (name != "demo")
