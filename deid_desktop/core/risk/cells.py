@@ -57,25 +57,33 @@ def small_cells(
     """Small cells of each column, counted over distinct persons (``person`` column)."""
     out = []
     person_codes, _ = pd.factorize(frame[person], use_na_sentinel=True)
+    n_persons = int(person_codes.max()) + 1 if person_codes.size else 0
     for column in columns:
         codes, uniques = pd.factorize(frame[column], use_na_sentinel=True)
         keep = (codes >= 0) & (person_codes >= 0)
         v, p = codes[keep].astype(np.int64), person_codes[keep].astype(np.int64)
         n_values = len(uniques)
-        if n_values == 0:
+        if n_values == 0 or v.size == 0:
             out.append(SmallCells(table, column, k, 0, 0, 0))
             continue
-        pairs = np.unique(v * (int(person_codes.max()) + 1) + p)
-        pair_value = pairs // (int(person_codes.max()) + 1)
+        # distinct (value, person) pairs: a sort (numpy's hashed unique is slower here)
+        pairs = np.sort(v * n_persons + p)
+        pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
+        pair_value = pairs // n_persons
         holders = np.bincount(pair_value, minlength=n_values)
         small = np.flatnonzero((holders > 0) & (holders < k))
-        in_small = np.isin(pair_value, small)
-        persons = int(np.unique((pairs % (int(person_codes.max()) + 1))[in_small]).size)
+        is_small = np.zeros(n_values, dtype=bool)
+        is_small[small] = True
+        held = np.zeros(n_persons, dtype=bool)
+        held[(pairs % n_persons)[is_small[pair_value]]] = True
+        names = [str(x) for x in np.asarray(uniques.take(small), dtype=object)]
         listed = tuple(
-            sorted(((str(uniques[i]), int(holders[i])) for i in small), key=lambda t: t[1])
+            sorted(zip(names, (int(h) for h in holders[small]), strict=True), key=lambda t: t[1])
         )
         out.append(
-            SmallCells(table, column, k, int((holders > 0).sum()), small.size, persons, listed)
+            SmallCells(
+                table, column, k, int((holders > 0).sum()), small.size, int(held.sum()), listed
+            )
         )
     return tuple(out)
 
