@@ -69,6 +69,8 @@ def test_an_isolating_combination_is_in_the_verdict_readme_and_record(tmp_path: 
     release_text = "".join(p.read_text() for p in second.out_dir.iterdir())
     assert "Lab A" not in release_text and "out-A" not in release_text
     assert "out-B" not in release_text
+    record_text = (second.out_dir / "export_record.txt").read_text(encoding="utf-8")
+    assert "Risk across releases" in record_text and f"{lone:,} persons become lone" in record_text
     readme = (second.out_dir / "README.txt").read_text()
     assert "Risk across releases" in readme
     assert f"{lone:,} persons become lone and {below:,} fall below k = 5" in readme
@@ -138,6 +140,8 @@ def test_the_intruder_figures_reach_the_verdict_and_the_record(tmp_path: Path) -
     )
     assert out.record["intruder"] == report.to_dict()
     assert out.full_record["intruder"] == report.to_dict()
+    text = (out.out_dir / "export_record.txt").read_text(encoding="utf-8")
+    assert f"re-identified with certainty: {report.certain:,}" in text
     plain = engine.export(
         project,
         path,
