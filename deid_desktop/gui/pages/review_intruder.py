@@ -200,8 +200,11 @@ class IntruderPanel(QWidget):
             self._maybe_run()
 
     def _invalidated(self) -> None:
+        """Nothing of the old review stays on screen."""
         self.sentence.setText("The project changed: the test runs again after the review.")
         self._show_chart(None)
+        self.cross.setText("")
+        self._show_cells(())
 
     def _fill_columns(self, review: ReviewResult) -> None:
         chosen = review.intruder.on if review.intruder is not None else review.quasi_identifiers
