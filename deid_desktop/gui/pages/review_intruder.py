@@ -205,6 +205,7 @@ class IntruderPanel(QWidget):
         self._show_chart(None)
         self.cross.setText("")
         self._show_cells(())
+        self.cells_summary.setText("")
 
     def _fill_columns(self, review: ReviewResult) -> None:
         chosen = review.intruder.on if review.intruder is not None else review.quasi_identifiers
