@@ -498,15 +498,18 @@ def export(
 
 def review_findings(result: ReviewResult) -> dict[str, Any]:
     """What the review found beyond the checks, for the record (counts only): the
-    motivated-intruder test when it ran, the combination with earlier releases and the
-    small cells of the event tables. ``export_release`` keeps the sender's part of the
+    motivated-intruder test when it ran, the combination with earlier releases when it
+    warns (isolates someone, or an earlier file could not be read) and the small cells of
+    the event tables. ``export_release`` keeps the sender's part of the
     cross-release report (recipients, folders) out of the release folder."""
     from deid_desktop.core.risk.cells import cells_summary
 
     out: dict[str, Any] = {"small_cells": cells_summary(result.small_cells)}
     if result.intruder is not None:
         out["intruder"] = result.intruder.to_dict()
-    if result.cross_release is not None:
+    if result.cross_release is not None and result.cross_release.warnings:
+        # only what the record must say: someone isolated, or a held-back file missing
+        # (a rerun of a release already in the register then writes the same record)
         out["cross_release"] = result.cross_release
     return out
 
