@@ -87,6 +87,9 @@ def main() -> int:
     review.tabs.setCurrentIndex(2)
     review.text.step_hit(1)
     shot("4-review-free-text")
+    review.tabs.setCurrentWidget(review.intruder)  # opening the tab runs the intruder test
+    wait(lambda: window.session.review.intruder is not None and idle())
+    shot("4-review-intruder")
     window.next_step()
     page = window.export_page
     page.release_dir.set_path(scratch / "release")
@@ -101,6 +104,9 @@ def main() -> int:
     wait(lambda: window.session.export_record is not None and idle())
     shot("5-export-done")
 
+    from deid_desktop.core.steps import Step
+
+    s = window.session
     guide = window.show_guide()  # F1 on step 5; the Review page of the guide shown
     guide.open_page("review")
     QTest.qWait(50)
@@ -108,13 +114,26 @@ def main() -> int:
     print("wrote user guide")
     guide.close()
 
+    # the next release counts age bands instead of ZIP3: combined with the one just
+    # exported, persons become lone who are not in either release alone
+    from PySide6.QtCore import Qt
+
+    window.go_to(Step.REVIEW)
+    for i in range(review.qi_list.count()):
+        item = review.qi_list.item(i)
+        keep = item.text() in ("sex", "age")
+        item.setCheckState(Qt.CheckState.Checked if keep else Qt.CheckState.Unchecked)
+    review.age_bands_on.setChecked(True)
+    review.age_bands.setText("0, 30, 50, 70, 90")
+    review.apply_button.click()
+    wait(lambda: s.review is not None and s.review.intruder is not None and idle())
+    shot("4-review-across-releases")
+
     # a failed gate: a phone column tagged clinical survives into the release
     import dataclasses
 
     from deid_desktop.core.model import ColumnClass
-    from deid_desktop.core.steps import Step
 
-    s = window.session
     phone = s.project.table("demographics").column("phone")
     s.set_tag("demographics", dataclasses.replace(phone, cls=ColumnClass.CLINICAL, role=None,
                                                   category=None))  # fmt: skip

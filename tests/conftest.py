@@ -22,3 +22,12 @@ PUBLIC_DATA = ROOT / "tests" / "data"
 def public_data() -> Path:
     """The folder of public test data inside the repository (never skipped)."""
     return PUBLIC_DATA
+
+
+@pytest.fixture(autouse=True)
+def own_register(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test gets its own export register: a review reads the register for earlier
+    releases of the same source (risk across releases), so a release one test exported
+    must never become another test's "earlier release". A test may set its own."""
+    folder = tmp_path_factory.mktemp("register")
+    monkeypatch.setenv("DEID_REGISTER", str(folder / "register.jsonl"))

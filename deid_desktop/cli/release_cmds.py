@@ -103,7 +103,12 @@ def _span(bar: ProgressBar | None, start: float, end: float) -> ProgressFn | Non
 
 
 def _review(
-    project_path: Path, *, scan: bool | None, bar: ProgressBar | None = None, end: float = 1.0
+    project_path: Path,
+    *,
+    scan: bool | None,
+    bar: ProgressBar | None = None,
+    end: float = 1.0,
+    register: Path | None = None,
 ) -> tuple[Project, list[Problem], engine.ReviewResult]:
     """Open, load and review. ``scan``: see ``engine.review`` (check: True; run: None, so
     free text that is only suppressed is not scanned). ``bar``: the terminal's progress
@@ -114,7 +119,12 @@ def _review(
     warn_problems(problems)
     extract = engine.load(project, project_path, progress=_span(bar, 0.0, 0.35 * end))
     result = engine.review(
-        project, extract, salt=_salt(project), scan=scan, progress=_span(bar, 0.35 * end, end)
+        project,
+        extract,
+        salt=_salt(project),
+        scan=scan,
+        register_path=register,
+        progress=_span(bar, 0.35 * end, end),
     )
     return project, problems, result
 
@@ -125,6 +135,7 @@ def check_payload(
     """The --json document of `deid check` (schema documented in README)."""
     from deid_desktop.core import engine
     from deid_desktop.core.export import check_rows, risk_summary, scan_summary
+    from deid_desktop.core.risk.cells import cells_summary
     from deid_desktop.core.verify.plain import plain_failure
 
     return {
@@ -156,20 +167,15 @@ def check_payload(
         "warnings": list(result.release.warnings),
         "problems": [{"severity": p.severity, "message": p.message} for p in problems],
         "earlier_releases": _earlier(project),
-        "cross_release": _cross_release(project, result),
+        "cross_release": _cross_release(result),
+        "small_cells": cells_summary(result.small_cells),
     }
 
 
-def _cross_release(project: Project, result: engine.ReviewResult) -> dict[str, Any] | None:
-    """Persons the combination with each earlier release isolates (None: nothing to
-    combine, or the register unreadable - warned by ``_earlier``)."""
-    from deid_desktop.core.cross_release import check_review
-
-    try:
-        report = check_review(project, result.release, result.quasi_identifiers, result.inputs)
-    except DeidError:
-        return None
-    return None if report is None else report.to_dict()
+def _cross_release(result: engine.ReviewResult) -> dict[str, Any] | None:
+    """Persons the combination with each earlier release isolates, as the review measured
+    it (None: nothing to combine, or the register unreadable - warned by ``_earlier``)."""
+    return None if result.cross_release is None else result.cross_release.to_dict()
 
 
 def _earlier(project: Project) -> list[dict[str, Any]] | None:
@@ -318,7 +324,9 @@ def run_run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, bar: ProgressBar | None) -> int:
     from deid_desktop.core import engine
 
-    project, _problems, result = _review(args.project, scan=None, bar=bar, end=0.8)
+    project, _problems, result = _review(
+        args.project, scan=None, bar=bar, end=0.8, register=args.register
+    )
     meta = project.export
     overrides = {
         k: getattr(args, k)

@@ -190,8 +190,11 @@ def run_risk(args: argparse.Namespace) -> int:
     k = args.k
     census: int | None = None
     not_counted: tuple[str, ...] = ()
+    cells: dict[str, object] | None = None
     if _is_project(source):
-        frame, qis, k, sensitive, census, not_counted = _release_person(source, qis, k, sensitive)
+        frame, qis, k, sensitive, census, not_counted, cells = _release_person(
+            source, qis, k, sensitive
+        )
     else:
         if not qis:
             raise UsageError(
@@ -211,6 +214,8 @@ def run_risk(args: argparse.Namespace) -> int:
         out = report.to_dict(include_values=False, include_lone_rows=False)
         if uniqueness is not None:
             out.update(uniqueness.to_dict())
+        if cells is not None:  # the event tables of a project: counts, never a value
+            out["small_cells"] = cells
         if args.list_lone and _is_project(source):  # rows of the release, in subject-ID order
             out["lone_release_rows"] = [int(r) for r in report.lone_rows]
         elif args.list_lone:  # the file's line numbers (header = line 1)
@@ -220,7 +225,21 @@ def run_risk(args: argparse.Namespace) -> int:
         print(_risk_text(report))
         if uniqueness is not None:
             print(_population_text(uniqueness))
+        if cells is not None:
+            print(_cells_text(cells))
     return 0
+
+
+def _cells_text(cells: dict[str, object]) -> str:
+    columns = [c for c in cells["columns"] if c["small_cells"]]  # type: ignore[attr-defined]
+    if not columns:
+        return "small cells in event tables: none"
+    listed = "; ".join(
+        f"{c['table']}.{c['column']}: {c['small_cells']:,} values held by fewer than "
+        f"{c['k']} persons ({c['persons']:,} persons hold one)"
+        for c in columns
+    )
+    return f"small cells in event tables: {listed}"
 
 
 def _population_uniqueness(
@@ -261,6 +280,7 @@ class ReleasedPerson(NamedTuple):
     sensitive: list[str]
     census: int | None  # the Census population of the released ZIP3 areas
     not_counted: tuple[str, ...]  # released identifying columns left out of the count
+    cells: dict[str, object]  # small cells of the event tables (``cells_summary``)
 
 
 def _release_person(
@@ -291,7 +311,10 @@ def _release_person(
             frame[ZIP3_COLUMN].dropna().unique(), table.populations, table.restricted
         )
     k = project.risk.k_target if k is None else k
-    return ReleasedPerson(frame, qis, k, sensitive, census, not_counted)
+    from deid_desktop.core.risk.cells import cells_summary, event_small_cells
+
+    cells = cells_summary(event_small_cells(project, release, k=k))
+    return ReleasedPerson(frame, qis, k, sensitive, census, not_counted, cells)
 
 
 def _risk_text(r: RiskReport) -> str:

@@ -76,6 +76,26 @@ def motivated_intruder(
     return report
 
 
+def with_intruder(review: ReviewResult, report: IntruderReport) -> ReviewResult:
+    """The review with the intruder test's figures: kept for the export record (counts
+    only) and read by the verdict's paragraph (persons re-identified with certainty)."""
+    from deid_desktop.core.engine import verdict_for
+
+    verdict = review.verdict
+    if verdict is not None:
+        person = review.release.tables.get(review.project.person_table.name)
+        verdict = verdict_for(
+            review.project,
+            review.verification,
+            review.risk,
+            persons=0 if person is None else len(person),
+            free_text_released=review.free_text_released,
+            cross_release=review.cross_release,
+            intruder=report,
+        )
+    return dataclasses.replace(review, intruder=report, verdict=verdict)
+
+
 def _identities(frame: pd.DataFrame, crosswalk: pd.DataFrame, id_column: str) -> pd.Series:
     """The person key behind each released row, through the held-back crosswalk."""
     key_column = next(c for c in crosswalk.columns if c != id_column)
@@ -83,4 +103,4 @@ def _identities(frame: pd.DataFrame, crosswalk: pd.DataFrame, id_column: str) ->
     return frame[id_column].map(lookup)
 
 
-__all__ = ["motivated_intruder"]
+__all__ = ["motivated_intruder", "with_intruder"]

@@ -123,6 +123,23 @@ class CrossReleaseReport:
     all_below_k: int = 0
     warnings: tuple[str, ...] = field(default=())
 
+    @property
+    def lone(self) -> int:
+        """Persons lone only through a combination: all earlier releases together (or the
+        one checked), counted once."""
+        checked = [r for r in self.releases if r.status == "checked"]
+        return self.all_lone if len(checked) > 1 else sum(r.lone for r in checked)
+
+    @property
+    def below_k(self) -> int:
+        checked = [r for r in self.releases if r.status == "checked"]
+        return self.all_below_k if len(checked) > 1 else sum(r.below_k for r in checked)
+
+    @property
+    def checked(self) -> int:
+        """Earlier releases actually combined with this one."""
+        return sum(r.status == "checked" for r in self.releases)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "k_target": self.k_target,
@@ -133,6 +150,18 @@ class CrossReleaseReport:
             "all_combined": {"lone": self.all_lone, "below_k": self.all_below_k},
             "warnings": list(self.warnings),
         }
+
+    def public_dict(self) -> dict[str, Any]:
+        """``to_dict`` for what leaves with the release (its README and record): the
+        earlier releases by date only - no recipient, no folder, which are the sender's."""
+        out = self.to_dict()
+        out["releases"] = [
+            {k: v for k, v in r.items() if k not in ("recipient", "folder")}
+            for r in out["releases"]
+        ]
+        out["warnings"] = list(_warnings(self.releases, self.k_target, self.all_lone,
+                                         self.all_below_k, public=True))  # fmt: skip
+        return out
 
 
 def _part(entry: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -149,9 +178,39 @@ def _same_source(entry: Mapping[str, Any], project_id: str, input_hashes: set[st
     return any(isinstance(i, dict) and i.get("sha256") in input_hashes for i in inputs)
 
 
-def _name(r: EarlierRelease) -> str:
+def _name(r: EarlierRelease, *, public: bool = False) -> str:
+    if public:
+        return f"the release of {r.time_utc}"
     to = f" to {r.recipient}" if r.recipient else ""
     return f"the release of {r.time_utc}{to} ({Path(r.folder).name or r.folder})"
+
+
+def _warnings(
+    results: Sequence[EarlierRelease], k: int, all_lone: int, all_below: int, *, public: bool
+) -> tuple[str, ...]:
+    """One sentence per earlier release that isolates someone or could not be read, and
+    one for all of them together (``public``: the release's own documents)."""
+    out: list[str] = []
+    for r in results:
+        if r.status not in ("checked", "no file"):
+            out.append(
+                f"The held-back quasi-identifier file of {_name(r, public=public)} is "
+                f"{r.status}; that release was not combined with this one."
+            )
+        elif r.status == "checked" and (r.lone or r.below_k):
+            out.append(
+                f"Combined with {_name(r, public=public)}, {r.lone:,} persons become lone and "
+                f"{r.below_k:,} fall below k = {k} who are not so in this release alone "
+                "(quasi-identifiers of both releases joined per person)."
+            )
+    checked = sum(r.status == "checked" for r in results)
+    if checked > 1 and (all_lone or all_below):
+        out.append(
+            f"Combined with all {checked} earlier releases together, {all_lone:,} persons "
+            f"become lone and {all_below:,} fall below k = {k} who are not so in this "
+            "release alone."
+        )
+    return tuple(out)
 
 
 def _load(entry: Mapping[str, Any]) -> tuple[pd.DataFrame | None, str]:
@@ -237,7 +296,6 @@ def check_cross_release(
     _, new_size = class_sizes(*base)
     k = max(int(k_target), 1)
     results: list[EarlierRelease] = []
-    warnings: list[str] = []
     every: list[tuple[np.ndarray, int]] = []
     for entry in earlier:
         meta, cw = _part(entry, "meta"), _part(entry, "crosswalk")
@@ -251,35 +309,18 @@ def check_cross_release(
         }
         frame, status = _load(entry)
         if frame is None:
-            r = EarlierRelease(**head, status=status)
-            results.append(r)
-            if status != "no file":
-                warnings.append(
-                    f"The held-back quasi-identifier file of {_name(r)} is {status}; that "
-                    "release was not combined with this one."
-                )
+            results.append(EarlierRelease(**head, status=status))
             continue
         codes, both = _earlier_codes(frame, persons)
         every.extend(codes)
         lone, below = _isolated(base, codes, new_size, k)
-        r = EarlierRelease(**head, status=status, persons_in_both=both, lone=lone, below_k=below)
-        results.append(r)
-        if lone or below:
-            warnings.append(
-                f"Combined with {_name(r)}, {lone:,} persons become lone and {below:,} fall "
-                f"below k = {k} who are not so in this release alone (quasi-identifiers of "
-                "both releases joined per person)."
-            )
+        results.append(
+            EarlierRelease(**head, status=status, persons_in_both=both, lone=lone, below_k=below)
+        )
     all_lone = all_below = 0
     if every:
         all_lone, all_below = _isolated(base, every, new_size, k)
-    checked = sum(r.status == "checked" for r in results)
-    if checked > 1 and (all_lone or all_below):
-        warnings.append(
-            f"Combined with all {checked} earlier releases together, {all_lone:,} persons "
-            f"become lone and {all_below:,} fall below k = {k} who are not so in this "
-            "release alone."
-        )
+    warnings = _warnings(results, k, all_lone, all_below, public=False)
     return CrossReleaseReport(
         k_target=k,
         persons=rows,
@@ -301,13 +342,17 @@ def check_review(
 ) -> CrossReleaseReport | None:
     """``check_cross_release`` for a reviewed release (the CLI and the GUI share this)."""
     person = project.person_table.name
-    new = released_quasi_identifiers(release.tables.get(person), release.crosswalk, qis)
     held = inputs.get(person)
+    hashes = set() if held is None else {held[1]}
+    got = list(entries) if entries is not None else list(read_register(register_path))
+    earlier = [e for e in got if _same_source(e, project.project_id, hashes)]
+    if not earlier:  # the common case: nothing to join, so nothing to gather
+        return None
+    new = released_quasi_identifiers(release.tables.get(person), release.crosswalk, qis)
     return check_cross_release(
         new,
         project_id=project.project_id,
         k_target=project.risk.k_target,
-        input_hashes=() if held is None else (held[1],),
-        register_path=register_path,
-        entries=entries,
+        input_hashes=hashes,
+        entries=earlier,
     )

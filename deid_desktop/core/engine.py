@@ -53,7 +53,10 @@ from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 if TYPE_CHECKING:
     import pandas as pd
 
+    from deid_desktop.core.cross_release import CrossReleaseReport
     from deid_desktop.core.risk import RiskReport
+    from deid_desktop.core.risk.cells import SmallCells
+    from deid_desktop.core.risk.intruder import IntruderReport
     from deid_desktop.core.risk.verdict import Verdict
     from deid_desktop.core.scan import ScanDictionary, ScanReport
     from deid_desktop.core.verify import Verification
@@ -83,6 +86,18 @@ class ReviewResult:
     #: the values of the direct columns the release does not keep, looked for again when
     #: the written files are read back before the export commits (``readback_gate``)
     dictionary: ScanDictionary | None = field(default=None, compare=False, repr=False)
+    #: the combination with earlier releases of the same source in the register (None:
+    #: nothing of the same source went out before, or the register could not be read)
+    cross_release: CrossReleaseReport | None = None
+    #: small cells of the released event tables (``core.risk.cells``), values for screen
+    small_cells: tuple[SmallCells, ...] = ()
+    #: the motivated-intruder test, once run (``attack.with_intruder``); counts only
+    intruder: IntruderReport | None = None
+
+    @property
+    def free_text_released(self) -> int:
+        """How many free-text columns the release keeps, redacted (the verdict reads it)."""
+        return len(self.released_text)
 
     @property
     def passed(self) -> bool:
@@ -297,10 +312,15 @@ def review(
     *,
     salt: bytes | None = None,
     scan: bool | None = None,
+    register_path: Path | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ReviewResult:
     """Scan the free text, build the release in memory, measure its risk, verify it.
+
+    Also: the small cells of the event tables, and the combination with the earlier
+    releases of the same source in the register (``register_path``, else the default
+    one); the verdict reads both.
 
     ``scan``: None (default) scans only the free-text columns set to "redact hits" - when
     every one is suppressed the scan would only inform the review screen, so it is
@@ -358,20 +378,28 @@ def review(
         risk = replace(risk, released_not_counted=released_not_counted_for(project, release))
     rep.step(0.7, "Checking the release")
     verification = verify_release(
-        extract, release, project, risk=risk, progress=_slice(rep, 0.7, 1.0), cancel=cancel
+        extract, release, project, risk=risk, progress=_slice(rep, 0.7, 0.96), cancel=cancel
     )
+    inputs = {t.name: (Path(t.path), t.sha256) for t in extract.tables}
+    rep.step(0.96, "Combining with earlier releases")
+    cross = cross_release_for(project, release, qis, inputs, register_path=register_path)
+    from deid_desktop.core.risk.cells import event_small_cells
+
+    cells = event_small_cells(project, release, k=project.risk.k_target)
     rep.step(1.0, "Review ready")
     person = release.tables.get(project.person_table.name)
     released_text = tuple(
         f"{t}.{c}" for t, cols in redact_columns_for(project, extract).items() for c in cols
     )
+    free_text_released = len(released_text)
     verdict = verdict_for(
         project,
         verification,
         risk,
         persons=0 if person is None else len(person),
-        free_text_released=len(released_text),
+        free_text_released=free_text_released,
         not_counted=released_not_counted_for(project, release),
+        cross_release=cross,
     )
     return ReviewResult(
         project=project,
@@ -380,14 +408,36 @@ def review(
         risk=risk,
         scan=report,
         quasi_identifiers=qis,
-        inputs={t.name: (Path(t.path), t.sha256) for t in extract.tables},
+        inputs=inputs,
         input_rows={t.name: len(t.frame) for t in extract.tables},
         not_scanned=not_scanned,
         text_columns=tuple(f"{t}.{c}" for t, cols in all_text.items() for c in cols),
         released_text=released_text,
         verdict=verdict,
         dictionary=readback,
+        cross_release=cross,
+        small_cells=cells,
     )
+
+
+def cross_release_for(
+    project: Project,
+    release: Release,
+    qis: Sequence[str],
+    inputs: Mapping[str, tuple[Path, str]],
+    *,
+    register_path: Path | None = None,
+) -> CrossReleaseReport | None:
+    """The combination with earlier releases (``core.cross_release.check_review``); None
+    when nothing of the same source went out or the register cannot be read (``deid
+    check`` warns about the register itself)."""
+    from deid_desktop.core.cross_release import check_review
+    from deid_desktop.core.errors import DeidError
+
+    try:
+        return check_review(project, release, qis, inputs, register_path=register_path)
+    except (DeidError, OSError):
+        return None
 
 
 # -- the verdict --------------------------------------------------------------------------
@@ -424,6 +474,8 @@ def verdict_for(
     persons: int,
     free_text_released: int,
     not_counted: Sequence[str] = (),
+    cross_release: CrossReleaseReport | None = None,
+    intruder: IntruderReport | None = None,
 ) -> Verdict:
     """The plain verdict on a reviewed release (``core.risk.verdict``), from its counts."""
     from deid_desktop.core.pathways.registry import pathway_spec
@@ -442,6 +494,10 @@ def verdict_for(
         counted_columns=risk.quasi_identifiers if risk is not None else (),
         free_text_released=free_text_released,
         not_counted=tuple(not_counted),
+        intruder_certain=None if intruder is None else intruder.certain,
+        earlier_releases=0 if cross_release is None else cross_release.checked,
+        cross_release_lone=0 if cross_release is None else cross_release.lone,
+        cross_release_below_k=0 if cross_release is None else cross_release.below_k,
     )
     return risk_verdict(facts)
 
@@ -506,6 +562,7 @@ def export(
         overwrite=overwrite,
         project_file=project_path,
         verdict=verdict_record,
+        findings=review_findings(review_result),
         progress=progress,
         cancel=cancel,
     )
@@ -520,6 +577,24 @@ def released_scan_summary(review_result: ReviewResult) -> dict[str, Any] | None:
             return scan_skipped_summary(review_result.text_columns)
         return scan_summary(review_result.scan)
     return scan_summary(review_result.scan, columns=review_result.released_text)
+
+
+def review_findings(result: ReviewResult) -> dict[str, Any]:
+    """What the review found beyond the checks, for the record (counts only): the
+    motivated-intruder test when it ran, the combination with earlier releases when it
+    warns (isolates someone, or an earlier file could not be read) and the small cells of
+    the event tables. ``export_release`` keeps the sender's part of the
+    cross-release report (recipients, folders) out of the release folder."""
+    from deid_desktop.core.risk.cells import cells_summary
+
+    out: dict[str, Any] = {"small_cells": cells_summary(result.small_cells)}
+    if result.intruder is not None:
+        out["intruder"] = result.intruder.to_dict()
+    if result.cross_release is not None and result.cross_release.warnings:
+        # only what the record must say: someone isolated, or a held-back file missing
+        # (a rerun of a release already in the register then writes the same record)
+        out["cross_release"] = result.cross_release
+    return out
 
 
 def run(
@@ -540,7 +615,14 @@ def run(
     rep = Reporter(progress, cancel)
     project, _problems = open_project(project_path)
     extract = load(project, project_path, progress=_slice(rep, 0.0, 0.3), cancel=cancel)
-    result = review(project, extract, salt=salt, progress=_slice(rep, 0.3, 0.8), cancel=cancel)
+    result = review(
+        project,
+        extract,
+        salt=salt,
+        register_path=register_path,
+        progress=_slice(rep, 0.3, 0.8),
+        cancel=cancel,
+    )
     del extract  # the export needs only the review: let the loaded frames go
     return export(
         project,
@@ -573,6 +655,7 @@ def released_rows(result: ReviewResult) -> dict[str, dict[str, int | None]]:
 __all__ = [
     "ReviewResult",
     "RiskNotAccepted",
+    "cross_release_for",
     "export",
     "load",
     "open_project",
@@ -581,6 +664,7 @@ __all__ = [
     "released_not_counted_for",
     "released_rows",
     "review",
+    "review_findings",
     "risk_acceptance_needed",
     "run",
     "scan_extract",

@@ -318,3 +318,28 @@ def record_outputs(record: ExportRecord) -> list[tuple[str, int | None, str]]:
             what = hashes.get(path.name) or "the export record"
         out.append((str(path), size, str(what)))
     return out
+
+
+# -- what an intruder could do (Review) ----------------------------------------------------
+def intruder(
+    review: ReviewResult,
+    extract: Extract,
+    *,
+    on: Sequence[str] = (),
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> ReviewResult:
+    """The motivated-intruder test on the reviewed release (``core.attack``): the review
+    with its figures (counts only), for the Review page, the verdict and the record."""
+    from deid_desktop.core.attack import motivated_intruder, with_intruder
+
+    report = motivated_intruder(
+        review.project,
+        extract,
+        review,
+        on=on,
+        salt=salt_for(review.project),
+        progress=progress,
+        cancel=cancel,
+    )
+    return with_intruder(review, report)

@@ -74,6 +74,7 @@ def test_check_json_schema(demo: Path, tmp_path: Path) -> None:
         "problems",
         "earlier_releases",
         "cross_release",
+        "small_cells",
     }
     assert doc["schema"] == 1 and doc["passed"] is True and doc["pathway"] == "safe_harbor"
     assert doc["label"] == "de-identified under HIPAA Safe Harbor (45 CFR 164.514(b)(2))"
@@ -84,6 +85,11 @@ def test_check_json_schema(demo: Path, tmp_path: Path) -> None:
     assert doc["risk"]["rows"] == 2432
     assert doc["scan"]["columns_scanned"] == ["demographics.notes"]
     assert doc["rows"]["visits"]["released"] == doc["rows"]["visits"]["input"]
+    # the demo's event tables: visit type and NYHA class counted, each value common
+    assert doc["small_cells"]["small_cells"] == 0
+    assert {(c["table"], c["column"]) for c in doc["small_cells"]["columns"]} >= {
+        ("visits", "visit_type")
+    }
 
 
 def test_check_exits_3_when_a_blocking_check_fails(leaky: Path, tmp_path: Path) -> None:

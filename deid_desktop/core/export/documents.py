@@ -141,6 +141,7 @@ def render_readme(
     app_version: str,
     has_crosswalk: bool,
     verdict: Mapping[str, Any] | None = None,
+    cross_release: Mapping[str, Any] | None = None,
 ) -> str:
     """README.txt of the release. Deterministic: no clock, no paths, no values."""
     label = release.label
@@ -164,6 +165,9 @@ def render_readme(
             "Risk verdict",
             [str(verdict["headline"]), f"Access model that fits: {verdict['access_model']}."],
         )
+
+    if cross_release is not None:  # ``CrossReleaseReport.public_dict``: counts, dates
+        out += _section("Risk across releases", _cross_release_lines(cross_release))
 
     file_lines = []
     for name, what in files:
@@ -273,6 +277,19 @@ def render_readme(
         out += _section("Warnings", [f"- {w}" for w in release.warnings])
     out.append(f"Prepared with deid-desktop {app_version}.")
     return neutralise_names("\n".join(out) + "\n", _names(project, release))
+
+
+def _cross_release_lines(cross: Mapping[str, Any]) -> list[str]:
+    """What combining this release with earlier ones of the same source isolates (the
+    README says it only when it isolates someone)."""
+    releases = [r for r in cross.get("releases") or [] if r.get("status") == "checked"]
+    n = len(releases)
+    lines = [
+        f"The sender combined this release, person by person, with {n} earlier release"
+        f"{'' if n == 1 else 's'} of the same source. Whoever holds both can do the same:",
+    ]
+    lines += [f"- {w}" for w in cross.get("warnings") or [] if str(w).startswith("Combined")]
+    return lines
 
 
 def _names(project: Project, release: Release) -> list[str]:

@@ -209,6 +209,33 @@ def _kv(lines: list[str], key: str, value: Any, indent: int = 2) -> None:
     lines.append(f"{' ' * indent}{key}: {'-' if value in (None, '') else value}")
 
 
+def _findings_text(record: Mapping[str, Any]) -> list[str]:
+    """The intruder test, the risk across releases and the small cells (counts only)."""
+    lines: list[str] = []
+    intruder = record.get("intruder")
+    if intruder:
+        lines += ["", "Motivated intruder (the source's demographics linked to the release)"]
+        _kv(lines, "linked on", ", ".join(intruder["on"]))
+        _kv(lines, "re-identified with certainty", f"{intruder['certain']:,}")
+        _kv(lines, "expected correct matches", intruder["expected_matches"])
+        hidden = ", ".join(f"{b}: {n:,}" for b, n in intruder["hidden_among"].items())
+        _kv(lines, "persons by look-alikes", hidden)
+    cross = record.get("cross_release")
+    if cross:
+        lines += ["", "Risk across releases"]
+        _kv(lines, "earlier releases of the same source", len(cross.get("releases", [])))
+        lines += [f"  - {w}" for w in cross.get("warnings", [])] or ["  isolates no person"]
+    cells = record.get("small_cells")
+    if cells and cells.get("columns"):
+        lines += ["", "Small cells in event tables (values held by fewer than k persons)"]
+        for c in cells["columns"]:
+            lines.append(
+                f"  {c['table']}.{c['column']}: {c['small_cells']:,} of {c['distinct']:,} "
+                f"values, held by {c['persons']:,} persons"
+            )
+    return lines
+
+
 def render_record_text(record: Mapping[str, Any]) -> str:
     """The record for a person to read; the JSON beside it is authoritative."""
     lines: list[str] = ["EXPORT RECORD", "=============", ""]
@@ -278,6 +305,7 @@ def render_record_text(record: Mapping[str, Any]) -> str:
         ):
             v = risk.get(key)
             _kv(lines, key, ", ".join(v) if isinstance(v, list) else v)
+    lines += _findings_text(record)
     scan = record.get("scan")
     lines += ["", "Free-text scan"]
     if scan is None:

@@ -371,6 +371,7 @@ def export_release(
     overwrite: bool = False,
     project_file: Path | None = None,
     verdict: Mapping[str, Any] | None = None,
+    findings: Mapping[str, Any] | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ExportRecord:
@@ -384,6 +385,10 @@ def export_release(
     read back before the commit (``readback_gate``; None: identifier shapes only);
     ``sample_review``: the reviewer's sample of notes (``SampleReview.summary_dict``:
     counts and the reviewer's name, never note text), written into the record.
+    ``findings``: the review's further findings (``engine.review_findings``: counts
+    only): ``intruder``, ``small_cells`` and ``cross_release`` (a ``CrossReleaseReport``;
+    the full record keeps it whole, the release's record and README only its public
+    part, without the earlier recipients and folders).
     """
     reporter = Reporter(progress, cancel)
     out_dir = Path(out_dir).expanduser().absolute()
@@ -396,6 +401,13 @@ def export_release(
     risk_d, scan_d = risk_summary(risk), scan_summary(scan)
     meta_d: dict[str, Any] = {**asdict(meta), "formats": list(formats)}
     when = now if now is not None else dt.datetime.now(dt.UTC)
+    found = dict(findings or {})
+    cross = found.pop("cross_release", None)
+    cross_public = None if cross is None else cross.public_dict()
+    # the README says it only when the combination isolates someone (a rerun of the same
+    # release, or one with the same quasi-identifiers, leaves the README byte-identical)
+    isolates = cross is not None and bool(cross.lone or cross.below_k)
+    cross_readme = cross_public if isolates else None
     reporter.step(0.0, "Preparing the export")
 
     targets = [out_dir] + ([crosswalk_dir] if crosswalk_dir is not None else [])
@@ -461,6 +473,7 @@ def export_release(
             app_version=app_version,
             has_crosswalk=release.crosswalk is not None,
             verdict=verdict,
+            cross_release=cross_readme,
         )
         rel.write_text(README, readme)
         fault_point("README written")
@@ -495,6 +508,9 @@ def export_release(
         )
         if verdict is not None:
             full["verdict"] = dict(verdict)
+        full.update(found)
+        if cross is not None:
+            full["cross_release"] = cross.to_dict()
         full["written_scan"] = readback
         if sample_review is not None:
             full["sample_review"] = dict(sample_review)
@@ -504,6 +520,8 @@ def export_release(
             full["project"]["file"] = str(Path(project_file).absolute())
             full["project"]["sha256"] = sha256_of(Path(project_file))
         record = release_record(full, seed=project.seed)
+        if cross_public is not None:  # the earlier recipients and folders are the sender's
+            record["cross_release"] = cross_public
         rel.write_text(RECORD_JSON, record_json(record))
         fault_point("record written")
         rel.write_text(RECORD_TXT, render_record_text(record))

@@ -7,6 +7,11 @@ a value held by fewer than k persons is a small cell. A missing value is not a c
 
 ``SmallCells.values`` keeps the values for the screen (the Review page lists them so the
 user can merge or suppress them); ``to_dict`` carries counts only, for logs and records.
+
+``event_small_cells(project, release)`` picks the columns: in every released event table,
+each column tagged quasi-identifier or clinical whose values are not all numbers (codes,
+descriptions, categories). Numbers are measurements (a lab value, a day count): every
+exact value being rare is what a measurement is, not a cross-tab cell.
 """
 
 from __future__ import annotations
@@ -16,6 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
+from deid_desktop.core.model import ColumnClass, Project, Release
+
+#: The tag classes whose event-table columns are counted as cells.
+CELL_CLASSES = (ColumnClass.QUASI, ColumnClass.CLINICAL)
 
 
 @dataclass(frozen=True)
@@ -47,27 +57,89 @@ def small_cells(
     """Small cells of each column, counted over distinct persons (``person`` column)."""
     out = []
     person_codes, _ = pd.factorize(frame[person], use_na_sentinel=True)
+    n_persons = int(person_codes.max()) + 1 if person_codes.size else 0
     for column in columns:
         codes, uniques = pd.factorize(frame[column], use_na_sentinel=True)
         keep = (codes >= 0) & (person_codes >= 0)
         v, p = codes[keep].astype(np.int64), person_codes[keep].astype(np.int64)
         n_values = len(uniques)
-        if n_values == 0:
+        if n_values == 0 or v.size == 0:
             out.append(SmallCells(table, column, k, 0, 0, 0))
             continue
-        pairs = np.unique(v * (int(person_codes.max()) + 1) + p)
-        pair_value = pairs // (int(person_codes.max()) + 1)
+        # distinct (value, person) pairs: a sort (numpy's hashed unique is slower here)
+        pairs = np.sort(v * n_persons + p)
+        pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
+        pair_value = pairs // n_persons
         holders = np.bincount(pair_value, minlength=n_values)
         small = np.flatnonzero((holders > 0) & (holders < k))
-        in_small = np.isin(pair_value, small)
-        persons = int(np.unique((pairs % (int(person_codes.max()) + 1))[in_small]).size)
+        is_small = np.zeros(n_values, dtype=bool)
+        is_small[small] = True
+        held = np.zeros(n_persons, dtype=bool)
+        held[(pairs % n_persons)[is_small[pair_value]]] = True
+        names = [str(x) for x in np.asarray(uniques.take(small), dtype=object)]
         listed = tuple(
-            sorted(((str(uniques[i]), int(holders[i])) for i in small), key=lambda t: t[1])
+            sorted(zip(names, (int(h) for h in holders[small]), strict=True), key=lambda t: t[1])
         )
         out.append(
-            SmallCells(table, column, k, int((holders > 0).sum()), small.size, persons, listed)
+            SmallCells(
+                table, column, k, int((holders > 0).sum()), small.size, int(held.sum()), listed
+            )
         )
     return tuple(out)
 
 
-__all__ = ["SmallCells", "small_cells"]
+def _all_numbers(values: pd.Series) -> bool:
+    """Every filled value is a number (checked on the distinct values only)."""
+    distinct = values.dropna().unique()
+    if len(distinct) == 0:
+        return False
+    parsed = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce")
+    return not bool(parsed.isna().any())
+
+
+def cell_columns(project: Project, release: Release) -> dict[str, list[str]]:
+    """Per released event table, the columns whose small cells are counted."""
+    out: dict[str, list[str]] = {}
+    for spec in project.tables:
+        frame = release.tables.get(spec.name)
+        if spec.is_person or frame is None or release.id_column not in frame.columns:
+            continue
+        columns = [
+            c.name
+            for c in spec.columns
+            if c.cls in CELL_CLASSES
+            and c.name in frame.columns
+            and c.name != release.id_column
+            and not _all_numbers(frame[c.name])
+        ]
+        if columns:
+            out[spec.name] = columns
+    return out
+
+
+def event_small_cells(project: Project, release: Release, *, k: int) -> tuple[SmallCells, ...]:
+    """Small cells (held by fewer than ``k`` persons) of every counted event column."""
+    found: list[SmallCells] = []
+    for table, columns in cell_columns(project, release).items():
+        frame = release.tables[table]
+        found += small_cells(frame, table=table, person=release.id_column, columns=columns, k=k)
+    return tuple(found)
+
+
+def cells_summary(cells: tuple[SmallCells, ...]) -> dict[str, object]:
+    """For records and JSON: counts per column, never a value."""
+    return {
+        "columns": [c.to_dict() for c in cells],
+        "small_cells": sum(c.small for c in cells),
+        "columns_with_small_cells": sum(1 for c in cells if c.small),
+    }
+
+
+__all__ = [
+    "CELL_CLASSES",
+    "SmallCells",
+    "cell_columns",
+    "cells_summary",
+    "event_small_cells",
+    "small_cells",
+]

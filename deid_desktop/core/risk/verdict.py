@@ -19,7 +19,9 @@ when one was made, and what happens to free text, and gives:
 
 The thresholds are stated in ``THRESHOLDS`` and in the paragraph, never hidden: low when
 every class reaches the k target; moderate when at most 1 % of persons are unique and at
-most 5 % fall below the target; high otherwise. Counts only: no value of the data.
+most 5 % fall below the target; high otherwise. A release that is low alone but whose
+combination with earlier releases of the same source (``core.cross_release``) isolates
+someone is moderate. Counts only: no value of the data.
 """
 
 from __future__ import annotations
@@ -68,6 +70,10 @@ class RiskFacts:
     intruder_certain: int | None = None  # persons an intruder re-identifies for sure
     #: released columns that can identify in combination but are left out of the count
     not_counted: Sequence[str] = ()
+    #: earlier releases of the same source combined with this one (0: none in the register)
+    earlier_releases: int = 0
+    cross_release_lone: int = 0  # lone only through the combination with earlier releases
+    cross_release_below_k: int = 0  # below the target only through the combination
 
 
 @dataclass(frozen=True)
@@ -112,11 +118,21 @@ def not_counted_sentence(columns: Sequence[str]) -> str:
     return f"{said} {verb} released but not counted in these figures."
 
 
+def _combined(f: RiskFacts) -> bool:
+    """Combining this release with earlier ones isolates someone it does not alone."""
+    return bool(f.cross_release_lone or f.cross_release_below_k)
+
+
+def _releases(n: int) -> str:
+    return "the earlier release" if n <= 1 else f"the {n} earlier releases"
+
+
 def _level(f: RiskFacts) -> Level:
     if f.checks_failed:
         return Level.BLOCKED
     if f.persons == 0 or (f.k is not None and f.k >= f.k_target):
-        return Level.LOW
+        # every class reaches the target here, but not once joined with what went out before
+        return Level.MODERATE if f.persons and _combined(f) else Level.LOW
     lone_share, below_share = f.lone / f.persons, f.below_k / f.persons
     if (
         lone_share <= THRESHOLDS["moderate_lone_share"]
@@ -151,12 +167,23 @@ def risk_verdict(f: RiskFacts) -> Verdict:
             ("Fix each failed check, then run the review again.",),
         )
     risk_word = {Level.LOW: "low", Level.MODERATE: "moderate", Level.HIGH: "high"}[level]
-    if level == Level.LOW:
+    reaches_k = f.persons == 0 or (f.k is not None and f.k >= f.k_target)
+    if reaches_k:
         detail = f"every person shares {columns} with at least {f.k_target - 1} others"
         if f.persons == 0:
             detail = "the release holds no person"
+        elif _combined(f):
+            detail += (
+                f" in this release alone, but combined with {_releases(f.earlier_releases)} "
+                f"{_persons(f.cross_release_lone)} become unique"
+            )
     else:
         detail = f"{f.lone:,} of {_persons(f.persons)} are unique on {columns}"
+    if _combined(f) and not reaches_k:
+        detail += (
+            f"; combined with {_releases(f.earlier_releases)}, "
+            f"{_persons(f.cross_release_lone)} more become unique"
+        )
     headline = f"All {f.pathway_label} checks passed. Residual risk: {risk_word} - {detail}."
     if f.not_counted:  # the figures say nothing of these: the headline says so
         headline += " " + not_counted_sentence(f.not_counted)
@@ -169,6 +196,13 @@ def risk_verdict(f: RiskFacts) -> Verdict:
         sentences.append(
             f"Linking the release back to the source on those columns re-identified "
             f"{_persons(f.intruder_certain)} with certainty."
+        )
+    if _combined(f):
+        sentences.append(
+            f"Whoever holds this release and {_releases(f.earlier_releases)} of the same "
+            f"source can join them per person: then {_persons(f.cross_release_lone)} become "
+            f"unique and {f.cross_release_below_k:,} fall below {f.k_target} who are not so "
+            "in this release alone."
         )
     if f.population_unique_share is not None:
         sentences.append(
@@ -198,12 +232,17 @@ def risk_verdict(f: RiskFacts) -> Verdict:
             "Count every released identifying column (Review, Residual risk: the "
             "quasi-identifier chooser), or leave out of the release what you do not count."
         )
-    if level != Level.LOW:
+    if level != Level.LOW and not reaches_k:
         steps.append(
             "Find the best generalization (Review, Residual risk) or widen the bands of the "
             "columns that single people out."
         )
         steps.append(f"Suppress the {f.below_k:,} records in groups below {f.k_target}.")
+    if _combined(f):
+        steps.append(
+            "Release the same quasi-identifiers as before (or coarser ones), or keep this "
+            "release and the earlier ones from reaching the same hands."
+        )
     access = _access(f, level)
     sentences.append(f"Access model that fits: {access}.")
     return Verdict(level, headline, " ".join(sentences), access, tuple(steps))

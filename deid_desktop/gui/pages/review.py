@@ -41,6 +41,7 @@ from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review_failures import FailurePanel, detail_text
 from deid_desktop.gui.pages.review_generalize import GeneralizeSection
+from deid_desktop.gui.pages.review_intruder import IntruderPanel
 from deid_desktop.gui.pages.review_text import FreeTextPanel
 from deid_desktop.gui.widgets import MessageBanner, VerdictBanner, heading, plain_error
 
@@ -105,6 +106,8 @@ class ReviewPage(Page):
 
         self._notes_index = NoteIndex()  # of the review on screen (built with it)
         self.tabs.addTab(self.text, "Free text")
+        self.intruder = IntruderPanel(session, runner)  # intruder test, across releases, cells
+        self.tabs.addTab(self.intruder, "What an intruder could do")
 
         top = QHBoxLayout()
         top.addWidget(heading(self.step.heading("Review before export")))
