@@ -28,6 +28,7 @@ is printed with the results: on a shared machine the CPU figure is the steadier 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shutil
@@ -139,6 +140,73 @@ def _script(project: Path, work: Path, seed: int, restricted: str) -> dict[str, 
     return _measured([*argv, restricted])
 
 
+STAGES_CHILD = r"""
+import json, resource, shutil, sys, time
+from pathlib import Path
+import deid_desktop.core.export.readback as readback
+import deid_desktop.core.export.release as release
+import deid_desktop.core.pathways as pathways
+import deid_desktop.core.risk as risk
+import deid_desktop.core.verify as verify
+from deid_desktop.core import engine
+
+project_path, work = Path(sys.argv[1]), Path(sys.argv[2])
+out = {}
+def timed(name, fn):
+    c0 = time.process_time()
+    value = fn()
+    out[name] = {"cpu": time.process_time() - c0,
+                 "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return value
+def wrap(module, attr, name):  # time the function where engine.run calls it
+    fn = getattr(module, attr)
+    setattr(module, attr, lambda *a, **k: timed(name, lambda: fn(*a, **k)))
+wrap(pathways, "build_release", "build")
+wrap(readback, "readback_dictionary", "read-back dictionary")
+wrap(risk, "risk_report", "risk")
+wrap(verify, "verify_release", "verify")
+wrap(release, "readback_gate", "read-back")
+project, _ = timed("open", lambda: engine.open_project(project_path))
+extract = timed("load", lambda: engine.load(project, project_path))
+result = timed("review", lambda: engine.review(project, extract))
+assert result.passed
+del extract
+timed("export", lambda: engine.export(
+    project, project_path, result, out_dir=work / "release", crosswalk_dir=work / "crosswalk",
+    register_path=work / "reg.jsonl"))
+out["export (without read-back)"] = {
+    "cpu": out["export"]["cpu"] - out["read-back"]["cpu"], "peak_mb": out["export"]["peak_mb"]}
+print(json.dumps(out))
+"""
+
+
+def _stages(project: Path, work: Path) -> dict[str, dict[str, float]]:
+    shutil.rmtree(work, ignore_errors=True)
+    done = subprocess.run(
+        [sys.executable, "-c", STAGES_CHILD, str(project), str(work)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"stages child failed:\n{done.stderr[-3000:]}")
+    figures: dict[str, dict[str, float]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def _print_stages(runs: list[dict[str, dict[str, float]]]) -> None:
+    print(
+        "  stages of one run in one process, as engine.run calls them (median CPU s; the\n"
+        "  process's peak RSS when the stage ends; review = build + read-back dictionary +\n"
+        "  risk + verify; export includes the read-back):"
+    )
+    for stage in runs[0]:
+        cpu = statistics.median(r[stage]["cpu"] for r in runs)
+        peak = statistics.median(r[stage]["peak_mb"] for r in runs)
+        print(f"    {stage:28} {cpu:6.2f} s  peak {peak:,.0f} MB")
+
+
 def exponent(sizes: list[int], costs: list[float]) -> float:
     """Least-squares slope of log(cost) on log(size)."""
     xs, ys = [math.log(s) for s in sizes], [math.log(c) for c in costs]
@@ -155,6 +223,9 @@ def main() -> None:
         help="persons per extract, comma-separated (e.g. 100000,1000000,3000000)",
     )
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--stages", action="store_true", help="also time each stage of the run, per round"
+    )
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "deid-bench")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -171,10 +242,13 @@ def main() -> None:
         project = cached_keyed_demo(args.cache, persons)
         work = Path(tempfile.mkdtemp(prefix="deid-vs-script-"))
         runs: dict[str, list[dict[str, float]]] = {"deid": [], "script": []}
+        stage_runs: list[dict[str, dict[str, float]]] = []
         try:
             for _ in range(args.rounds):
                 runs["deid"].append(_deid(project, work))
                 runs["script"].append(_script(project, work, DEFAULT_SEED, restricted))
+                if args.stages:
+                    stage_runs.append(_stages(project, work))
         finally:
             shutil.rmtree(work, ignore_errors=True)
         print(f"\n{persons:,} persons ({args.rounds} rounds, interleaved; median [range])")
@@ -189,6 +263,8 @@ def main() -> None:
                 f"({med[who]['peak_mb'] / 1024:.2f} GiB)"
             )
             medians[who].append(med[who]["cpu"])
+        if stage_runs:
+            _print_stages(stage_runs)
         ratio = med["script"]["cpu"] / med["deid"]["cpu"]
         print(
             f"  CPU ratio script / deid run: {ratio:.2f} "
