@@ -25,7 +25,7 @@ CELLS = (
     "S0001", "S0002", "S0003", "2019", "2020", "90+", "921", "000", "", "stable",
     "Quigg", "Ann Quigg called", "MR778812", "hf0042", "HF0042 seen", "5551234567",
     "call 617-555-0199", "seen 03/04/2021", "age 93", "55512345", "a,b", 'say "hi"',
-    "Zoë Quigg", "12 Main Street",
+    "Zoë Quigg", "12 Main Street", "two\nlines", " pad ", "NA", "nan", "\ufeffbom",
 )  # fmt: skip
 cell = st.sampled_from(CELLS)
 

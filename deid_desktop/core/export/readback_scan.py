@@ -13,11 +13,14 @@ distinct text is a hit in every cell that holds it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import csv
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
 
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.engine import at_level, scan_text_arrays
@@ -37,9 +40,16 @@ class _Column:
     """One read-back column: where it is, its rows' codes into its distinct texts, and
     where those texts are in the folder's distinct texts."""
 
-    def __init__(self, file: str, sheet: str, name: str, shapes: bool, values: pd.Series):
+    def __init__(
+        self, file: str, sheet: str, name: str, shapes: bool, values: pd.Series | pa.Array
+    ):
         self.file, self.sheet, self.name, self.shapes = file, sheet, name, shapes
-        codes, uniques = pd.factorize(values.astype(str).to_numpy(dtype=object), sort=False)
+        if isinstance(values, pd.Series):
+            codes, uniques = pd.factorize(values.astype(str).to_numpy(dtype=object), sort=False)
+        else:  # a column of text read by Arrow: its dictionary encoding
+            encoded = values.dictionary_encode()
+            codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
         self.codes: np.ndarray = codes
         self.uniques: np.ndarray = np.asarray(uniques, dtype=object)
         self.global_ids: np.ndarray = np.empty(0, dtype=np.int64)
@@ -49,6 +59,42 @@ class _Column:
         order = np.argsort(self.codes, kind="stable")
         starts = np.searchsorted(self.codes[order], np.arange(len(self.uniques) + 1))
         return order, starts
+
+
+def _header(path: Path) -> list[str]:
+    with path.open("r", encoding="utf-8-sig", newline="") as f:
+        return next(csv.reader(f), [])
+
+
+def _csv_columns(path: Path, header: list[str]) -> tuple[list[str], list[pa.Array]]:
+    """A release CSV as ``scan.written`` reads it (every cell as text, an empty cell as
+    "", blank lines skipped), read by Arrow's multi-threaded reader."""
+    table = pacsv.read_csv(
+        path,
+        read_options=pacsv.ReadOptions(encoding="utf8"),
+        parse_options=pacsv.ParseOptions(newlines_in_values=True),
+        convert_options=pacsv.ConvertOptions(
+            column_types={name: pa.large_string() for name in header},
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+    return [str(c) for c in table.column_names], [
+        table.column(i).combine_chunks() for i in range(table.num_columns)
+    ]
+
+
+def _sheets(path: Path) -> Iterable[tuple[str, list[str], list[pd.Series | pa.Array]]]:
+    """(sheet, header, columns) of a written file: a CSV by Arrow when its header names
+    each column once (pandas renames repeats and blanks), else as ``scan.written``."""
+    if path.suffix.lower() == ".csv":
+        header = _header(path)
+        if header and len(set(header)) == len(header) and all(header):
+            names, arrays = _csv_columns(path, header)
+            yield "", names, list(arrays)
+            return
+    for sheet, frame in _frames(path):
+        yield sheet, [str(c) for c in frame.columns], [frame[c] for c in frame.columns]
 
 
 def scan_distinct(
@@ -78,19 +124,18 @@ def scan_distinct(
                 ]
             )
         text_here = None if shape_columns is None else set(shape_columns.get(path.stem, ()))
-        for sheet, frame in _frames(path):
-            header = [str(c) for c in frame.columns]
+        for sheet, header, values in _sheets(path):
             blocks.append(
                 [
                     WrittenHit(path.name, sheet, header[i], -1, kind, rule, conf)
                     for i, kind, rule, conf in _found(header, dictionary, level, text_here is None)
                 ]
             )
-            for column in frame.columns:
-                cells += len(frame)
-                shapes = text_here is None or str(column) in text_here
-                blocks.append(_Column(path.name, sheet, str(column), shapes, frame[column]))
-            del frame
+            for column, cells_of in zip(header, values, strict=True):
+                cells += len(cells_of)
+                shapes = text_here is None or column in text_here
+                blocks.append(_Column(path.name, sheet, column, shapes, cells_of))
+            del values
     names = tuple(p.name for p in files)
     columns = [b for b in blocks if isinstance(b, _Column)]
     hits: list[WrittenHit] = []
