@@ -51,6 +51,13 @@ def test_reading_distinct_values_equals_reading_every_row(
     expected = _outcome(dates._read_dates, values, fmt, file="v.csv", column="visit_date")
     got = _outcome(dates.read_dates, values, fmt, file="v.csv", column="visit_date")
     assert got == expected
+    if fmt is not None:
+        full = _outcome(_parsed, dates._parse_dates, values, fmt)
+        assert _outcome(_parsed, dates.parse_dates, values, fmt) == full
+
+
+def _parsed(fn: Callable[..., pd.Series], values: pd.Series, fmt: str) -> tuple[str, pd.Series]:
+    return fmt, fn(values, fmt, file="v.csv", column="visit_date")
 
 
 def test_a_bad_value_is_named_by_its_own_line() -> None:

@@ -225,9 +225,14 @@ def read_dates(
         except InputError:
             pass  # the column read in full raises it with its own line numbers
         else:
-            stamps = np.append(parsed.to_numpy(dtype="datetime64[ns]"), np.datetime64("NaT"))
-            return found, pd.Series(stamps[index], index=values.index, name=values.name)
+            return found, _spread(parsed, index, values)
     return _read_dates(values, fmt, file=file, column=column)
+
+
+def _spread(parsed: pd.Series, index: np.ndarray, values: pd.Series) -> pd.Series:
+    """The dates of the distinct values put back on every row of ``values``."""
+    stamps = np.append(parsed.to_numpy(dtype="datetime64[ns]"), np.datetime64("NaT"))
+    return pd.Series(stamps[index], index=values.index, name=values.name)
 
 
 def _distinct(values: pd.Series) -> tuple[pd.Series, np.ndarray] | None:
@@ -387,7 +392,21 @@ def parse_dates(values: pd.Series, fmt: str, *, file: str = "", column: str = ""
 
     A value that does not follow ``fmt`` or is not a real date raises ``InputError``;
     nothing is silently turned into NaT. A format with a time also reads bare dates.
+    A long column of few distinct values is read by those values (as ``read_dates``).
     """
+    distinct = _distinct(values)
+    if distinct is not None:
+        texts, index = distinct
+        try:
+            parsed = _parse_dates(texts, fmt, file=file, column=column)
+        except InputError:
+            pass  # the column read in full raises it with its own line numbers
+        else:
+            return _spread(parsed, index, values)
+    return _parse_dates(values, fmt, file=file, column=column)
+
+
+def _parse_dates(values: pd.Series, fmt: str, *, file: str, column: str) -> pd.Series:
     shape = _BY_FMT.get(fmt)
     if shape is None:
         raise InputError(
