@@ -23,13 +23,13 @@ from typing import Any
 import pandas as pd
 
 from deid_desktop.core.errors import CheckFailed
+from deid_desktop.core.export.readback_scan import scan_distinct
 from deid_desktop.core.model import ColumnClass, Extract, Project, Release
 from deid_desktop.core.scan.dictionary import (
     ScanDictionary,
     build_dictionary_from_values,
     dictionary_kind,
 )
-from deid_desktop.core.export.readback_scan import scan_distinct
 from deid_desktop.core.scan.written import WrittenScan
 
 #: How many (file, column) places the message lists before "and N more".
