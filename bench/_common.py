@@ -74,3 +74,42 @@ def cached_demo(cache: Path, persons: int) -> Path:
     tmp.rename(folder)
     print(f"  generated {persons:,} persons in {time.perf_counter() - t0:.1f} s", flush=True)
     return project
+
+
+def cached_keyed_demo(cache: Path, persons: int) -> Path:
+    """The demo extract of ``persons`` persons with its person key written ``HF`` +
+    digits (the demo's own keys are bare digits), generated once under ``cache``;
+    returns its project file.
+
+    The demo numbers persons 0001, 0002, ... and the release numbers subjects S0001,
+    S0002, ... in a random order; from 100,000 persons on, the read-back gate finds
+    every subject ID's digits among the person keys and refuses the release. An
+    extract whose keys carry letters is released as a real one would be.
+    """
+    folder = cache / f"keyed-{persons}"
+    project = folder / "demo.deid.json"
+    if project.exists():
+        return project
+    import hashlib
+
+    import pandas as pd
+
+    from deid_desktop.core import demo
+    from deid_desktop.core.atomic import atomic_write_bytes
+    from deid_desktop.core.project import project_to_json
+
+    t0 = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(dir=cache, prefix=".gen-"))
+    frames = demo.make_demo_frames(persons, demo.DEFAULT_SEED)
+    digests: dict[str, str] = {}
+    for name, file in demo.TABLE_FILES.items():
+        frame = frames[name]
+        frame["patient_id"] = ("HF" + frame["patient_id"]).astype(pd.StringDtype("pyarrow"))
+        data = demo._csv_bytes(frame)
+        digests[name] = hashlib.sha256(data).hexdigest()
+        atomic_write_bytes(tmp / file, data)
+    spec = demo.demo_project(frames, digests, demo.DEFAULT_SEED)
+    atomic_write_bytes(tmp / demo.PROJECT_FILE, project_to_json(spec).encode("utf-8"))
+    tmp.rename(folder)
+    print(f"  generated {persons:,} persons in {time.perf_counter() - t0:.1f} s", flush=True)
+    return project

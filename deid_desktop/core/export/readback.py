@@ -1,6 +1,7 @@
 """The read-back gate: the staged release files scanned before the commit point.
 
-Every CSV and XLSX written into the staging folder is read back (``scan.scan_written``):
+Every CSV and XLSX written into the staging folder is read back (``scan.scan_written``,
+each distinct cell text scanned once: ``readback_scan.scan_distinct``):
 the released free-text columns are scanned for identifier shapes of high confidence
 (phones, SSNs, e-mails, full dates, record numbers, addresses, ages over 89, cued
 names); every cell and header for the values of the extract's direct columns that the
@@ -22,13 +23,14 @@ from typing import Any
 import pandas as pd
 
 from deid_desktop.core.errors import CheckFailed
+from deid_desktop.core.export.readback_scan import scan_distinct
 from deid_desktop.core.model import ColumnClass, Extract, Project, Release
 from deid_desktop.core.scan.dictionary import (
     ScanDictionary,
     build_dictionary_from_values,
     dictionary_kind,
 )
-from deid_desktop.core.scan.written import WrittenScan, scan_written
+from deid_desktop.core.scan.written import WrittenScan
 
 #: How many (file, column) places the message lists before "and N more".
 _LISTED = 8
@@ -94,7 +96,7 @@ def readback_gate(
 ) -> dict[str, Any]:
     """Scan the staged release folder; raise ``CheckFailed`` on any finding, else return
     the counts for the record (files, cells read back, hits 0)."""
-    found = scan_written(
+    found = scan_distinct(
         staging,
         dictionary if dictionary is not None else ScanDictionary(),
         shape_columns=shape_columns,

@@ -201,12 +201,58 @@ def infer_date_format(values: pd.Series, *, file: str, column: str) -> str:
     return shape.fmt
 
 
+#: A column of at least this many rows with at most a quarter as many distinct values
+#: is read by its distinct values (a million visit dates hold a few thousand days).
+_DISTINCT_FROM = 4096
+
+
 def read_dates(
     values: pd.Series, fmt: str | None = None, *, file: str = "", column: str = ""
 ) -> tuple[str, pd.Series]:
     """The column's format and its values parsed: ``parse_dates(values, fmt)``, or when
     ``fmt`` is None ``infer_date_format`` then ``parse_dates`` - reading the values once.
-    Same results and errors as those two."""
+    Same results and errors as those two.
+
+    A long column of few distinct values is read by those values, each once: the format
+    is inferred from which layouts occur (never from how often), and each value is read
+    alone, so the result is the same. On an error the whole column is read again, so
+    that the message names the same first line and counts as before."""
+    distinct = _distinct(values)
+    if distinct is not None:
+        texts, index = distinct
+        try:
+            found, parsed = _read_dates(texts, fmt, file=file, column=column)
+        except InputError:
+            pass  # the column read in full raises it with its own line numbers
+        else:
+            return found, _spread(parsed, index, values)
+    return _read_dates(values, fmt, file=file, column=column)
+
+
+def _spread(parsed: pd.Series, index: np.ndarray, values: pd.Series) -> pd.Series:
+    """The dates of the distinct values put back on every row of ``values``."""
+    stamps = np.append(parsed.to_numpy(dtype="datetime64[ns]"), np.datetime64("NaT"))
+    return pd.Series(stamps[index], index=values.index, name=values.name)
+
+
+def _distinct(values: pd.Series) -> tuple[pd.Series, np.ndarray] | None:
+    """The distinct filled values of a long column with few of them, and each row's
+    position among them (the last position + 1 for a missing value); else None."""
+    if len(values) < _DISTINCT_FROM:
+        return None
+    arr = pa.chunked_array(pa.array(values.astype("string[pyarrow]").array)).combine_chunks()
+    encoded = pc.dictionary_encode(arr)
+    if 4 * len(encoded.dictionary) > len(values):
+        return None
+    n = len(encoded.dictionary)
+    index = pc.fill_null(encoded.indices, n).to_numpy(zero_copy_only=False).astype(np.int64)
+    texts = pd.Series(pd.arrays.ArrowStringArray(encoded.dictionary.cast(pa.large_string())))
+    return texts, index
+
+
+def _read_dates(
+    values: pd.Series, fmt: str | None, *, file: str, column: str
+) -> tuple[str, pd.Series]:
     if fmt is not None:
         return fmt, parse_dates(values, fmt, file=file, column=column)
     arr, positions = _present(values)
@@ -346,7 +392,21 @@ def parse_dates(values: pd.Series, fmt: str, *, file: str = "", column: str = ""
 
     A value that does not follow ``fmt`` or is not a real date raises ``InputError``;
     nothing is silently turned into NaT. A format with a time also reads bare dates.
+    A long column of few distinct values is read by those values (as ``read_dates``).
     """
+    distinct = _distinct(values)
+    if distinct is not None:
+        texts, index = distinct
+        try:
+            parsed = _parse_dates(texts, fmt, file=file, column=column)
+        except InputError:
+            pass  # the column read in full raises it with its own line numbers
+        else:
+            return _spread(parsed, index, values)
+    return _parse_dates(values, fmt, file=file, column=column)
+
+
+def _parse_dates(values: pd.Series, fmt: str, *, file: str, column: str) -> pd.Series:
     shape = _BY_FMT.get(fmt)
     if shape is None:
         raise InputError(

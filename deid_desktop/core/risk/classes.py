@@ -53,3 +53,45 @@ def class_sizes(ids: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray
     """(size of each class, size of the class of each record)."""
     sizes = np.bincount(ids, minlength=n_classes).astype(np.int64)
     return sizes, sizes[ids]
+
+
+def rescued_counts(
+    codes: Sequence[tuple[np.ndarray, int]], rows: int, lone_pos: np.ndarray
+) -> list[int]:
+    """For each quasi-identifier in turn: how many of the lone records (rows
+    ``lone_pos``) share their class with another record once that quasi-identifier is
+    left out. The key without column i is prefix(0..i-1) * card(i+1..) + suffix(i+1..),
+    each prefix and suffix built once, and counted with bincount when its range is small
+    enough; otherwise the other columns are combined as ``combine`` does."""
+    cards = [max(n, 1) for _, n in codes]
+    # suffix keys: suffix[i] is the mixed-radix key of columns i.., suffix_card[i] its range
+    suffix: list[np.ndarray | None] = [None] * (len(codes) + 1)
+    suffix_card = [1] * (len(codes) + 1)
+    suffix[len(codes)] = np.zeros(rows, dtype=np.int64)
+    for i in range(len(codes) - 1, -1, -1):
+        card = cards[i] * suffix_card[i + 1]
+        if card >= _KEY_LIMIT or suffix[i + 1] is None:
+            break
+        suffix[i] = codes[i][0] * suffix_card[i + 1] + suffix[i + 1]
+        suffix_card[i] = card
+    limit = max(_BINCOUNT_LIMIT, 4 * rows)
+    out: list[int] = []
+    prefix: np.ndarray | None = np.zeros(rows, dtype=np.int64)
+    prefix_card = 1
+    for i in range(len(codes)):
+        after = suffix[i + 1]
+        card = prefix_card * suffix_card[i + 1]
+        if prefix is not None and after is not None and card <= limit:
+            key = prefix * suffix_card[i + 1] + after
+            counts = np.bincount(key, minlength=card)
+            out.append(int((counts[key[lone_pos]] > 1).sum()))
+        else:
+            r_ids, r_n = combine([*codes[:i], *codes[i + 1 :]], rows)
+            r_sizes = np.bincount(r_ids, minlength=r_n)
+            out.append(int((r_sizes[r_ids[lone_pos]] > 1).sum()))
+        if prefix is not None and prefix_card * cards[i] < _KEY_LIMIT:
+            prefix = prefix * cards[i] + codes[i][0]
+            prefix_card *= cards[i]
+        else:
+            prefix = None
+    return out

@@ -112,11 +112,19 @@ def diversity(
         return Diversity(column, None, 0, 0, c=c)
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     codes = np.asarray(codes, dtype=np.int64)
-    filled = codes >= 0
-    n_values = max(len(uniques), 1)
+    # The (class, value, count) pairs of every record, missing as a value of its own
+    # (t-closeness counts it). For categories l takes the same pairs less the missing
+    # value's; numbers are ranked by value ("1" and "1.0" one rank), so l counts its own.
+    values, n_values, missing_value, order = _t_values(series, codes, uniques)
+    cls_all, val_all, cnt_all = _pair_counts(ids, n_classes, values, max(n_values, 1))
+    if order is None:
+        filled_pair = val_all != missing_value
+        cls, cnt = cls_all[filled_pair], cnt_all[filled_pair]
+    else:
+        filled = codes >= 0
+        cls, _, cnt = _pair_counts(ids[filled], n_classes, codes[filled], max(len(uniques), 1))
 
     # l over filled values only (the missing-value convention above)
-    cls, _, cnt = _pair_counts(ids[filled], n_classes, codes[filled], n_values)
     distinct = np.bincount(cls, minlength=n_classes)
     l_per_class = np.maximum(distinct, 1)
     l1 = l_per_class == 1
@@ -127,23 +135,11 @@ def diversity(
     h = np.bincount(cls, weights=-p * np.log(p), minlength=n_classes)
     l_entropy = float(np.exp(h).min())
 
-    # recursive (c, l): largest l with r1 < c * (r_l + ... + r_m), per class
-    order = np.lexsort((-cnt, cls))  # by class, then count descending
-    cls_s, cnt_s = cls[order], cnt[order]
-    starts = np.flatnonzero(np.r_[True, cls_s[1:] != cls_s[:-1]]) if cls_s.size else cls_s
-    rank = np.arange(cls_s.size) - np.repeat(starts, np.diff(np.r_[starts, cls_s.size]))
-    totals = np.bincount(cls_s, weights=cnt_s, minlength=n_classes)
-    before = np.cumsum(cnt_s) - cnt_s  # counts before this position overall
-    class_before = np.repeat(before[starts], np.diff(np.r_[starts, cls_s.size]))
-    tail = totals[cls_s] - (before - class_before)  # r_rank + ... + r_m (1-based l = rank+1)
-    r1 = np.zeros(n_classes, dtype=np.float64)
-    r1[cls_s[starts]] = cnt_s[starts]
-    meets = r1[cls_s] < c * tail
-    best = np.ones(n_classes, dtype=np.int64)
-    np.maximum.at(best, cls_s[meets], rank[meets] + 1)
-    l_recursive = int(best.min())
+    # recursive (c, l): largest l with r1 < c * (r_l + ... + r_m), per class. A class
+    # with one filled value or none has l = 1 (r1 < c * r1), the least there is.
+    l_recursive = 1 if l1.any() else _recursive_l(cls, cnt, n_classes, c)
 
-    t, kind = _t_closeness(series, codes, uniques, ids, n_classes, sizes)
+    t, kind = _t_closeness(cls_all, val_all, cnt_all, values, n_values, order, n_classes, sizes)
     return Diversity(
         column,
         int(l_per_class.min()),
@@ -157,15 +153,31 @@ def diversity(
     )
 
 
-def _t_closeness(
-    series: pd.Series,
-    codes: np.ndarray,
-    uniques: pd.Index,
-    ids: np.ndarray,
-    n_classes: int,
-    sizes: np.ndarray,
-) -> tuple[float, str]:
-    """The largest EMD between a class's distribution and the table's (missing = category)."""
+def _recursive_l(cls: np.ndarray, cnt: np.ndarray, n_classes: int, c: float) -> int:
+    """The largest l every class meets, r1 < c * (r_l + ... + r_m), from the (class,
+    count) pairs of filled values sorted by class."""
+    order = np.lexsort((-cnt, cls))  # by class, then count descending
+    cls_s, cnt_s = cls[order], cnt[order]
+    starts = np.flatnonzero(np.r_[True, cls_s[1:] != cls_s[:-1]]) if cls_s.size else cls_s
+    rank = np.arange(cls_s.size) - np.repeat(starts, np.diff(np.r_[starts, cls_s.size]))
+    totals = np.bincount(cls_s, weights=cnt_s, minlength=n_classes)
+    before = np.cumsum(cnt_s) - cnt_s  # counts before this position overall
+    class_before = np.repeat(before[starts], np.diff(np.r_[starts, cls_s.size]))
+    tail = totals[cls_s] - (before - class_before)  # r_rank + ... + r_m (1-based l = rank+1)
+    r1 = np.zeros(n_classes, dtype=np.float64)
+    r1[cls_s[starts]] = cnt_s[starts]
+    meets = r1[cls_s] < c * tail
+    best = np.ones(n_classes, dtype=np.int64)
+    np.maximum.at(best, cls_s[meets], rank[meets] + 1)
+    return int(best.min())
+
+
+def _t_values(
+    series: pd.Series, codes: np.ndarray, uniques: pd.Index
+) -> tuple[np.ndarray, int, int, np.ndarray | None]:
+    """Each record's value for t-closeness (missing a category of its own; for numbers,
+    the rank of the value, missing last), how many values, the missing value's number
+    (-1 when none is missing) and the numeric order (None for categories)."""
     order = _numeric_order(series, uniques)
     values = codes.copy()
     missing = values < 0
@@ -176,7 +188,25 @@ def _t_closeness(
         ranks = np.append(order, int(order.max()) + 1)
         values = ranks[values]
         n_values = int(values.max()) + 1
-    cls, val, cnt = _pair_counts(ids, n_classes, values, max(n_values, 1))
+    any_missing = bool(missing.any())
+    missing_value = -1
+    if any_missing:
+        missing_value = len(uniques) if order is None else int(order.max()) + 1
+    return values, n_values, missing_value, order
+
+
+def _t_closeness(
+    cls: np.ndarray,
+    val: np.ndarray,
+    cnt: np.ndarray,
+    values: np.ndarray,
+    n_values: int,
+    order: np.ndarray | None,
+    n_classes: int,
+    sizes: np.ndarray,
+) -> tuple[float, str]:
+    """The largest EMD between a class's distribution and the table's (missing = category),
+    from the (class, value, count) pairs of every record (``_t_values``)."""
     overall = np.bincount(values, minlength=n_values) / max(len(values), 1)
     if n_values <= 1:
         return 0.0, "ordered" if order is not None else "equal"

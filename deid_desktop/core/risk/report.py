@@ -18,7 +18,12 @@ import pandas as pd
 
 from deid_desktop.core.errors import UsageError, did_you_mean
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.risk.classes import class_sizes, combine, factorize_column
+from deid_desktop.core.risk.classes import (
+    class_sizes,
+    combine,
+    factorize_column,
+    rescued_counts,
+)
 from deid_desktop.core.risk.diversity import DEFAULT_C, MISSING_CONVENTION, Diversity, diversity
 
 #: The formula behind every risk figure, named in the report and the export record.
@@ -287,12 +292,9 @@ def risk_report(
 
     rescues: list[Rescue] = []
     if lone:
-        for i, q in enumerate(qis):
-            rep.step((len(qis) + i) / total_steps, "Finding what would rescue lone records")
-            others = codes[:i] + codes[i + 1 :]
-            r_ids, r_n = combine(others, rows)
-            _, r_per_record = class_sizes(r_ids, r_n)
-            rescues.append(Rescue(q, int((r_per_record[lone_mask] > 1).sum())))
+        rep.step(len(qis) / total_steps, "Finding what would rescue lone records")
+        counts = rescued_counts(codes, rows, lone_pos)
+        rescues.extend(Rescue(q, n) for q, n in zip(qis, counts, strict=True))
         rescues.sort(key=lambda r: (-r.rescued, qis.index(r.quasi_identifier)))
 
     diversities = []

@@ -1,0 +1,88 @@
+"""The read-back gate scans each distinct cell text of the staged release once
+(``readback_scan.scan_distinct``): it must find exactly what scanning every cell finds
+(``scan.scan_written``) - the same hits, in the same order, the same files and cells -
+whatever the files hold: repeated values, identifiers in some cells, shapes in free text
+and elsewhere, XLSX files beside the CSVs."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from deid_desktop.core.export.readback_scan import scan_distinct
+from deid_desktop.core.export.tables import write_xlsx
+from deid_desktop.core.scan import build_dictionary_from_values, scan_written
+
+DICT = build_dictionary_from_values(
+    {"name": ["Ann Quigg"], "mrn": ["MR778812"], "id": ["HF0042", "5551234567"]}
+)
+CELLS = (
+    "S0001", "S0002", "S0003", "2019", "2020", "90+", "921", "000", "", "stable",
+    "Quigg", "Ann Quigg called", "MR778812", "hf0042", "HF0042 seen", "5551234567",
+    "call 617-555-0199", "seen 03/04/2021", "age 93", "55512345", "a,b", 'say "hi"',
+    "Zoë Quigg", "12 Main Street", "two\nlines", " pad ", "NA", "nan", "\ufeffbom",
+)  # fmt: skip
+cell = st.sampled_from(CELLS)
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> dict[str, pd.DataFrame]:
+    out = {}
+    for name in draw(
+        st.lists(st.sampled_from(["visits", "people", "labs"]), min_size=1, max_size=3, unique=True)
+    ):
+        rows = draw(st.integers(0, 12))
+        cols = draw(
+            st.lists(
+                st.sampled_from(["id", "note", "year", "Quigg"]),
+                min_size=1,
+                max_size=4,
+                unique=True,
+            )
+        )
+        out[name] = pd.DataFrame(
+            {c: draw(st.lists(cell, min_size=rows, max_size=rows)) for c in cols}, dtype="string"
+        )
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.booleans(), st.booleans())
+def test_distinct_scan_finds_what_the_cell_by_cell_scan_finds(
+    frames: dict[str, pd.DataFrame], xlsx: bool, all_shapes: bool
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for name, frame in frames.items():
+            frame.to_csv(folder / f"{name}.csv", index=False)
+            if xlsx:
+                write_xlsx(frame, folder / f"{name}.xlsx", sheet=name)
+        shapes = None if all_shapes else {name: {"note"} for name in frames}
+        expected = scan_written(folder, DICT, shape_columns=shapes)
+        got = scan_distinct(folder, DICT, shape_columns=shapes)
+    assert got == expected
+
+
+def test_a_repeated_identifier_is_a_hit_in_every_cell_that_holds_it(tmp_path: Path) -> None:
+    frame = pd.DataFrame(
+        {"id": ["S1", "S2", "S3", "S4"], "note": ["MR778812", "ok", "MR778812", "MR778812"]},
+        dtype="string",
+    )
+    frame.to_csv(tmp_path / "visits.csv", index=False)
+    wb = openpyxl.Workbook()
+    wb.properties.creator = "Dr Someone"
+    wb.save(tmp_path / "x.xlsx")
+    found = scan_distinct(tmp_path, DICT, shape_columns={"visits": set()})
+    assert [(h.file, h.column, h.row) for h in found.hits] == [
+        ("visits.csv", "note", 0),
+        ("visits.csv", "note", 2),
+        ("visits.csv", "note", 3),
+        ("x.xlsx", "creator", -1),
+    ]
+    assert found.cells == 8  # the empty sheet has no data cells
+    assert found == scan_written(tmp_path, DICT, shape_columns={"visits": set()})
