@@ -156,3 +156,42 @@ def test_scan_summary_counts_by_confidence_and_the_record_holds_the_sample_revie
     assert redacted("high") == by_conf["high"]
     assert redacted("high_medium") == by_conf["high"] + by_conf.get("medium", 0)
     assert redacted("all") == summary["hits"]
+
+
+def test_subject_ids_that_spell_another_persons_key_are_no_finding(tmp_path: Path) -> None:
+    """Subject IDs are a random permutation of 1..n: beside keys 000001, 000002, ... every
+    ID's digits are some other person's key. The read-back once refused every such
+    release (the demo from 100,000 persons on); a key in any other column still fails."""
+    from deid_desktop.core.export.readback import readback_gate
+
+    keys = [f"{i:06d}" for i in range(1, 201)]
+    dictionary = build_dictionary_from_values({"id": keys})
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    ids = [f"S{k}" for k in reversed(keys)]  # each the digits of another person's key
+    pd.DataFrame({"subject_id": ids, "sex": ["F", "M"] * 100}).to_csv(
+        staged / "persons.csv", index=False
+    )
+    assert readback_gate(staged, dictionary, {}, generated=("subject_id",))["hits"] == 0
+    with pytest.raises(CheckFailed, match="subject_id"):
+        readback_gate(staged, dictionary, {})  # as it was: every ID a finding
+    pd.DataFrame({"subject_id": ids, "ref": ids}).to_csv(staged / "persons.csv", index=False)
+    with pytest.raises(CheckFailed, match=r"column 'ref' \(200\)") as info:
+        readback_gate(staged, dictionary, {}, generated=("subject_id",))
+    assert "subject_id" not in str(info.value)
+    # the written scan (post-export, the reference of the distinct-text scan) agrees
+    assert scan_written(staged, dictionary, shape_columns={}, generated=("subject_id",)).by_kind()
+
+
+def test_the_demo_at_100k_persons_is_released_not_refused_by_its_own_ids(tmp_path: Path) -> None:
+    from deid_desktop.core.demo import write_demo
+
+    project_path = write_demo(tmp_path / "demo", rows=100_000)
+    rec = engine.run(
+        project_path,
+        out_dir=tmp_path / "release",
+        crosswalk_dir=tmp_path / "crosswalk",
+        register_path=tmp_path / "register.jsonl",
+    )
+    assert rec.record["written_scan"]["hits"] == 0
+    assert (tmp_path / "release" / "demographics.csv").is_file()

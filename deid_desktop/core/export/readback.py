@@ -16,7 +16,7 @@ purpose, and measurement columns read as phone numbers or record numbers.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -93,13 +93,16 @@ def readback_gate(
     staging: Path,
     dictionary: ScanDictionary | None,
     shape_columns: Mapping[str, set[str]],
+    generated: Collection[str] = (),
 ) -> dict[str, Any]:
     """Scan the staged release folder; raise ``CheckFailed`` on any finding, else return
-    the counts for the record (files, cells read back, hits 0)."""
+    the counts for the record (files, cells read back, hits 0). ``generated``: the
+    release's own ID column (subject IDs, link keys), where numbers are coincidences."""
     found = scan_distinct(
         staging,
         dictionary if dictionary is not None else ScanDictionary(),
         shape_columns=shape_columns,
+        generated=generated,
     )
     if not found.clean:
         raise CheckFailed(

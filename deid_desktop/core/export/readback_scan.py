@@ -41,9 +41,16 @@ class _Column:
     where those texts are in the folder's distinct texts."""
 
     def __init__(
-        self, file: str, sheet: str, name: str, shapes: bool, values: pd.Series | pa.Array
+        self,
+        file: str,
+        sheet: str,
+        name: str,
+        shapes: bool,
+        values: pd.Series | pa.Array,
+        generated: bool = False,
     ):
         self.file, self.sheet, self.name, self.shapes = file, sheet, name, shapes
+        self.generated = generated
         if isinstance(values, pd.Series):
             codes, uniques = pd.factorize(values.astype(str).to_numpy(dtype=object), sort=False)
         else:  # a column of text read by Arrow: its dictionary encoding
@@ -103,9 +110,10 @@ def scan_distinct(
     *,
     level: str = "high",
     shape_columns: Mapping[str, Collection[str]] | None = None,
+    generated: Collection[str] = (),
 ) -> WrittenScan:
-    """``scan.scan_written(folder, dictionary, level=..., shape_columns=...)``, scanning
-    each distinct cell text of the folder once."""
+    """``scan.scan_written(folder, dictionary, level=..., shape_columns=...,
+    generated=...)``, scanning each distinct cell text of the folder once."""
     folder = Path(folder)
     files = sorted(
         p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".csv", ".xlsx")
@@ -134,7 +142,8 @@ def scan_distinct(
             for column, cells_of in zip(header, values, strict=True):
                 cells += len(cells_of)
                 shapes = text_here is None or column in text_here
-                blocks.append(_Column(path.name, sheet, column, shapes, cells_of))
+                made = column in generated
+                blocks.append(_Column(path.name, sheet, column, shapes, cells_of, made))
             del values
     names = tuple(p.name for p in files)
     columns = [b for b in blocks if isinstance(b, _Column)]
@@ -174,7 +183,7 @@ def scan_distinct(
             text = texts[g]
             rows = order[row_starts[u] : row_starts[u + 1]].tolist()
             for h in by_text[hit_starts[g] : hit_starts[g + 1]].tolist():
-                if _counts(text[starts[h] : ends[h]], rules[h], c.shapes):
+                if _counts(text[starts[h] : ends[h]], rules[h], c.shapes, c.generated):
                     per_row.extend((r, h, kinds[h], rules[h], confs[h]) for r in rows)
         per_row.sort()
         hits.extend(

@@ -99,14 +99,23 @@ def _frames(path: Path) -> Iterable[tuple[str, pd.DataFrame]]:
 #: Outside free text, a dictionary number with fewer digits than this is taken for a
 #: measurement or a year that happens to equal an identifier (a phone has 10, an SSN 9).
 MIN_LONE_DIGITS = 7
+#: Dictionary rules of numbers (record numbers, IDs, phones, SSNs): in a column the
+#: release generated they are coincidences (see ``_counts``); names and e-mails count.
+_GENERATED_EXEMPT = frozenset(f"dictionary:{k}" for k in ("id", "mrn", "phone", "ssn"))
 
 
-def _counts(matched: str, rule: str, shapes_here: bool) -> bool:
+def _counts(matched: str, rule: str, shapes_here: bool, generated: bool = False) -> bool:
     """Does a hit count: every hit in free text; elsewhere a dictionary value, unless it
-    is a short number."""
+    is a short number. In a column the release generated from its seed or salt (subject
+    IDs, link keys) a record number never counts: the IDs are a random permutation, so
+    ``S000123`` beside an extract whose keys run 000001, 000002, ... is a coincidence
+    by construction (the gate's subject-ID check has held each ID against its own
+    person's key before anything was written)."""
     if shapes_here:
         return True
     if not rule.startswith("dictionary:"):
+        return False
+    if generated and rule in _GENERATED_EXEMPT:
         return False
     if any(ch.isalpha() for ch in matched):
         return True
@@ -114,7 +123,11 @@ def _counts(matched: str, rule: str, shapes_here: bool) -> bool:
 
 
 def _found(
-    texts: list[str], dictionary: ScanDictionary, level: str, shapes_here: bool
+    texts: list[str],
+    dictionary: ScanDictionary,
+    level: str,
+    shapes_here: bool,
+    generated: bool = False,
 ) -> Iterable[tuple[int, str, str, str]]:
     """(index, kind, rule, confidence) of each counted hit in ``texts``."""
     found = at_level(scan_text_arrays(texts, dictionary), level)
@@ -127,7 +140,7 @@ def _found(
         found.confidence.tolist(),
         strict=True,
     ):
-        if _counts(texts[i][start:end], rule, shapes_here):
+        if _counts(texts[i][start:end], rule, shapes_here, generated):
             yield i, kind, rule, conf
 
 
@@ -137,12 +150,15 @@ def scan_written(
     *,
     level: str = "high",
     shape_columns: Mapping[str, Collection[str]] | None = None,
+    generated: Collection[str] = (),
 ) -> WrittenScan:
     """Read back every CSV and XLSX in ``folder`` (not below it) and scan it.
 
     ``shape_columns``: file stem -> the columns where every shape counts (free text);
     elsewhere (and in headers) only the dictionary's values do, numbers of fewer than
     ``MIN_LONE_DIGITS`` digits left out. None: every shape counts in every column.
+    ``generated``: the columns the release generated (its subject-ID or link-key
+    column, in every file), where no dictionary number counts (``_counts``).
     """
     folder = Path(folder)
     files = sorted(
@@ -165,7 +181,8 @@ def scan_written(
                 texts = frame[column].astype(str).tolist()
                 cells += len(texts)
                 shapes_here = text_here is None or str(column) in text_here
-                for row, kind, rule, conf in _found(texts, dictionary, level, shapes_here):
+                made = str(column) in generated
+                for row, kind, rule, conf in _found(texts, dictionary, level, shapes_here, made):
                     hits.append(WrittenHit(path.name, sheet, str(column), row, kind, rule, conf))
     return WrittenScan(files=tuple(p.name for p in files), cells=cells, hits=tuple(hits))
 
