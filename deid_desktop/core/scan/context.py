@@ -17,6 +17,7 @@ a word is a name only when a cue precedes it and it is no common word.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -73,6 +74,12 @@ _SUFFIX[[(ord(a) << 8) | ord(b) for a, b in ("st", "nd", "rd", "th")]] = True
 
 
 _PAD = 3  # sentinel words after the last: index -1, -2 and n..n+2 read as no word
+_CLASS_BYTES = _CLASS.tobytes()
+#: The flags the finders start from (``_flag_idx``): few words carry one.
+_ANCHORS = (
+    _CUE | lx.AGE_WORD | lx.MONTH | lx.SEASON | lx.STREET | lx.BOX | lx.FACILITY | lx.PLACE
+    | lx.PLACE_HEAD
+)  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,8 +102,19 @@ class Words:
     capsnotes: np.ndarray  # the word's note is written in capitals
     c0: np.ndarray  # class of the first character
     raw: np.ndarray  # the batch's ASCII projection, 4 spare bytes
+    cls: np.ndarray  # the class (``_CLASS``) of each byte of ``raw``
     gaps: Gap  # per word, the gap before it
     size: int
+
+    @cached_property
+    def anchors(self) -> np.ndarray:
+        """The indices of the words with an ``_ANCHORS`` flag."""
+        return np.flatnonzero((self.flags[: self.size] & _ANCHORS) != 0)
+
+    @cached_property
+    def numbers(self) -> np.ndarray:
+        """The indices of the words that start with a digit."""
+        return np.flatnonzero((self.c0[: self.size] & _DIG) != 0)
 
     def valid(self, i: np.ndarray) -> np.ndarray:
         return self.real[i]
@@ -123,10 +141,9 @@ class Words:
     def capsnote(self, i: np.ndarray) -> np.ndarray:
         return self.capsnotes[i]
 
-    def gap(self, i: np.ndarray) -> Gap:
-        """What lies between word ``i - 1`` and word ``i``."""
-        g = self.gaps
-        return Gap(g.length[i], g.space[i], g.stop[i], g.comma[i], g.first[i], g.dot[i])
+    def gap(self, i: np.ndarray) -> GapAt:
+        """What lies between word ``i - 1`` and word ``i`` (each field read on use)."""
+        return GapAt(self.gaps, i)
 
 
 class Gap(NamedTuple):
@@ -138,10 +155,44 @@ class Gap(NamedTuple):
     dot: np.ndarray  # "." or ". " (an abbreviation, an initial)
 
 
-def _pad(a: np.ndarray, fill: object) -> np.ndarray:
-    out = np.empty(a.size + _PAD, dtype=a.dtype)
-    out[: a.size] = a
-    out[a.size :] = fill
+class GapAt:
+    """The ``Gap`` fields of the words at ``i``, each gathered when it is read."""
+
+    __slots__ = ("_g", "_i")
+
+    def __init__(self, gaps: Gap, i: np.ndarray) -> None:
+        self._g = gaps
+        self._i = i
+
+    @property
+    def length(self) -> np.ndarray:
+        return self._g.length[self._i]
+
+    @property
+    def space(self) -> np.ndarray:
+        return self._g.space[self._i]
+
+    @property
+    def stop(self) -> np.ndarray:
+        return self._g.stop[self._i]
+
+    @property
+    def comma(self) -> np.ndarray:
+        return self._g.comma[self._i]
+
+    @property
+    def first(self) -> np.ndarray:
+        return self._g.first[self._i]
+
+    @property
+    def dot(self) -> np.ndarray:
+        return self._g.dot[self._i]
+
+
+def _padded(n: int, dtype: type, fill: object) -> np.ndarray:
+    """An array of ``n`` words and ``_PAD`` sentinels, the sentinels set to ``fill``."""
+    out = np.empty(n + _PAD, dtype=dtype)
+    out[n:] = fill
     return out
 
 
@@ -153,14 +204,24 @@ def cut_words(
     tokens: tuple[np.ndarray, ...] | None = None,
 ) -> Words:
     """The words of the batch; ``tokens``: the word pass's words of `` folded `` (starts,
-    ends and keys, one character to the right), so they are not cut and read again."""
-    raw = np.frombuffer(ascii_projection(text) + bytes(4), dtype=np.uint8)
+    ends and keys, one character to the right), so they are not cut and read again.
+
+    Every array is made padded (its ``_PAD`` sentinels set at the end), and the class of
+    a character is read from one translation of the batch, not looked up per word."""
+    ab = ascii_projection(text) + bytes(4)
+    raw = np.frombuffer(ab, dtype=np.uint8)
+    cls = np.frombuffer(ab.translate(_CLASS_BYTES), dtype=np.uint8)
     lexicon = lx.load_lexicon(full)
     if tokens is not None:
         starts, ends, k0, k1 = tokens
-        start, end = starts - 1, ends - 1
+        n = int(starts.size)
+        start = _padded(n, np.int64, 0)
+        end = _padded(n, np.int64, 0)
+        np.subtract(starts, 1, out=start[:n])
+        np.subtract(ends, 1, out=end[:n])
         length = end - start
-        flags = lexicon.lookup_hashes(lx.key_hash(k0, k1, length), length)
+        flags = _padded(n, np.int64, 0)
+        flags[:n] = lexicon.lookup_hashes(lx.key_hash(k0, k1, length[:n]), length[:n])
     else:
         fb = ascii_projection(folded)
         f = np.frombuffer(fb, dtype=np.uint8)
@@ -168,26 +229,32 @@ def cut_words(
         word[0] = word[-1] = False
         np.not_equal(f, 32, out=word[1:-1])
         edges = np.flatnonzero(word[1:] != word[:-1])
-        start, end = edges[0::2], edges[1::2]
+        n = int(edges.size // 2)
+        start = _padded(n, np.int64, 0)
+        end = _padded(n, np.int64, 0)
+        start[:n] = edges[0::2]
+        end[:n] = edges[1::2]
         length = end - start
-        flags = lexicon.lookup(fb + bytes(16), start, length)
-    c0 = _CLASS[raw[start]]
-    c1 = _CLASS[raw[start + 1]]
-    cl = _CLASS[raw[np.maximum(end - 1, 0)]]
+        flags = _padded(n, np.int64, 0)
+        flags[:n] = lexicon.lookup(fb + bytes(16), start[:n], length[:n])
+    c0 = cls[start]
+    c1 = cls[start + 1]
+    cl = cls[end - 1]  # a sentinel's end - 1 is -1: the last spare byte, reset below
+    c0[n:] = 0
     one = length == 1
     up = (c0 & _UP) != 0
     title = up & ((c1 & _LOW) != 0) & ~one
     caps = up & (one | (((c1 & _UP) != 0) & ((cl & _UP) != 0)))
     lower = (c0 & _LOW) != 0
     digits = ((c0 & _DIG) != 0) & ((cl & _DIG) != 0) & (one | ((c1 & _DIG) != 0))
-    values = np.full(start.size, -1, dtype=np.int64)
+    values = np.full(n + _PAD, -1, dtype=np.int64)
     short = np.flatnonzero(digits & (length <= 4))
     if short.size:
-        s, n = start[short], length[short]
+        s, k_len = start[short], length[short]
         v = np.zeros(short.size, dtype=np.int64)
         ok = np.ones(short.size, dtype=bool)
         for k in range(4):
-            inside = k < n
+            inside = k < k_len
             c = raw[s + k].astype(np.int64) - 48
             ok &= ~inside | ((c >= 0) & (c <= 9))
             v = np.where(inside, v * 10 + c, v)
@@ -195,58 +262,58 @@ def cut_words(
         digits[short] &= ok
     # notes written in capitals: more words starting upper-case than lower-case (x3)
     seps = np.flatnonzero(raw[: len(text)] == 0)
-    bounds = np.concatenate(([0], np.searchsorted(start, seps), [start.size]))
-    cum_low = np.concatenate(([0], np.cumsum(lower, dtype=np.int32)))
-    cum_up = np.concatenate(([0], np.cumsum(up, dtype=np.int32)))
-    note_caps = np.diff(cum_low[bounds]) * 3 < np.diff(cum_up[bounds])
-    capsnotes = np.repeat(note_caps, np.diff(bounds))
-    gaps = _gaps(raw, start, end)
+    bounds = np.concatenate(([0], np.searchsorted(start[:n], seps), [n]))
+    score = up[:n].view(np.int8) - 3 * lower[:n].view(np.int8)
+    cum = np.concatenate(([0], np.cumsum(score, dtype=np.int32)))
+    capsnotes = _padded(n, np.bool_, False)
+    capsnotes[:n] = np.repeat(np.diff(cum[bounds]) > 0, np.diff(bounds))
+    real = _padded(n, np.bool_, False)
+    real[:n] = True
     return Words(
-        start=_pad(start, 0),
-        end=_pad(end, 0),
-        flags=_pad(flags, 0),
-        real=_pad(np.ones(start.size, dtype=bool), False),
-        title=_pad(title, False),
-        caps=_pad(caps, False),
-        lower=_pad(lower, False),
-        digits=_pad(digits, False),
-        values=_pad(values, -1),
-        lengths=_pad(length, 0),
-        capsnotes=_pad(capsnotes, False),
-        c0=_pad(c0, 0),
+        start=start,
+        end=end,
+        flags=flags,
+        real=real,
+        title=title,
+        caps=caps,
+        lower=lower,
+        digits=digits,
+        values=values,
+        lengths=length,
+        capsnotes=capsnotes,
+        c0=c0,
         raw=raw,
-        gaps=gaps,
-        size=int(start.size),
+        cls=cls,
+        gaps=_gaps(raw, cls, start, end, n),
+        size=n,
     )
 
 
-def _gaps(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> Gap:
+def _gaps(raw: np.ndarray, cls: np.ndarray, start: np.ndarray, end: np.ndarray, n: int) -> Gap:
     """The gap before each word, read from its first two and its last character (a gap
-    of spaces is at most 3 long); padded (a sentinel's gap is an empty stop)."""
-    lo = np.empty_like(start)
-    if start.size:
-        lo[0] = 0
-        lo[1:] = end[:-1]
-    n = start - lo
-    g0 = _CLASS[raw[lo]]
-    g1 = _CLASS[raw[lo + 1]] * (n > 1)
-    gl = _CLASS[raw[np.maximum(start - 1, 0)]]
-    if start.size and n[0] == 0:  # the batch starts with a word: no gap
+    of spaces is at most 3 long); ``start`` and ``end`` are padded, and so is the
+    result (a sentinel's gap is an empty stop)."""
+    lo = np.zeros_like(start)
+    if n:
+        lo[1:n] = end[: n - 1]
+    size = start - lo
+    g0 = cls[lo]
+    g1 = np.where(size > 1, cls[lo + 1], 0)
+    gl = cls[start - 1]  # -1 (word 0 at offset 0, a sentinel): reset below
+    if n and size[0] == 0:  # the batch starts with a word: no gap
         g0[0] = gl[0] = 0
     anyc = g0 | g1 | gl
-    space = (g0 == _SP) & (gl == _SP) & ((n <= 2) | (g1 == _SP)) & (n <= 3)
-    first = raw[lo].astype(np.int64) * (n > 0)
+    space = (g0 == _SP) & (gl == _SP) & ((size <= 2) | (g1 == _SP)) & (size <= 3)
+    first = np.where(size > 0, raw[lo].astype(np.int64), 0)
     stop = (anyc & _STOP) != 0
-    if stop.size:
-        stop[0] = True
-    return Gap(
-        length=_pad(n, 0),
-        space=_pad(space, False),
-        stop=_pad(stop, True),
-        comma=_pad(((g0 | g1) & _COMMA) != 0, False),
-        first=_pad(first, 0),
-        dot=_pad((first == 46) & (n <= 2) & ((anyc & _BREAK) == 0), False),
-    )
+    stop[0] = True
+    comma = ((g0 | g1) & _COMMA) != 0
+    dot = (first == 46) & (size <= 2) & ((anyc & _BREAK) == 0)
+    stop[n:] = True
+    for a in (space, comma, dot):
+        a[n:] = False
+    first[n:] = 0
+    return Gap(length=size, space=space, stop=stop, comma=comma, first=first, dot=dot)
 
 
 class _Names:
@@ -272,7 +339,10 @@ class _Names:
 
 
 def _flag_idx(w: Words, flag: int) -> np.ndarray:
-    return np.flatnonzero((w.flags[: w.size] & flag) != 0)
+    if flag & ~_ANCHORS:
+        return np.flatnonzero((w.flags[: w.size] & flag) != 0)
+    at = w.anchors
+    return at[(w.flags[at] & flag) != 0]
 
 
 def find_context(
@@ -395,7 +465,7 @@ def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None
 
 
 def _ages(w: Words, out: list) -> None:  # type: ignore[type-arg]
-    dig = np.flatnonzero((w.c0[: w.size] & _DIG) != 0)
+    dig = w.numbers
     if dig.size:
         v = w.value(dig)
         old = dig[(v >= 90) & (v <= 125)]
@@ -416,7 +486,7 @@ def _day(w: Words, i: np.ndarray) -> np.ndarray:
     j = w.at(i)
     s = w.start[j]
     raw = w.raw
-    d0, d1 = _CLASS[raw[s]], _CLASS[raw[s + 1]]
+    d0, d1 = w.cls[s], w.cls[s + 1]
     two = (d1 & _DIG) != 0
     suf = s + np.where(two, 2, 1)
     pair = ((raw[suf] | 32).astype(np.int64) << 8) | (raw[suf + 1] | 32)
@@ -437,7 +507,7 @@ def _is_of(w: Words, i: np.ndarray) -> np.ndarray:
 
 def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
     # "7/22", "07-22": two numbers, one '/' or '-' between, no third part, no decimals
-    dig = np.flatnonzero((w.c0[: w.size] & _DIG) != 0)
+    dig = w.numbers
     if dig.size:
         va = w.value(dig)
         a = dig[(va >= 1) & (va <= 12) & (w.length(dig) <= 2)]
