@@ -353,8 +353,11 @@ _SPACES = (
 
 def _distinct_text(columns: list[pd.Series]) -> pa.Array:
     """The distinct stripped, non-blank values of the columns, in order (Arrow)."""
-    arrays = [pa.array(c.astype("string[pyarrow]"), type=pa.large_string()) for c in columns]
-    text = pc.utf8_trim(pa.chunked_array(arrays, type=pa.large_string()), _SPACES)
+    chunks: list[pa.Array] = []
+    for column in columns:
+        arrow = pa.array(column.astype("string[pyarrow]"), type=pa.large_string())
+        chunks += arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
+    text = pc.utf8_trim(pa.chunked_array(chunks, type=pa.large_string()), _SPACES)
     text = pc.filter(text, pc.greater(pc.utf8_length(text), 0))
     return pc.unique(text)
 

@@ -93,6 +93,7 @@ class WordIndex:
     hard_span: np.ndarray
     term_len: np.ndarray
     pairs: _Pairs
+    shared: _Sorted
 
     @classmethod
     def build(cls, terms: Sequence[str]) -> WordIndex:
@@ -126,6 +127,9 @@ class WordIndex:
         easy_len[ids[alone]] = length[alone]
         is_hard = is_ascii.copy()
         is_hard[ids[alone]] = False
+        # words that share a bucket (at a million terms, most): by their sorted hashes
+        shared = _Sorted.build(ids[~alone], k0[~alone], k1[~alone], length[~alone])
+        is_hard[shared.ids] = False
         pairs = _Pairs.build(buf, tstart, term_len, first_len, is_ascii & (n_spaces == 1))
         is_hard[pairs.ids] = False
         hard_ids = np.flatnonzero(is_hard)
@@ -146,7 +150,7 @@ class WordIndex:
             )
             for members in (hard_ids[shard_of == k] for k in range(shards))
         )
-        return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, term_len, pairs)
+        return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, term_len, pairs, shared)
 
     def matches(
         self, padded: bytes, tokens: list[tuple[np.ndarray, ...]] | None = None
@@ -182,6 +186,7 @@ class WordIndex:
             for k, automatons in enumerate(self.hard)
             for auto in automatons
         ]
+        found.append(self.shared.matches(ends, length, k0, k1))
         found.append(self.pairs.matches(starts, ends, length, k0, k1))
         hard_last = np.concatenate([f[0] for f in found])
         hard_ids = np.concatenate([f[1] for f in found])
@@ -309,3 +314,43 @@ class _Pairs:
         exact = (kk[0] == k0[a]) & (kk[1] == k1[a]) & (kk[2] == ln[a])
         exact &= (kk[3] == k0[b]) & (kk[4] == k1[b]) & (kk[5] == ln[b])
         return ends[b[exact]], self.ids[at[exact]]
+
+
+@dataclass(frozen=True, eq=False)
+class _Sorted:
+    """One-word terms of at most 16 characters that share a bucket of the direct table:
+    one sorted 64-bit hash per term, confirmed by its exact keys and length."""
+
+    hashes: np.ndarray
+    ids: np.ndarray
+    keys: np.ndarray  # (3, n): k0, k1, length
+
+    @classmethod
+    def build(cls, ids: np.ndarray, k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> _Sorted:
+        zero = np.zeros(ids.size, dtype=np.uint64)
+        h = _pair_hash(k0, k1, length, zero, zero, zero)
+        order = np.argsort(h, kind="stable")
+        h = h[order]
+        dup = np.zeros(h.size, dtype=bool)  # one hash for two terms: left to the automatons
+        if h.size > 1:
+            same = h[1:] == h[:-1]
+            dup[1:] |= same
+            dup[:-1] |= same
+        order = order[~dup]
+        keys = np.stack([k0, k1, length.view(np.uint64)])[:, order]
+        return cls(h[~dup], ids[order], keys)
+
+    def matches(
+        self, ends: np.ndarray, length: np.ndarray, k0: np.ndarray, k1: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """End index and word number of each such term among the text words."""
+        if self.hashes.size == 0 or ends.size == 0:
+            return _EMPTY, _EMPTY
+        zero = np.zeros(ends.size, dtype=np.uint64)
+        h = _pair_hash(k0, k1, length, zero, zero, zero)
+        at = np.minimum(np.searchsorted(self.hashes, h), self.hashes.size - 1)
+        hit = np.flatnonzero(self.hashes[at] == h)
+        at = at[hit]
+        kk = self.keys[:, at]
+        exact = (kk[0] == k0[hit]) & (kk[1] == k1[hit]) & (kk[2] == length[hit].view(np.uint64))
+        return ends[hit[exact]], self.ids[at[exact]]
