@@ -50,7 +50,9 @@ def _scan(project_path: Path) -> dict[str, float]:
     frames = {name: extract.table(name).frame for name in texts}
     out: dict[str, float] = {
         "notes_mb": sum(
-            float(frames[t][c].str.len().sum(skipna=True)) for t, cols in texts.items() for c in cols
+            float(frames[t][c].str.len().sum(skipna=True))
+            for t, cols in texts.items()
+            for c in cols
         )
         / 1e6,
         "loaded_rss_mb": peak_rss_mb(),
@@ -72,21 +74,27 @@ def _scan(project_path: Path) -> dict[str, float]:
 
 def _redact(project_path: Path, work: Path) -> dict[str, float]:
     from deid_desktop.core import engine
+    from deid_desktop.core.errors import CheckFailed
 
     t0, c0 = time.perf_counter(), cpu_seconds()
-    record = engine.run(
-        project_path,
-        out_dir=work / "release",
-        crosswalk_dir=work / "crosswalk",
-        register_path=work / "register.jsonl",
-    )
+    refused, redacted = 0.0, -1.0
+    try:
+        record = engine.run(
+            project_path,
+            out_dir=work / "release",
+            crosswalk_dir=work / "crosswalk",
+            register_path=work / "register.jsonl",
+        )
+        done = record.record["parameters"]["release"]["free_text_hits_redacted"]
+        redacted = float(sum(done.values()))
+    except CheckFailed:  # the read-back refused the release: the run did all its work
+        refused = 1.0
     return {
         "run_s": time.perf_counter() - t0,
         "run_cpu": cpu_seconds() - c0,
         "peak_rss_mb": peak_rss_mb(),
-        "redacted": float(
-            sum(record.record["parameters"]["release"]["free_text_hits_redacted"].values())
-        ),
+        "redacted": redacted,
+        "refused": refused,
     }
 
 
@@ -140,7 +148,7 @@ def main() -> None:
             runs["scan"].append(_child("scan", project))
             runs["redact"].append(_child("redact", redact))
 
-        def med(mode: str, key: str) -> float:
+        def med(mode: str, key: str, runs: dict[str, list[dict[str, float]]] = runs) -> float:
             return statistics.median(r[key] for r in runs[mode])
 
         load = os.getloadavg()
@@ -162,8 +170,12 @@ def main() -> None:
         print(
             f"  deid run, notes 'redact hits': {med('redact', 'run_s'):.2f} s wall / "
             f"{med('redact', 'run_cpu'):.2f} s CPU (target <= {TARGET_RUN_CPU:.0f} s CPU), "
-            f"{runs['redact'][0]['redacted']:,.0f} hits redacted; "
-            f"peak {med('redact', 'peak_rss_mb'):,.0f} MB (target <= {TARGET_MB:,.0f} MB)"
+            + (
+                "the read-back refused the release (nothing written); "
+                if runs["redact"][0]["refused"]
+                else f"{runs['redact'][0]['redacted']:,.0f} hits redacted; "
+            )
+            + f"peak {med('redact', 'peak_rss_mb'):,.0f} MB (target <= {TARGET_MB:,.0f} MB)"
         )
         sys.stdout.flush()
 

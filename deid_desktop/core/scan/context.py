@@ -204,7 +204,8 @@ def cut_words(
     tokens: tuple[np.ndarray, ...] | None = None,
 ) -> Words:
     """The words of the batch; ``tokens``: the word pass's words of `` folded `` (starts,
-    ends and keys, one character to the right), so they are not cut and read again.
+    ends, keys and hashes, one character to the right), so they are not cut and read
+    again.
 
     Every array is made padded (its ``_PAD`` sentinels set at the end), and the class of
     a character is read from one translation of the batch, not looked up per word."""
@@ -213,7 +214,7 @@ def cut_words(
     cls = np.frombuffer(ab.translate(_CLASS_BYTES), dtype=np.uint8)
     lexicon = lx.load_lexicon(full)
     if tokens is not None:
-        starts, ends, k0, k1 = tokens
+        starts, ends, _, _, hashes = tokens
         n = int(starts.size)
         start = _padded(n, np.int64, 0)
         end = _padded(n, np.int64, 0)
@@ -221,7 +222,7 @@ def cut_words(
         np.subtract(ends, 1, out=end[:n])
         length = end - start
         flags = _padded(n, np.int64, 0)
-        flags[:n] = lexicon.lookup_hashes(lx.key_hash(k0, k1, length[:n]), length[:n])
+        flags[:n] = lexicon.lookup_hashes(hashes, length[:n])
     else:
         fb = ascii_projection(folded)
         f = np.frombuffer(fb, dtype=np.uint8)

@@ -17,6 +17,7 @@ import numpy as np
 
 from deid_desktop.core.resources import resource
 from deid_desktop.core.scan.gazetteer import load_gazetteer
+from deid_desktop.core.scan.regions import key_hash
 
 GIVEN, SURNAME, ENGLISH, COMMON, NAME_WORD, CLINICAL = 1, 2, 4, 8, 16, 32
 PLACE, STATE, TITLE, RELATION, CREDENTIAL, FACILITY = 64, 128, 256, 512, 1024, 2048
@@ -64,8 +65,6 @@ DATE_CUES = (
     "seen", "admitted", "discharged", "visit", "appt", "before", "after", "date", "dos", "thru",
 )  # fmt: skip
 
-_M0 = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xC2B2AE3D27D4EB4F)
 _MASK = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 MAX_LEN = 16
 #: Slots of the direct table: about 8 per word, so that few words share one and the
@@ -90,16 +89,6 @@ def word_hash(buf: bytes, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
     k0 = read8(buf, starts) & _MASK[n]
     k1 = read8(buf, starts + 8) & _MASK[np.clip(length - 8, 0, 8)]
     return key_hash(k0, k1, length)
-
-
-def key_hash(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """``word_hash`` from the two 8-byte keys of each word (as ``regions`` reads them:
-    the first 8 characters, then the next 8 of a longer word, else 0)."""
-    with np.errstate(over="ignore"):
-        h = (k0 * _M0) ^ ((k1 + length.astype(np.uint64)) * _M1)
-        h ^= h >> np.uint64(29)
-        h *= _M0
-    return h
 
 
 @dataclass(frozen=True, eq=False)

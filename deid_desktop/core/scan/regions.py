@@ -52,28 +52,23 @@ def _keys(buf: bytes, starts: np.ndarray, length: np.ndarray) -> tuple[np.ndarra
     return k0, k1
 
 
-def _bucket(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
+def key_hash(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of a word from its two 8-byte keys and its length (the first 8
+    characters, then the next 8 of a longer word, else 0): the word pass hashes each
+    text word once, for the direct table, the sorted terms and the lexicon."""
     with np.errstate(over="ignore"):
-        h = (k0 ^ (k1 * _M1) ^ length.view(np.uint64)) * _M0
+        h = (k0 * _M0) ^ ((k1 + length.astype(np.uint64)) * _M1)
+        h ^= h >> np.uint64(29)
+        h *= _M0
+    return h
+
+
+def _bucket_of(h: np.ndarray) -> np.ndarray:
     return (h >> _SHIFT).view(np.int64)
 
 
-def _word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Keys and lengths of ASCII words of at most ``_EXACT`` characters (a chunk at a
-    time: one join of millions of words would hold the GIL throughout)."""
-    if len(words) <= CHUNK:
-        return _chunk_keys(words)
-    parts = [_chunk_keys(words[at : at + CHUNK]) for at in range(0, len(words), CHUNK)]
-    k0, k1, length = zip(*parts, strict=True)
-    return np.concatenate(k0), np.concatenate(k1), np.concatenate(length)
-
-
-def _chunk_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    buf = b"".join(w.ljust(_EXACT, b"\0") for w in words) + bytes(8)
-    starts = np.arange(len(words), dtype=np.int64) * _EXACT
-    length = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-    k0, k1 = _keys(buf, starts, length)
-    return k0, k1, length
+def _bucket(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
+    return _bucket_of(key_hash(k0, k1, length))
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,9 +162,10 @@ class WordIndex:
         starts, ends = edges[0::2], edges[1::2]  # the first and last characters are spaces
         length = ends - starts
         k0, k1 = _keys(buf, starts, length)
+        h = key_hash(k0, k1, length)
         if tokens is not None:
-            tokens.append((starts, ends, k0, k1))
-        bucket = _bucket(k0, k1, length)
+            tokens.append((starts, ends, k0, k1, h))
+        bucket = _bucket_of(h)
         w = self.easy[bucket]
         hit = np.flatnonzero(w >= 0)
         w = w[hit].astype(np.int64)
@@ -186,7 +182,7 @@ class WordIndex:
             for k, automatons in enumerate(self.hard)
             for auto in automatons
         ]
-        found.append(self.shared.matches(ends, length, k0, k1))
+        found.append(self.shared.matches(ends, length, k0, k1, h))
         found.append(self.pairs.matches(starts, ends, length, k0, k1))
         hard_last = np.concatenate([f[0] for f in found])
         hard_ids = np.concatenate([f[1] for f in found])
@@ -327,8 +323,7 @@ class _Sorted:
 
     @classmethod
     def build(cls, ids: np.ndarray, k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> _Sorted:
-        zero = np.zeros(ids.size, dtype=np.uint64)
-        h = _pair_hash(k0, k1, length, zero, zero, zero)
+        h = key_hash(k0, k1, length)
         order = np.argsort(h, kind="stable")
         h = h[order]
         dup = np.zeros(h.size, dtype=bool)  # one hash for two terms: left to the automatons
@@ -341,13 +336,12 @@ class _Sorted:
         return cls(h[~dup], ids[order], keys)
 
     def matches(
-        self, ends: np.ndarray, length: np.ndarray, k0: np.ndarray, k1: np.ndarray
+        self, ends: np.ndarray, length: np.ndarray, k0: np.ndarray, k1: np.ndarray, h: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """End index and word number of each such term among the text words."""
+        """End index and word number of each such term among the text words (``h``:
+        their ``key_hash``)."""
         if self.hashes.size == 0 or ends.size == 0:
             return _EMPTY, _EMPTY
-        zero = np.zeros(ends.size, dtype=np.uint64)
-        h = _pair_hash(k0, k1, length, zero, zero, zero)
         at = np.minimum(np.searchsorted(self.hashes, h), self.hashes.size - 1)
         hit = np.flatnonzero(self.hashes[at] == h)
         at = at[hit]
