@@ -68,8 +68,11 @@ def test_hard_terms_split_over_many_automatons(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setattr(regions, "_SHIFT", np.uint64(64 - bits))
     words = [w for w in DICT.matcher.words if w.isascii()]
     words += ["ann lee wu", "mary ann lee", "abcdefghijklmnopqrs", "abcdefghijklmnopqrst x9"]
+    words += ["lee wu ann", "x9 y8 z7 w6", "wu  lee", "ann x9"]  # "ann x9": a pair
     index = regions.WordIndex.build(words)
     assert len(index.hard) > 2 and max(map(len, index.hard)) >= 2
+    # two words of at most 16 characters, one space: found from the word keys instead
+    assert words.index("ann x9") in index.pairs.ids.tolist()
     full = ahocorasick.Automaton(ahocorasick.STORE_INTS)
     for i, w in enumerate(words):
         full.add_word(f" {w} ", i)

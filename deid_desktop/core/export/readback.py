@@ -27,7 +27,7 @@ from deid_desktop.core.export.readback_scan import scan_distinct
 from deid_desktop.core.model import ColumnClass, Extract, Project, Release
 from deid_desktop.core.scan.dictionary import (
     ScanDictionary,
-    build_dictionary_from_values,
+    dictionary_from_columns,
     dictionary_kind,
 )
 from deid_desktop.core.scan.written import WrittenScan
@@ -39,7 +39,7 @@ _LISTED = 8
 def readback_dictionary(extract: Extract, project: Project, release: Release) -> ScanDictionary:
     """The values of every direct column the release does not keep (a column a pathway
     keeps on purpose, such as a limited data set's town, was judged by the gate)."""
-    values: dict[str, list[Any]] = {}
+    columns: dict[str, list[pd.Series]] = {}
     for spec in project.tables:
         try:
             frame = extract.table(spec.name).frame
@@ -50,11 +50,8 @@ def readback_dictionary(extract: Extract, project: Project, release: Release) ->
         for tag in spec.by_class(ColumnClass.DIRECT):
             if tag.name not in frame.columns or tag.name in kept:
                 continue
-            column: pd.Series = frame[tag.name].dropna()
-            values.setdefault(dictionary_kind(tag.category), []).append(column.unique())
-    return build_dictionary_from_values(
-        {kind: (v for chunk in chunks for v in chunk) for kind, chunks in values.items()}
-    )
+            columns.setdefault(dictionary_kind(tag.category), []).append(frame[tag.name].dropna())
+    return dictionary_from_columns(columns)
 
 
 def free_text_columns(

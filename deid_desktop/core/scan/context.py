@@ -16,18 +16,16 @@ a word is a name only when a cue precedes it and it is no common word.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
-
 import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
-from deid_desktop.core.scan.fold import ascii_projection
 from deid_desktop.core.scan.rules import CODE
+from deid_desktop.core.scan.words import _ANCHORS, _CUE, _DIG, _UP, Words, cut_words
+
+__all__ = ["Words", "cut_words", "find_context"]
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]
 _EMPTY = np.empty(0, dtype=np.int64)
-_CUE = lx.TITLE | lx.RELATION | lx.CREDENTIAL
 _NOT_NAME = lx.COMMON | lx.CLINICAL | lx.MONTH | lx.SEASON | lx.FACILITY | lx.STREET | _CUE
 _NOT_NAME_LOWER = _NOT_NAME | lx.NAME_WORD
 
@@ -55,198 +53,12 @@ C_FACILITY = _code("LOCATION", "facility")
 C_PLACE = _code("LOCATION", "gazetteer")
 
 
-_SP, _STOP, _COMMA, _BREAK, _UP, _LOW, _DIG = 1, 2, 4, 8, 16, 32, 64
-_CLASS = np.zeros(256, dtype=np.uint8)
-_CLASS[[32, 9]] = _SP
-_CLASS[list(b".!?:;")] = _STOP
-_CLASS[list(b"\n\r\x00")] = _STOP | _BREAK
-_CLASS[44] = _COMMA
-_CLASS[65:91] = _UP
-_CLASS[97:123] = _LOW
-_CLASS[48:58] = _DIG
 _SEP_CHAR = np.zeros(256, dtype=bool)
 _SEP_CHAR[[45, 46, 47]] = True  # - . /
 _FRACTION = np.zeros(32, dtype=bool)
 _FRACTION[[2, 3, 4, 5, 8, 10]] = True  # x/2, x/4, x/10: a dose or a score, not a date
 _SUFFIX = np.zeros(1 << 16, dtype=bool)
 _SUFFIX[[(ord(a) << 8) | ord(b) for a, b in ("st", "nd", "rd", "th")]] = True
-
-
-_PAD = 3  # sentinel words after the last: index -1, -2 and n..n+2 read as no word
-
-
-@dataclass(frozen=True, eq=False)
-class Words:
-    """The words of a batch as arrays padded with ``_PAD`` sentinel words, so that a
-    neighbour's index (i - 2 .. i + 2) always reads: a sentinel is no word (False, 0 or
-    -1; its gap is a stop). Starts and ends (``start``, ``end``) are offsets in the
-    batch; ``size`` counts the real words only."""
-
-    start: np.ndarray
-    end: np.ndarray
-    flags: np.ndarray
-    real: np.ndarray
-    title: np.ndarray  # first letter upper, the second lower
-    caps: np.ndarray  # upper-case (one letter: an initial)
-    lower: np.ndarray  # starts lower-case
-    digits: np.ndarray  # digits only
-    values: np.ndarray  # the number of a word of 1-4 digits, else -1
-    lengths: np.ndarray
-    capsnotes: np.ndarray  # the word's note is written in capitals
-    c0: np.ndarray  # class of the first character
-    raw: np.ndarray  # the batch's ASCII projection, 4 spare bytes
-    gaps: Gap  # per word, the gap before it
-    size: int
-
-    def valid(self, i: np.ndarray) -> np.ndarray:
-        return self.real[i]
-
-    def at(self, i: np.ndarray) -> np.ndarray:
-        return i
-
-    def f(self, i: np.ndarray) -> np.ndarray:
-        return self.flags[i]
-
-    def has(self, i: np.ndarray, flag: int) -> np.ndarray:
-        return (self.flags[i] & flag) != 0
-
-    def length(self, i: np.ndarray) -> np.ndarray:
-        return self.lengths[i]
-
-    def case(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(title, caps, lower, digits) of the words at ``i``."""
-        return self.title[i], self.caps[i], self.lower[i], self.digits[i]
-
-    def value(self, i: np.ndarray) -> np.ndarray:
-        return self.values[i]
-
-    def capsnote(self, i: np.ndarray) -> np.ndarray:
-        return self.capsnotes[i]
-
-    def gap(self, i: np.ndarray) -> Gap:
-        """What lies between word ``i - 1`` and word ``i``."""
-        g = self.gaps
-        return Gap(g.length[i], g.space[i], g.stop[i], g.comma[i], g.first[i], g.dot[i])
-
-
-class Gap(NamedTuple):
-    length: np.ndarray
-    space: np.ndarray  # spaces or tabs only
-    stop: np.ndarray  # . ! ? : ; line break, note start (or no word)
-    comma: np.ndarray
-    first: np.ndarray  # its first character
-    dot: np.ndarray  # "." or ". " (an abbreviation, an initial)
-
-
-def _pad(a: np.ndarray, fill: object) -> np.ndarray:
-    out = np.empty(a.size + _PAD, dtype=a.dtype)
-    out[: a.size] = a
-    out[a.size :] = fill
-    return out
-
-
-def cut_words(
-    text: str,
-    folded: str,
-    *,
-    full: bool = False,
-    tokens: tuple[np.ndarray, ...] | None = None,
-) -> Words:
-    """The words of the batch; ``tokens``: the word pass's words of `` folded `` (starts,
-    ends and keys, one character to the right), so they are not cut and read again."""
-    raw = np.frombuffer(ascii_projection(text) + bytes(4), dtype=np.uint8)
-    lexicon = lx.load_lexicon(full)
-    if tokens is not None:
-        starts, ends, k0, k1 = tokens
-        start, end = starts - 1, ends - 1
-        length = end - start
-        flags = lexicon.lookup_hashes(lx.key_hash(k0, k1, length), length)
-    else:
-        fb = ascii_projection(folded)
-        f = np.frombuffer(fb, dtype=np.uint8)
-        word = np.empty(f.size + 2, dtype=bool)
-        word[0] = word[-1] = False
-        np.not_equal(f, 32, out=word[1:-1])
-        edges = np.flatnonzero(word[1:] != word[:-1])
-        start, end = edges[0::2], edges[1::2]
-        length = end - start
-        flags = lexicon.lookup(fb + bytes(16), start, length)
-    c0 = _CLASS[raw[start]]
-    c1 = _CLASS[raw[start + 1]]
-    cl = _CLASS[raw[np.maximum(end - 1, 0)]]
-    one = length == 1
-    up = (c0 & _UP) != 0
-    title = up & ((c1 & _LOW) != 0) & ~one
-    caps = up & (one | (((c1 & _UP) != 0) & ((cl & _UP) != 0)))
-    lower = (c0 & _LOW) != 0
-    digits = ((c0 & _DIG) != 0) & ((cl & _DIG) != 0) & (one | ((c1 & _DIG) != 0))
-    values = np.full(start.size, -1, dtype=np.int64)
-    short = np.flatnonzero(digits & (length <= 4))
-    if short.size:
-        s, n = start[short], length[short]
-        v = np.zeros(short.size, dtype=np.int64)
-        ok = np.ones(short.size, dtype=bool)
-        for k in range(4):
-            inside = k < n
-            c = raw[s + k].astype(np.int64) - 48
-            ok &= ~inside | ((c >= 0) & (c <= 9))
-            v = np.where(inside, v * 10 + c, v)
-        values[short] = np.where(ok, v, -1)
-        digits[short] &= ok
-    # notes written in capitals: more words starting upper-case than lower-case (x3)
-    seps = np.flatnonzero(raw[: len(text)] == 0)
-    bounds = np.concatenate(([0], np.searchsorted(start, seps), [start.size]))
-    cum_low = np.concatenate(([0], np.cumsum(lower, dtype=np.int32)))
-    cum_up = np.concatenate(([0], np.cumsum(up, dtype=np.int32)))
-    note_caps = np.diff(cum_low[bounds]) * 3 < np.diff(cum_up[bounds])
-    capsnotes = np.repeat(note_caps, np.diff(bounds))
-    gaps = _gaps(raw, start, end)
-    return Words(
-        start=_pad(start, 0),
-        end=_pad(end, 0),
-        flags=_pad(flags, 0),
-        real=_pad(np.ones(start.size, dtype=bool), False),
-        title=_pad(title, False),
-        caps=_pad(caps, False),
-        lower=_pad(lower, False),
-        digits=_pad(digits, False),
-        values=_pad(values, -1),
-        lengths=_pad(length, 0),
-        capsnotes=_pad(capsnotes, False),
-        c0=_pad(c0, 0),
-        raw=raw,
-        gaps=gaps,
-        size=int(start.size),
-    )
-
-
-def _gaps(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> Gap:
-    """The gap before each word, read from its first two and its last character (a gap
-    of spaces is at most 3 long); padded (a sentinel's gap is an empty stop)."""
-    lo = np.empty_like(start)
-    if start.size:
-        lo[0] = 0
-        lo[1:] = end[:-1]
-    n = start - lo
-    g0 = _CLASS[raw[lo]]
-    g1 = _CLASS[raw[lo + 1]] * (n > 1)
-    gl = _CLASS[raw[np.maximum(start - 1, 0)]]
-    if start.size and n[0] == 0:  # the batch starts with a word: no gap
-        g0[0] = gl[0] = 0
-    anyc = g0 | g1 | gl
-    space = (g0 == _SP) & (gl == _SP) & ((n <= 2) | (g1 == _SP)) & (n <= 3)
-    first = raw[lo].astype(np.int64) * (n > 0)
-    stop = (anyc & _STOP) != 0
-    if stop.size:
-        stop[0] = True
-    return Gap(
-        length=_pad(n, 0),
-        space=_pad(space, False),
-        stop=_pad(stop, True),
-        comma=_pad(((g0 | g1) & _COMMA) != 0, False),
-        first=_pad(first, 0),
-        dot=_pad((first == 46) & (n <= 2) & ((anyc & _BREAK) == 0), False),
-    )
 
 
 class _Names:
@@ -272,7 +84,10 @@ class _Names:
 
 
 def _flag_idx(w: Words, flag: int) -> np.ndarray:
-    return np.flatnonzero((w.flags[: w.size] & flag) != 0)
+    if flag & ~_ANCHORS:
+        return np.flatnonzero((w.flags[: w.size] & flag) != 0)
+    at = w.anchors
+    return at[(w.flags[at] & flag) != 0]
 
 
 def find_context(
@@ -395,7 +210,7 @@ def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None
 
 
 def _ages(w: Words, out: list) -> None:  # type: ignore[type-arg]
-    dig = np.flatnonzero((w.c0[: w.size] & _DIG) != 0)
+    dig = w.numbers
     if dig.size:
         v = w.value(dig)
         old = dig[(v >= 90) & (v <= 125)]
@@ -416,7 +231,7 @@ def _day(w: Words, i: np.ndarray) -> np.ndarray:
     j = w.at(i)
     s = w.start[j]
     raw = w.raw
-    d0, d1 = _CLASS[raw[s]], _CLASS[raw[s + 1]]
+    d0, d1 = w.cls[s], w.cls[s + 1]
     two = (d1 & _DIG) != 0
     suf = s + np.where(two, 2, 1)
     pair = ((raw[suf] | 32).astype(np.int64) << 8) | (raw[suf + 1] | 32)
@@ -437,7 +252,7 @@ def _is_of(w: Words, i: np.ndarray) -> np.ndarray:
 
 def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
     # "7/22", "07-22": two numbers, one '/' or '-' between, no third part, no decimals
-    dig = np.flatnonzero((w.c0[: w.size] & _DIG) != 0)
+    dig = w.numbers
     if dig.size:
         va = w.value(dig)
         a = dig[(va >= 1) & (va <= 12) & (w.length(dig) <= 2)]

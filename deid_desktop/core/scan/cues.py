@@ -51,7 +51,8 @@ def cue_names(
     """For cue words ending at ``ends`` in ``raw`` (``projection`` of the batch), titles
     where ``title``: which have a name (indices), its start and end, and the indices left
     to the regex (a name past the window, or a non-ASCII character in it)."""
-    cls = _CLASS[raw[ends[:, None] + np.arange(WINDOW)]]
+    # (a table indexed by a uint8 array takes numpy's slow casting path: index by intp)
+    cls = _CLASS[raw[ends[:, None] + np.arange(WINDOW)].astype(np.intp)]
     rows = np.arange(ends.size)
     lead = np.where(title, _DOT, _COMMA).astype(np.uint8)
     p0 = ((cls[:, 0] & lead) != 0).astype(np.int64)

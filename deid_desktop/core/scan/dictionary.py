@@ -8,14 +8,18 @@ identifier category. Entries are stored folded (lower case, no accents), never l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 from types import MappingProxyType
 
 import ahocorasick
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from pandas.util import hash_array
 
 from deid_desktop.core.constants import DICT_KINDS
 from deid_desktop.core.errors import UsageError
@@ -49,9 +53,18 @@ _MIN_ID = 3
 _NON_DIGIT = re.compile(r"\D+")
 
 
-def owner_hash(person: object, word: str) -> int:
-    """A hash of (person key, folded name word), for ``ScanDictionary.owners``."""
-    return hash((str(person), word))
+_H1 = np.uint64(0x9E3779B97F4A7C15)
+
+
+def owner_hashes(persons: Sequence[str], words: Sequence[str]) -> np.ndarray:
+    """Hashes of (person key, folded name word) pairs, for ``ScanDictionary.owners``:
+    pandas' fixed-key string hash of each side, combined (the same in every process)."""
+    if not len(words):
+        return np.empty(0, dtype=np.int64)
+    hp = hash_array(np.asarray(persons, dtype=object))
+    hw = hash_array(np.asarray(words, dtype=object))
+    with np.errstate(over="ignore"):
+        return ((hp * _H1) ^ hw).view(np.int64)
 
 
 def phone_digits(value: str) -> str:
@@ -76,7 +89,7 @@ class ScanDictionary:
         """Per pair: is ``words[i]`` (folded) a word of person ``persons[i]``'s own name?"""
         if self.owners.size == 0 or not words:
             return np.zeros(len(words), dtype=bool)
-        h = np.fromiter(map(owner_hash, persons, words), dtype=np.int64, count=len(words))
+        h = owner_hashes(persons, words)
         at = np.minimum(np.searchsorted(self.owners, h), self.owners.size - 1)
         return self.owners[at] == h
 
@@ -192,50 +205,167 @@ def build_dictionary_from_values(
         )
     with gc_paused():
         out = _from_values(values_by_kind)
-        pairs = {
-            owner_hash(person, t)
-            for person, name in owners
-            if person is not None and isinstance(name, str)
-            for t in _name_tokens(fold(name))
-        }
-    if not pairs:
+        persons: list[str] = []
+        names: list[object] = []
+        for person, name in owners:
+            if person is not None:
+                persons.append(str(person))
+                names.append(name)
+        own = _owner_table(persons, names)
+    if own.size == 0:
         return out
-    own = np.sort(np.fromiter(pairs, dtype=np.int64, count=len(pairs)))
     return ScanDictionary(out.terms, out.digits, out.skipped, own)
 
 
+def _owner_table(persons: Sequence[str], names: Sequence[object]) -> np.ndarray:
+    """Sorted distinct ``owner_hashes`` of each person with each word of their name: the
+    distinct names are cut into words once, then every pair is hashed in one pass."""
+    if not len(names):
+        return np.empty(0, dtype=np.int64)
+    codes, uniques = pd.factorize(pd.Series(names, dtype=object), use_na_sentinel=True)
+    per_name = [_name_tokens(fold(n)) if isinstance(n, str) else [] for n in uniques]
+    count = np.fromiter(map(len, per_name), dtype=np.int64, count=len(per_name))
+    first = np.concatenate(([0], np.cumsum(count)[:-1])) if count.size else count
+    flat = [t for tokens in per_name for t in tokens]
+    if not flat:
+        return np.empty(0, dtype=np.int64)
+    valid = codes >= 0
+    pair = np.flatnonzero(valid)
+    n = count[codes[pair]]
+    rows = np.repeat(pair, n)
+    j = np.arange(rows.size) - np.repeat(np.cumsum(n) - n, n)
+    token = first[codes[rows]] + j
+    person_arr = np.asarray(persons, dtype=object)[rows]
+    word_arr = np.asarray(flat, dtype=object)[token]
+    h = np.sort(owner_hashes(person_arr, word_arr))
+    return h[np.concatenate(([True], h[1:] != h[:-1]))] if h.size else h
+
+
+def _present(values: Iterable[object]) -> list[str]:
+    """The values as stripped text, missing and blank ones left out, in order."""
+    out = [
+        str(raw).strip()
+        for raw in values
+        if not (raw is None or raw is pd.NA or (isinstance(raw, float) and raw != raw))
+    ]
+    return [v for v in out if v]
+
+
+def _fold_all(values: list[str]) -> list[str]:
+    """``fold`` of each value, in one pass over the values joined (fold keeps lengths)."""
+    if not values:
+        return []
+    joined = fold("\n".join(values))
+    length = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    starts = np.cumsum(length + 1) - (length + 1)
+    return [joined[a:b] for a, b in zip(starts.tolist(), (starts + length).tolist(), strict=True)]
+
+
 def _from_values(values_by_kind: Mapping[str, Iterable[object]]) -> ScanDictionary:
+    """Whole values, deduplicated, folded in one pass per kind, and entered with C-level
+    dict passes (the first kind given for a term wins)."""
+    return _from_distinct(
+        {kind: list(dict.fromkeys(_present(values))) for kind, values in values_by_kind.items()}
+    )
+
+
+def _from_distinct(values_by_kind: Mapping[str, list[str] | pa.Array]) -> ScanDictionary:
+    """``_from_values`` of distinct, stripped, non-blank values per kind (a list, or an
+    Arrow string array whose ASCII values are folded by Arrow). ``skipped`` counts the
+    distinct values too short to look for."""
     terms: dict[str, str] = {}
     digits: dict[str, str] = {}
     skipped = 0
     for kind, values in values_by_kind.items():
         hit_kind = DICT_KINDS[kind]
-        for raw in values:
-            if raw is None or raw is pd.NA or (isinstance(raw, float) and raw != raw):
-                continue
-            value = str(raw).strip()
-            if not value:
-                continue
-            if kind == "name":
-                tokens = _name_tokens(fold(value))
+        if kind == "name":
+            names = values.to_pylist() if isinstance(values, pa.Array) else values
+            for tokens in map(_name_tokens, _fold_all(names)):
                 skipped += not tokens
-                for t in tokens:
-                    terms.setdefault(t, hit_kind)
-            elif kind in ("phone", "ssn"):
-                d = phone_digits(value) if kind == "phone" else _NON_DIGIT.sub("", value)
-                if len(d) >= 7:
-                    digits.setdefault(d, hit_kind)
-                else:
-                    skipped += 1
-            else:
-                folded = fold(value).strip()
-                if len(folded) < _MIN_ID:
-                    skipped += 1
-                    continue
-                terms.setdefault(folded, hit_kind)
-                if value.isdigit():
-                    digits.setdefault(value, hit_kind)
+                _enter(terms, tokens, hit_kind)
+        elif kind in ("phone", "ssn"):
+            found = _digits_of(values, kind)
+            skipped += len(found)
+            found = [d for d in found if len(d) >= 7]
+            skipped -= len(found)
+            _enter(digits, found, hit_kind)
+        else:
+            texts, folded = _folded(values)
+            kept = [f for f in folded if len(f) >= _MIN_ID]
+            skipped += len(folded) - len(kept)
+            _enter(terms, kept, hit_kind)
+            numbers = [
+                v for v, f in zip(texts, folded, strict=True) if len(f) >= _MIN_ID and v.isdigit()
+            ]
+            _enter(digits, numbers, hit_kind)
     return ScanDictionary(MappingProxyType(terms), MappingProxyType(digits), skipped)
+
+
+def _split_ascii(values: pa.Array) -> tuple[np.ndarray, pa.Array, list[str]]:
+    """Which values are ASCII, those values (Arrow), and the others (Python)."""
+    ascii_mask = pc.string_is_ascii(values).to_numpy(zero_copy_only=False)
+    others = pc.filter(values, pa.array(~ascii_mask)).to_pylist()
+    return ascii_mask, pc.filter(values, pa.array(ascii_mask)), others
+
+
+def _merge(ascii_mask: np.ndarray, ascii_part: list[str], others: list[str]) -> list[str]:
+    """The two parts back in the order of the values."""
+    if not others:
+        return ascii_part
+    out = np.empty(ascii_mask.size, dtype=object)
+    out[ascii_mask] = ascii_part
+    out[~ascii_mask] = others
+    return out.tolist()
+
+
+def _folded(values: list[str] | pa.Array) -> tuple[list[str], list[str]]:
+    """The values and each one folded and stripped (``fold(v).strip()``)."""
+    if not isinstance(values, pa.Array):
+        return values, [f.strip() for f in _fold_all(values)]
+    ascii_mask, plain, others = _split_ascii(values)
+    # ASCII: lower case, every character but a letter or digit a space, spaces stripped
+    folded = pc.replace_substring_regex(pc.utf8_lower(plain), "[^a-z0-9]", " ")
+    folded = pc.utf8_trim(folded, " ")
+    return values.to_pylist(), _merge(
+        ascii_mask, folded.to_pylist(), [f.strip() for f in _fold_all(others)]
+    )
+
+
+def _digits_of(values: list[str] | pa.Array, kind: str) -> list[str]:
+    """The digits of each phone number (a leading 1 of 11 dropped) or SSN."""
+    one = phone_digits if kind == "phone" else (lambda v: _NON_DIGIT.sub("", v))
+    if not isinstance(values, pa.Array):
+        return list(map(one, values))
+    ascii_mask, plain, others = _split_ascii(values)
+    found = pc.replace_substring_regex(plain, "[^0-9]+", "")
+    if kind == "phone":
+        lead = pc.and_(pc.equal(pc.utf8_length(found), 11), pc.starts_with(found, "1"))
+        found = pc.if_else(lead, pc.utf8_slice_codeunits(found, 1), found)
+    return _merge(ascii_mask, found.to_pylist(), list(map(one, others)))
+
+
+#: What ``str.strip`` removes: every character that ``str.isspace`` holds.
+_SPACES = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+    "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def _distinct_text(columns: list[pd.Series]) -> pa.Array:
+    """The distinct stripped, non-blank values of the columns, in order (Arrow)."""
+    chunks: list[pa.Array] = []
+    for column in columns:
+        arrow = pa.array(column.astype("string[pyarrow]"), type=pa.large_string())
+        chunks += arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
+    text = pc.utf8_trim(pa.chunked_array(chunks, type=pa.large_string()), _SPACES)
+    text = pc.filter(text, pc.greater(pc.utf8_length(text), 0))
+    return pc.unique(text)
+
+
+def _enter(table: dict[str, str], keys: Iterable[str], kind: str) -> None:
+    """``table.setdefault(key, kind)`` for every key, in one C-level pass."""
+    for _ in map(table.setdefault, keys, repeat(kind)):
+        pass
 
 
 def dictionary_kind(tag_category: IdentifierCategory | None) -> str:
@@ -249,8 +379,9 @@ def build_dictionary(
     """A dictionary from every direct-tagged column of every table of the extract, and
     the user's ``sites`` (see ``sites.load_site_list``). Name columns also record whose
     name each word is (by the table's person key)."""
-    values: dict[str, list[pd.Series]] = {}
-    owners: list[pd.DataFrame] = []
+    columns: dict[str, list[pd.Series]] = {}
+    persons: list[str] = []
+    names: list[object] = []
     for spec in project.tables:
         try:
             frame = extract.table(spec.name).frame
@@ -259,20 +390,29 @@ def build_dictionary(
         for tag in spec.by_class(ColumnClass.DIRECT):
             if tag.name not in frame.columns:
                 continue
-            column = frame[tag.name].dropna()
             kind = dictionary_kind(tag.category)
-            values.setdefault(kind, []).append(column.unique())
+            columns.setdefault(kind, []).append(frame[tag.name].dropna())
             if kind == "name" and spec.key in frame.columns and spec.key != tag.name:
-                owners.append(frame[[spec.key, tag.name]].dropna().drop_duplicates())
+                pairs = frame[[spec.key, tag.name]].dropna().drop_duplicates()
+                persons += pairs.iloc[:, 0].astype(str).tolist()
+                names += pairs.iloc[:, 1].tolist()
     sites = list(sites)
     if sites:
-        values.setdefault("site", []).append(np.asarray(sites, dtype=object))
-    pairs = (
-        (p, n)
-        for part in owners
-        for p, n in zip(part.iloc[:, 0].astype(str).tolist(), part.iloc[:, 1].tolist(), strict=True)
-    )
-    return build_dictionary_from_values(
-        {kind: (v for chunk in chunks for v in chunk) for kind, chunks in values.items()},
-        pairs,
-    )
+        columns.setdefault("site", []).append(pd.Series(sites, dtype=object))
+    with gc_paused():
+        out = dictionary_from_columns(columns)
+        own = _owner_table(persons, names)
+    return ScanDictionary(out.terms, out.digits, out.skipped, own) if own.size else out
+
+
+def dictionary_from_columns(columns_by_kind: Mapping[str, list[pd.Series]]) -> ScanDictionary:
+    """``build_dictionary_from_values`` of whole columns (no owners): their distinct
+    values taken with Arrow, so that no Python object is made per row."""
+    unknown = [k for k in columns_by_kind if k not in DICT_KINDS]
+    if unknown:
+        raise UsageError(
+            f"Unknown dictionary kind(s): {', '.join(sorted(unknown))}.",
+            hint="Use name, mrn, phone, email, ssn or id.",
+        )
+    with gc_paused():
+        return _from_distinct({k: _distinct_text(cols) for k, cols in columns_by_kind.items()})

@@ -49,7 +49,7 @@ def fold(text: str) -> str:
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_TABLE).decode("ascii")
     points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    out = _bmp_table()[np.minimum(points, 0xFFFF)]
+    out = _bmp_table()[np.minimum(points, 0xFFFF).astype(np.intp)]  # intp: numpy's fast path
     beyond = np.flatnonzero(points > 0xFFFF)  # emoji and other rare characters
     if beyond.size:
         out[beyond] = [ord(_UNICODE_TABLE[c]) for c in points[beyond].tolist()]

@@ -17,6 +17,7 @@ import numpy as np
 
 from deid_desktop.core.resources import resource
 from deid_desktop.core.scan.gazetteer import load_gazetteer
+from deid_desktop.core.scan.regions import key_hash
 
 GIVEN, SURNAME, ENGLISH, COMMON, NAME_WORD, CLINICAL = 1, 2, 4, 8, 16, 32
 PLACE, STATE, TITLE, RELATION, CREDENTIAL, FACILITY = 64, 128, 256, 512, 1024, 2048
@@ -64,11 +65,12 @@ DATE_CUES = (
     "seen", "admitted", "discharged", "visit", "appt", "before", "after", "date", "dos", "thru",
 )  # fmt: skip
 
-_M0 = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xC2B2AE3D27D4EB4F)
 _MASK = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 MAX_LEN = 16
-_SLOT_BITS = 20
+#: Slots of the direct table: about 8 per word, so that few words share one and the
+#: table (hash and flags per slot) stays in the cache.
+_SLOTS_PER_WORD = 8
+_MAX_SLOT_BITS = 20
 
 
 def _words(*parts: str) -> list[str]:
@@ -89,16 +91,6 @@ def word_hash(buf: bytes, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
     return key_hash(k0, k1, length)
 
 
-def key_hash(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """``word_hash`` from the two 8-byte keys of each word (as ``regions`` reads them:
-    the first 8 characters, then the next 8 of a longer word, else 0)."""
-    with np.errstate(over="ignore"):
-        h = (k0 * _M0) ^ ((k1 + length.astype(np.uint64)) * _M1)
-        h ^= h >> np.uint64(29)
-        h *= _M0
-    return h
-
-
 @dataclass(frozen=True, eq=False)
 class Lexicon:
     """Sorted word hashes and each word's flags; ``multi`` maps the first word of each
@@ -109,18 +101,31 @@ class Lexicon:
     multi: dict[str, tuple[str, ...]]
 
     @functools.cached_property
-    def _table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A direct table by the top ``_SLOT_BITS`` bits of the hash: per slot the hash
-        and flags of the one word there (or 0), and which slots hold several words
-        (looked up by binary search instead)."""
-        slot = (self.hashes >> np.uint64(64 - _SLOT_BITS)).astype(np.int64)
-        count = np.bincount(slot, minlength=1 << _SLOT_BITS)
-        alone = count[slot] == 1
-        hashes = np.zeros(1 << _SLOT_BITS, dtype=np.uint64)
-        flags = np.zeros(1 << _SLOT_BITS, dtype=np.int64)
-        hashes[slot[alone]] = self.hashes[alone]
-        flags[slot[alone]] = self.flags[alone]
-        return hashes, flags, count > 1
+    def _table(self) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """An open-addressing table (linear probing) by the top bits of the hash, about
+        ``_SLOTS_PER_WORD`` slots per word so that it stays in the cache: per slot the
+        hash and flags of one word (flags 0: an empty slot; every word has a flag), the
+        number of bits and the longest probe. Filled in rounds, a word per free slot."""
+        wanted = max(int(self.hashes.size) * _SLOTS_PER_WORD, 2)
+        bits = min(_MAX_SLOT_BITS, max(10, (wanted - 1).bit_length()))
+        size = 1 << bits
+        hashes = np.zeros(size, dtype=np.uint64)
+        flags = np.zeros(size, dtype=np.int32)
+        home = (self.hashes >> np.uint64(64 - bits)).astype(np.int64)
+        pending = np.arange(self.hashes.size)
+        probe = 0
+        while pending.size:
+            slot = (home[pending] + probe) & (size - 1)
+            free = flags[slot] == 0
+            slots, first = np.unique(slot[free], return_index=True)
+            placed = pending[free][first]
+            hashes[slots] = self.hashes[placed]
+            flags[slots] = self.flags[placed]
+            done = np.zeros(pending.size, dtype=bool)
+            done[np.flatnonzero(free)[first]] = True
+            pending = pending[~done]
+            probe += 1 if pending.size else 0
+        return hashes, flags, bits, probe
 
     def lookup(self, buf: bytes, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
         """Flags of the words at ``starts`` in the folded ASCII ``buf`` (0: unknown)."""
@@ -132,13 +137,22 @@ class Lexicon:
         """Flags of the words of hashes ``h`` (``word_hash``) and lengths ``length``."""
         if h.size == 0 or self.hashes.size == 0:
             return np.zeros(h.size, dtype=np.int64)
-        hashes, flags, shared = self._table
-        slot = (h >> np.uint64(64 - _SLOT_BITS)).astype(np.int64)
-        out = np.where(hashes[slot] == h, flags[slot], 0)
-        many = np.flatnonzero(shared[slot])
-        if many.size:
-            at = np.minimum(np.searchsorted(self.hashes, h[many]), self.hashes.size - 1)
-            out[many] = np.where(self.hashes[at] == h[many], self.flags[at], 0)
+        hashes, flags, bits, probes = self._table
+        slot = (h >> np.uint64(64 - bits)).astype(np.int64)
+        found = flags[slot]
+        here = hashes[slot] == h
+        out = np.where(here, found, 0).astype(np.int64)
+        # probe on where the slot holds another word (few: the table is mostly empty)
+        todo = np.flatnonzero(~here & (found != 0))
+        mask = (1 << bits) - 1
+        for k in range(1, probes + 1):
+            if todo.size == 0:
+                break
+            at = (slot[todo] + k) & mask
+            found = flags[at]
+            here = hashes[at] == h[todo]
+            out[todo[here]] = found[here]
+            todo = todo[~here & (found != 0)]
         out[length > MAX_LEN] = 0
         return out
 

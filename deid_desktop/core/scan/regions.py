@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import ahocorasick
 import numpy as np
 
-from deid_desktop.core.gc_pause import CHUNK, array_list, list_array, map_array, release
+from deid_desktop.core.gc_pause import CHUNK, array_list, map_array
 
 _BITS = 18  # 256k buckets: the tables stay in cache
 _EXACT = 16  # characters of a word read exactly (two 8-byte integers)
@@ -52,28 +52,23 @@ def _keys(buf: bytes, starts: np.ndarray, length: np.ndarray) -> tuple[np.ndarra
     return k0, k1
 
 
-def _bucket(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
+def key_hash(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of a word from its two 8-byte keys and its length (the first 8
+    characters, then the next 8 of a longer word, else 0): the word pass hashes each
+    text word once, for the direct table, the sorted terms and the lexicon."""
     with np.errstate(over="ignore"):
-        h = (k0 ^ (k1 * _M1) ^ length.view(np.uint64)) * _M0
+        h = (k0 * _M0) ^ ((k1 + length.astype(np.uint64)) * _M1)
+        h ^= h >> np.uint64(29)
+        h *= _M0
+    return h
+
+
+def _bucket_of(h: np.ndarray) -> np.ndarray:
     return (h >> _SHIFT).view(np.int64)
 
 
-def _word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Keys and lengths of ASCII words of at most ``_EXACT`` characters (a chunk at a
-    time: one join of millions of words would hold the GIL throughout)."""
-    if len(words) <= CHUNK:
-        return _chunk_keys(words)
-    parts = [_chunk_keys(words[at : at + CHUNK]) for at in range(0, len(words), CHUNK)]
-    k0, k1, length = zip(*parts, strict=True)
-    return np.concatenate(k0), np.concatenate(k1), np.concatenate(length)
-
-
-def _chunk_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    buf = b"".join(w.ljust(_EXACT, b"\0") for w in words) + bytes(8)
-    starts = np.arange(len(words), dtype=np.int64) * _EXACT
-    length = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-    k0, k1 = _keys(buf, starts, length)
-    return k0, k1, length
+def _bucket(k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> np.ndarray:
+    return _bucket_of(key_hash(k0, k1, length))
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,21 +87,34 @@ class WordIndex:
     hard: tuple[tuple[ahocorasick.Automaton, ...], ...]
     hard_span: np.ndarray
     term_len: np.ndarray
+    pairs: _Pairs
+    shared: _Sorted
 
     @classmethod
     def build(cls, terms: Sequence[str]) -> WordIndex:
-        """``terms[i]`` is word number ``i`` (folded, no padding)."""
+        """``terms[i]`` is word number ``i`` (folded, no padding). The keys are read from
+        one buffer of every term (numpy), so that no Python object is made per term."""
+        n = len(terms)
         is_ascii = map_array(str.isascii, terms, bool)  # others: their own automaton
-        ascii_ids = array_list(np.flatnonzero(is_ascii))
-        single = [i for i in ascii_ids if " " not in terms[i] and len(terms[i]) <= _EXACT]
-        k0, k1, length = _word_keys([terms[i].encode("ascii") for i in single])
+        term_len = map_array(len, terms, np.int64)
+        buf = _joined(terms)
+        tstart = np.cumsum(term_len + 1) - (term_len + 1)
+        raw = np.frombuffer(buf, dtype=np.uint8)
+        spaces = np.flatnonzero(raw == 32)
+        owner = np.searchsorted(tstart, spaces, side="right") - 1
+        n_spaces = np.bincount(owner, minlength=n)
+        first_space = tstart + term_len  # no space: the term's end
+        first_space[owner[::-1]] = spaces[::-1]  # the first space of each term
+        first_len = first_space - tstart
+        single = np.flatnonzero(is_ascii & (n_spaces == 0) & (term_len <= _EXACT))
+        k0, k1 = _keys(buf, tstart[single], term_len[single])
+        length = term_len[single]
         bucket = _bucket(k0, k1, length)
         per_bucket = np.bincount(bucket, minlength=1 << _BITS)
         alone = per_bucket[bucket] == 1
         easy = np.full(1 << _BITS, -1, dtype=np.int32)
-        ids = list_array(single, np.int64)
+        ids = single
         easy[bucket[alone]] = ids[alone]
-        n = len(terms)
         easy_k0 = np.zeros(n, dtype=np.uint64)
         easy_k1 = np.zeros(n, dtype=np.uint64)
         easy_len = np.full(n, -1, dtype=np.int64)
@@ -114,37 +122,30 @@ class WordIndex:
         easy_len[ids[alone]] = length[alone]
         is_hard = is_ascii.copy()
         is_hard[ids[alone]] = False
-        hard_ids = array_list(np.flatnonzero(is_hard))
+        # words that share a bucket (at a million terms, most): by their sorted hashes
+        shared = _Sorted.build(ids[~alone], k0[~alone], k1[~alone], length[~alone])
+        is_hard[shared.ids] = False
+        pairs = _Pairs.build(buf, tstart, term_len, first_len, is_ascii & (n_spaces == 1))
+        is_hard[pairs.ids] = False
+        hard_ids = np.flatnonzero(is_hard)
         hard_span = np.zeros(1 << _BITS, dtype=np.int32)
-        firsts: list[bytes] = []  # the first 16 characters of each hard term's first word
-        first_len: list[int] = []
-        spans: list[int] = []
-        for i in hard_ids:
-            first = terms[i].split(" ", 1)[0].encode("ascii")
-            firsts.append(first[:_EXACT])
-            first_len.append(len(first))
-            spans.append(len(terms[i]))
-        shards = max(1, -(-len(hard_ids) // _SHARD_TERMS))
-        shard_of = np.zeros(len(hard_ids), dtype=np.int64)
-        if firsts:
+        shards = max(1, -(-hard_ids.size // _SHARD_TERMS))
+        shard_of = np.zeros(hard_ids.size, dtype=np.int64)
+        if hard_ids.size:
             # a text word is read as its first 16 characters and its length: the same key
-            f0, f1, _ = _word_keys(firsts)
-            first_bucket = _bucket(f0, f1, list_array(first_len, np.int64))
-            np.maximum.at(hard_span, first_bucket, list_array(spans, np.int32))
+            fl = first_len[hard_ids]
+            f0, f1 = _keys(buf, tstart[hard_ids], np.minimum(fl, _EXACT))
+            first_bucket = _bucket(f0, f1, fl)
+            np.maximum.at(hard_span, first_bucket, term_len[hard_ids].astype(np.int32))
             shard_of = first_bucket % shards
-        members: list[list[int]] = [[] for _ in range(shards)]
-        for i, k in zip(hard_ids, array_list(shard_of), strict=True):
-            members[k].append(i)
         hard = tuple(
             tuple(
-                _automaton(terms, ids[at : at + _SHARD_TERMS])
-                for at in range(0, len(ids), _SHARD_TERMS)
+                _automaton(terms, array_list(members[at : at + _SHARD_TERMS]))
+                for at in range(0, members.size, _SHARD_TERMS)
             )
-            for ids in members
+            for members in (hard_ids[shard_of == k] for k in range(shards))
         )
-        term_len = map_array(len, terms, np.int64)
-        release(firsts, first_len, spans, hard_ids, single, ascii_ids, *members)
-        return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, term_len)
+        return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, term_len, pairs, shared)
 
     def matches(
         self, padded: bytes, tokens: list[tuple[np.ndarray, ...]] | None = None
@@ -161,9 +162,10 @@ class WordIndex:
         starts, ends = edges[0::2], edges[1::2]  # the first and last characters are spaces
         length = ends - starts
         k0, k1 = _keys(buf, starts, length)
+        h = key_hash(k0, k1, length)
         if tokens is not None:
-            tokens.append((starts, ends, k0, k1))
-        bucket = _bucket(k0, k1, length)
+            tokens.append((starts, ends, k0, k1, h))
+        bucket = _bucket_of(h)
         w = self.easy[bucket]
         hit = np.flatnonzero(w >= 0)
         w = w[hit].astype(np.int64)
@@ -180,8 +182,10 @@ class WordIndex:
             for k, automatons in enumerate(self.hard)
             for auto in automatons
         ]
-        hard_last = np.concatenate([f[0] for f in found]) if found else _EMPTY
-        hard_ids = np.concatenate([f[1] for f in found]) if found else _EMPTY
+        found.append(self.shared.matches(ends, length, k0, k1, h))
+        found.append(self.pairs.matches(starts, ends, length, k0, k1))
+        hard_last = np.concatenate([f[0] for f in found])
+        hard_ids = np.concatenate([f[1] for f in found])
         if hard_last.size == 0:
             return easy_last, easy_ids  # one word per match: already in order
         last = np.concatenate((easy_last, hard_last))
@@ -222,3 +226,125 @@ def _automaton(terms: Sequence[str], ids: Sequence[int]) -> ahocorasick.Automato
         auto.add_word(f" {terms[i]} ", i)
     auto.make_automaton()
     return auto
+
+
+def _joined(terms: Sequence[str]) -> bytes:
+    """Every term and a newline after it, as ASCII (any other character read as '?', one
+    byte each, so offsets stay those of the terms), with 16 spare bytes; joined a chunk
+    at a time (one join of millions of terms would hold the GIL throughout)."""
+    parts = [
+        ("\n".join(terms[at : at + CHUNK]) + "\n").encode("ascii", "replace")
+        for at in range(0, len(terms), CHUNK)
+    ]
+    return b"".join(parts) + bytes(16)
+
+
+def _pair_hash(
+    a0: np.ndarray, a1: np.ndarray, la: np.ndarray, b0: np.ndarray, b1: np.ndarray, lb: np.ndarray
+) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        h = (a0 * _M0) ^ (a1 * _M1) ^ la.astype(np.uint64)
+        h = (h * _M1) ^ (b0 * _M0) ^ (b1 * _M1) ^ (lb.astype(np.uint64) << np.uint64(32))
+        return h ^ (h >> np.uint64(31))
+
+
+@dataclass(frozen=True, eq=False)
+class _Pairs:
+    """Terms of two words of 1-16 characters with one space between ("syn 8365111", an
+    MRN with its prefix): found by the exact keys of two neighbouring text words, as
+    one sorted hash per term and the four keys and two lengths that confirm it."""
+
+    hashes: np.ndarray  # sorted
+    ids: np.ndarray  # word number of each, in the order of ``hashes``
+    keys: np.ndarray  # (6, n): first word k0, k1, length; second word k0, k1, length
+
+    @classmethod
+    def build(
+        cls,
+        buf: bytes,
+        tstart: np.ndarray,
+        term_len: np.ndarray,
+        first_len: np.ndarray,
+        two_words: np.ndarray,
+    ) -> _Pairs:
+        la, lb = first_len, term_len - first_len - 1
+        ok = two_words & (la >= 1) & (la <= _EXACT) & (lb >= 1) & (lb <= _EXACT)
+        ids = np.flatnonzero(ok)
+        a0, a1 = _keys(buf, tstart[ids], la[ids])
+        b0, b1 = _keys(buf, tstart[ids] + la[ids] + 1, lb[ids])
+        h = _pair_hash(a0, a1, la[ids], b0, b1, lb[ids])
+        order = np.argsort(h, kind="stable")
+        h = h[order]
+        # two terms of one hash (never seen in practice) are left to the automatons
+        dup = np.zeros(h.size, dtype=bool)
+        if h.size > 1:
+            same = h[1:] == h[:-1]
+            dup[1:] |= same
+            dup[:-1] |= same
+        order = order[~dup]
+        keys = np.stack([a0, a1, la[ids].view(np.uint64), b0, b1, lb[ids].view(np.uint64)])[
+            :, order
+        ]
+        return cls(h[~dup], ids[order], keys)
+
+    def matches(
+        self,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        length: np.ndarray,
+        k0: np.ndarray,
+        k1: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """End index and word number of each pair term at two text words with one
+        space between them."""
+        if self.hashes.size == 0 or starts.size < 2:
+            return _EMPTY, _EMPTY
+        a = np.flatnonzero(starts[1:] == ends[:-1] + 1)
+        b = a + 1
+        ln = length.view(np.uint64)
+        h = _pair_hash(k0[a], k1[a], length[a], k0[b], k1[b], length[b])
+        at = np.minimum(np.searchsorted(self.hashes, h), self.hashes.size - 1)
+        hit = np.flatnonzero(self.hashes[at] == h)
+        a, b, at = a[hit], b[hit], at[hit]
+        kk = self.keys[:, at]
+        exact = (kk[0] == k0[a]) & (kk[1] == k1[a]) & (kk[2] == ln[a])
+        exact &= (kk[3] == k0[b]) & (kk[4] == k1[b]) & (kk[5] == ln[b])
+        return ends[b[exact]], self.ids[at[exact]]
+
+
+@dataclass(frozen=True, eq=False)
+class _Sorted:
+    """One-word terms of at most 16 characters that share a bucket of the direct table:
+    one sorted 64-bit hash per term, confirmed by its exact keys and length."""
+
+    hashes: np.ndarray
+    ids: np.ndarray
+    keys: np.ndarray  # (3, n): k0, k1, length
+
+    @classmethod
+    def build(cls, ids: np.ndarray, k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> _Sorted:
+        h = key_hash(k0, k1, length)
+        order = np.argsort(h, kind="stable")
+        h = h[order]
+        dup = np.zeros(h.size, dtype=bool)  # one hash for two terms: left to the automatons
+        if h.size > 1:
+            same = h[1:] == h[:-1]
+            dup[1:] |= same
+            dup[:-1] |= same
+        order = order[~dup]
+        keys = np.stack([k0, k1, length.view(np.uint64)])[:, order]
+        return cls(h[~dup], ids[order], keys)
+
+    def matches(
+        self, ends: np.ndarray, length: np.ndarray, k0: np.ndarray, k1: np.ndarray, h: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """End index and word number of each such term among the text words (``h``:
+        their ``key_hash``)."""
+        if self.hashes.size == 0 or ends.size == 0:
+            return _EMPTY, _EMPTY
+        at = np.minimum(np.searchsorted(self.hashes, h), self.hashes.size - 1)
+        hit = np.flatnonzero(self.hashes[at] == h)
+        at = at[hit]
+        kk = self.keys[:, at]
+        exact = (kk[0] == k0[hit]) & (kk[1] == k1[hit]) & (kk[2] == length[hit].view(np.uint64))
+        return ends[hit[exact]], self.ids[at[exact]]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
-from deid_desktop.core.scan.context import _CUE, Words
+from deid_desktop.core.scan.words import _CUE, Words
 
 
 def _word_at(w: Words, start: np.ndarray) -> np.ndarray:
