@@ -283,12 +283,14 @@ def test_a_review_that_scanned_suppressed_text_exports_what_deid_run_exports(
     gui = engine.review(project, extract, scan=True)
     assert gui.scan is not None and gui.scan.total_hits > 0  # the panel had hits to show
     out, xw = tmp_path / "out", tmp_path / "xw"  # the record names its folder: one for both
-    engine.export(project, demo, gui, out_dir=out, crosswalk_dir=xw, now=now)
+    # each export the first of its source (one register each): the second is no re-release
+    first, second = tmp_path / "gui.jsonl", tmp_path / "cli.jsonl"
+    engine.export(project, demo, gui, out_dir=out, crosswalk_dir=xw, now=now, register_path=first)
     written = {p.name: p.read_bytes() for p in out.iterdir()}
     readme = (out / "README.txt").read_text()
     shutil.rmtree(out)
     shutil.rmtree(xw)
-    engine.run(demo, out_dir=out, crosswalk_dir=xw, now=now)
+    engine.run(demo, out_dir=out, crosswalk_dir=xw, now=now, register_path=second)
     assert sorted(p.name for p in out.iterdir()) == sorted(written)
     for name, data in written.items():
         assert (out / name).read_bytes() == data, name

@@ -166,6 +166,7 @@ def walk(window, wait: Callable[[Callable[[], bool]], None]) -> Iterator[str]:  
     tabs = window.review_page.tabs
     for i in range(tabs.count()):
         tabs.setCurrentIndex(i)
+        wait(lambda: not window.runner.busy)  # a tab may start a job (the intruder's attack)
         yield f"review: {tabs.tabText(i)}"
     tabs.setCurrentIndex(0)
     assert window.go_to(Step.EXPORT)

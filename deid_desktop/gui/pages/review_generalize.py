@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -151,6 +152,8 @@ class GeneralizeSection(QWidget):
 
     def _update_undo(self, *_args: object) -> None:
         stack = self.session.undo_stack
+        if not (shiboken6.isValid(stack) and shiboken6.isValid(self.undo_button)):
+            return  # the window is closing: the stack clears itself as it goes
         self.undo_button.setEnabled(stack.canUndo() and stack.undoText() == UNDO_TEXT)
 
     def undo(self) -> None:
