@@ -26,6 +26,7 @@ CELLS = (
     "Quigg", "Ann Quigg called", "MR778812", "hf0042", "HF0042 seen", "5551234567",
     "call 617-555-0199", "seen 03/04/2021", "age 93", "55512345", "a,b", 'say "hi"',
     "Zoë Quigg", "12 Main Street", "two\nlines", " pad ", "NA", "nan", "\ufeffbom",
+    "S5551234567", "0123456789abcdef", "HF0042", "ann quigg",
 )  # fmt: skip
 cell = st.sampled_from(CELLS)
 
@@ -52,10 +53,13 @@ def tables(draw: st.DrawFn) -> dict[str, pd.DataFrame]:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tables(), st.booleans(), st.booleans())
+@given(tables(), st.booleans(), st.booleans(), st.booleans())
 def test_distinct_scan_finds_what_the_cell_by_cell_scan_finds(
-    frames: dict[str, pd.DataFrame], xlsx: bool, all_shapes: bool
+    frames: dict[str, pd.DataFrame], xlsx: bool, all_shapes: bool, id_made: bool
 ) -> None:
+    """``id_made``: the "id" column is the release's own ID column (numbers do not count
+    there; the distinct scan skips its ID-shaped texts altogether)."""
+    made = ("id",) if id_made else ()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for name, frame in frames.items():
@@ -63,8 +67,8 @@ def test_distinct_scan_finds_what_the_cell_by_cell_scan_finds(
             if xlsx:
                 write_xlsx(frame, folder / f"{name}.xlsx", sheet=name)
         shapes = None if all_shapes else {name: {"note"} for name in frames}
-        expected = scan_written(folder, DICT, shape_columns=shapes)
-        got = scan_distinct(folder, DICT, shape_columns=shapes)
+        expected = scan_written(folder, DICT, shape_columns=shapes, generated=made)
+        got = scan_distinct(folder, DICT, shape_columns=shapes, generated=made)
     assert got == expected
 
 

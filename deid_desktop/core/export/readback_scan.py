@@ -57,8 +57,11 @@ class _Column:
             encoded = values.dictionary_encode()
             codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
             uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
+        uniques = np.asarray(uniques, dtype=object)
+        if generated and not shapes and len(uniques):
+            codes, uniques = _without_id_shapes(np.asarray(codes, dtype=np.int64), uniques)
         self.codes: np.ndarray = codes
-        self.uniques: np.ndarray = np.asarray(uniques, dtype=object)
+        self.uniques: np.ndarray = uniques
         self.global_ids: np.ndarray = np.empty(0, dtype=np.int64)
 
     def rows_of(self) -> tuple[np.ndarray, np.ndarray]:
@@ -66,6 +69,27 @@ class _Column:
         order = np.argsort(self.codes, kind="stable")
         starts = np.searchsorted(self.codes[order], np.arange(len(self.uniques) + 1))
         return order, starts
+
+
+#: What the release's own ID column holds: a subject ID (a letter prefix and digits) or
+#: a link key (12 to 64 hex characters, ``constants.MIN_KEY_LENGTH``). Such a text holds
+#: only numbers, and numbers do not count in that column (``scan.written._counts``), so
+#: it is not scanned at all; anything else in the column is (a name there still counts).
+_ID_SHAPE = r"^(?:[A-Za-z]{0,3}[0-9]+|[0-9a-f]{12,64})$"
+
+
+def _without_id_shapes(codes: np.ndarray, uniques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The column's codes and distinct texts with the ID-shaped texts left out (their
+    rows get code -1, which ``rows_of`` never lists)."""
+    import pyarrow.compute as pc
+
+    shaped = pc.match_substring_regex(pa.array(uniques, type=pa.large_string()), _ID_SHAPE)
+    keep = ~shaped.to_numpy(zero_copy_only=False)
+    if keep.all():
+        return codes, uniques
+    new_index = np.cumsum(keep) - 1
+    kept_code = keep[codes] if len(codes) else np.zeros(0, dtype=bool)
+    return np.where(kept_code, new_index[codes], -1), uniques[keep]
 
 
 def _header(path: Path) -> list[str]:
