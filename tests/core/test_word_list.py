@@ -73,7 +73,7 @@ def test_a_word_list_name_is_high_in_every_persons_note() -> None:
         {**owned.terms, "smithers": "NAME"}, owned.digits, 0, owned.owners, frozenset({"smithers"})
     )
     high = at_level(scan_text_arrays(notes, pinned, persons=persons), "high")
-    found = sorted((int(n), notes[n][s:e]) for n, s, e in zip(high.note, high.start, high.end))
+    found = sorted((int(n), notes[n][s:e]) for n, s, e in zip(*high[:3], strict=True))
     assert found == [(0, "Smithers"), (1, "Smithers")]
 
 

@@ -69,8 +69,8 @@ from deid_desktop.core.io.hashing import sha256_file as sha256_of
 from deid_desktop.core.model import ExportMeta, Project, Release
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.register import register_line, resolve_register_path
-from deid_desktop.core.transaction import ReleaseTransaction, sweep_staging
 from deid_desktop.core.scan.wordlist import SITE_LIST_NAME, WORD_LIST_NAME
+from deid_desktop.core.transaction import ReleaseTransaction, sweep_staging
 
 if TYPE_CHECKING:
     from deid_desktop.core.scan.dictionary import ScanDictionary
