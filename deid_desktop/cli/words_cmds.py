@@ -12,7 +12,7 @@ from deid_desktop.cli.output import print_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from deid_desktop.core.scan.wordlist import WORD_KINDS
+    from deid_desktop.core.constants import WORD_KINDS
 
     words = subparsers.add_parser(
         "words",

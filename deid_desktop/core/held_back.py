@@ -5,8 +5,10 @@ project word list (``scan.wordlist``)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from deid_desktop.core.scan.wordlist import WordList, load_word_list
+if TYPE_CHECKING:
+    from deid_desktop.core.scan.wordlist import WordList
 
 
 def default_folders(
@@ -31,4 +33,6 @@ def held_back_folder(project_path: Path | None, name: str) -> Path:
 def project_word_list(project_path: Path | None, name: str, folder: Path | None = None) -> WordList:
     """The project word list of ``folder`` (the crosswalk folder the project exports
     to), else of the project's default held-back folder."""
+    from deid_desktop.core.scan.wordlist import load_word_list  # pandas: on use
+
     return load_word_list(folder if folder is not None else held_back_folder(project_path, name))

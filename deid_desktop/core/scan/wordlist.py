@@ -15,27 +15,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 
+from deid_desktop.core.constants import WORD_KINDS
 from deid_desktop.core.errors import UsageError
 
 WORD_LIST_NAME = "word-list.txt"
 SITE_LIST_NAME = "site-list.txt"
 
-#: A word list kind -> the scan dictionary kind its terms enter as.
-WORD_KINDS: Mapping[str, str] = MappingProxyType(
-    {
-        "NAME": "name",
-        "LOCATION": "site",
-        "ID": "id",
-        "MRN": "mrn",
-        "PHONE": "phone",
-        "CONTACT": "email",
-        "EMAIL": "email",
-        "SSN": "ssn",
-        "OTHER": "id",
-    }
-)
 _HINT = "Use one of " + ", ".join(WORD_KINDS) + "."
 
 
