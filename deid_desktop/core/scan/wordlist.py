@@ -113,7 +113,7 @@ def add_word(held_back: Path | str, kind: str, term: str) -> Path:
     if not word:
         raise UsageError("The term is empty.", hint="Give the word the scan missed.")
     folder = Path(held_back)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # held back: owner only
     path = word_list_path(folder)
     if word in load_word_list(folder).terms.get(k, ()):
         return path
