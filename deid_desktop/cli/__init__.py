@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "release_cmds",
     "salt_cmds",
     "generalize_cmds",
+    "words_cmds",
 )
 
 EXIT_OK, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 2, 3, 4

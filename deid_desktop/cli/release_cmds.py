@@ -109,11 +109,14 @@ def _review(
     bar: ProgressBar | None = None,
     end: float = 1.0,
     register: Path | None = None,
+    held_back: Path | None = None,
 ) -> tuple[Project, list[Problem], engine.ReviewResult]:
     """Open, load and review. ``scan``: see ``engine.review`` (check: True; run: None, so
     free text that is only suppressed is not scanned). ``bar``: the terminal's progress
-    bar (load and review fill it up to ``end``)."""
+    bar (load and review fill it up to ``end``). ``held_back``: the crosswalk folder whose
+    word list the scan uses (default: the project's, beside the project file)."""
     from deid_desktop.core import engine
+    from deid_desktop.core.held_back import project_word_list
 
     project, problems = engine.open_project(project_path)
     warn_problems(problems)
@@ -125,6 +128,7 @@ def _review(
         scan=scan,
         register_path=register,
         progress=_span(bar, 0.35 * end, end),
+        words=project_word_list(project_path, project.name, held_back),
     )
     return project, problems, result
 
@@ -325,7 +329,12 @@ def _run(args: argparse.Namespace, bar: ProgressBar | None) -> int:
     from deid_desktop.core import engine
 
     project, _problems, result = _review(
-        args.project, scan=None, bar=bar, end=0.8, register=args.register
+        args.project,
+        scan=None,
+        bar=bar,
+        end=0.8,
+        register=args.register,
+        held_back=args.crosswalk_out,
     )
     meta = project.export
     overrides = {

@@ -401,7 +401,10 @@ def run_scan(args: argparse.Namespace) -> int:
         frames = {t.name: t.frame for t in extract.tables}
         dictionary_values: dict[str, list[Any]] = {}
         text_columns = _project_text_columns(project, extract, frames, _columns(args.text))
-        base = build_dictionary(extract, project)
+        from deid_desktop.core.held_back import project_word_list
+
+        words = project_word_list(source, project.name)  # the held-back folder's word list
+        base = build_dictionary(extract, project, words=words.by_dictionary_kind())
         person_keys: dict[str, str] | None = {t.name: t.key for t in project.tables}
         for item, kind in extra:
             table, _, column = item.partition(".")
@@ -451,6 +454,8 @@ def _merge(base: ScanDictionary, values: dict[str, list[Any]]) -> ScanDictionary
         MappingProxyType({**extra.terms, **base.terms}),
         MappingProxyType({**extra.digits, **base.digits}),
         base.skipped + extra.skipped,
+        base.owners,
+        base.pinned,
     )
 
 

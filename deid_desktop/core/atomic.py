@@ -99,8 +99,9 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None
     atomic_write_bytes(path, text.encode(encoding))
 
 
-def _is_empty_dir(path: Path) -> bool:
-    return path.is_dir() and not any(path.iterdir())
+def _is_empty_dir(path: Path, keep: Sequence[str] = ()) -> bool:
+    """No entry in ``path`` but the user's own files named in ``keep``."""
+    return path.is_dir() and all(p.name in keep and p.is_file() for p in path.iterdir())
 
 
 def _token() -> str:
@@ -114,7 +115,9 @@ class StagedDirectory:
     (``UsageError``) unless ``overwrite`` is set *and* it holds ``marker`` (a file only the
     product writes, e.g. ``export_record.json``) - so an accidental ``--overwrite`` on a
     home or documents folder can never wipe it. A replaced folder is swapped out whole and
-    deleted only after the new one is in place.
+    deleted only after the new one is in place. ``keep``: names of the user's own files
+    the folder may hold (the project word list beside a crosswalk): they do not make it
+    "not empty", and they are carried into the new folder unchanged.
 
     Use as a context manager: ``with StagedDirectory(p) as st: st.write_bytes("a.csv", b)``,
     or write into ``st.file("a.csv")`` directly (streaming). Names are plain file names.
@@ -127,8 +130,10 @@ class StagedDirectory:
         overwrite: bool = False,
         marker: str | None = None,
         private: bool = False,
+        keep: Sequence[str] = (),
     ) -> None:
         self.target = Path(target).absolute()
+        self.keep = tuple(keep)
         self.overwrite = overwrite
         self.marker = marker
         self.private = private  # folder readable by its owner only (e.g. a crosswalk)
@@ -152,7 +157,7 @@ class StagedDirectory:
                 f"{t} exists and is a file, not a folder.",
                 hint="Choose a new folder name for the output.",
             )
-        if t.is_dir() and not _is_empty_dir(t):
+        if t.is_dir() and not _is_empty_dir(t, self.keep):
             if not self.overwrite:
                 raise UsageError(
                     f"The folder {t} is not empty; nothing was written.",
@@ -193,6 +198,9 @@ class StagedDirectory:
         if self.private:
             staging.chmod(0o700)
         self._staging = staging
+        for name in self.keep:  # the user's own files stay with the folder
+            if (self.target / name).is_file():
+                self.write_bytes(name, (self.target / name).read_bytes())
         return self
 
     def file(self, name: str) -> Path:

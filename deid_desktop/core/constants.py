@@ -39,5 +39,20 @@ DICT_KINDS: Mapping[str, str] = MappingProxyType(
     }
 )
 
+#: A word list kind -> the scan dictionary kind its terms enter as.
+WORD_KINDS: Mapping[str, str] = MappingProxyType(
+    {
+        "NAME": "name",
+        "LOCATION": "site",
+        "ID": "id",
+        "MRN": "mrn",
+        "PHONE": "phone",
+        "CONTACT": "email",
+        "EMAIL": "email",
+        "SSN": "ssn",
+        "OTHER": "id",
+    }
+)
+
 #: The file name ending of a saved project.
 PROJECT_SUFFIX = ".deid.json"

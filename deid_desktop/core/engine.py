@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from deid_desktop.core.risk.cells import SmallCells
     from deid_desktop.core.risk.intruder import IntruderReport
     from deid_desktop.core.risk.verdict import Verdict
-    from deid_desktop.core.scan import ScanDictionary, ScanReport
+    from deid_desktop.core.scan import ScanDictionary, ScanReport, WordList
     from deid_desktop.core.verify import Verification
 
 
@@ -93,6 +93,9 @@ class ReviewResult:
     small_cells: tuple[SmallCells, ...] = ()
     #: the motivated-intruder test, once run (``attack.with_intruder``); counts only
     intruder: IntruderReport | None = None
+    #: the project word list's counts (``WordList.summary_dict``), never a term; None:
+    #: no word list was given
+    word_list: dict[str, Any] | None = None
 
     @property
     def free_text_released(self) -> int:
@@ -284,12 +287,14 @@ def scan_extract(
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
     sites: Sequence[str] = (),
+    words: WordList | None = None,
 ) -> ScanReport | None:
     """Scan the extract's free-text columns, or only ``columns`` (None when there are none).
 
     The dictionary lives only inside this call, so its memory is gone before the
     release is built. Each table's person key makes the scan person-aware; ``sites``:
-    the user's site list (``scan.load_site_list``).
+    the user's site list (``scan.load_site_list``); ``words``: the project word list
+    (``scan.load_word_list``), its terms found in every note.
     """
     from deid_desktop.core.scan import build_dictionary, scan_frames
 
@@ -299,7 +304,9 @@ def scan_extract(
     return scan_frames(
         {name: extract.table(name).frame for name in text_columns},
         text_columns,
-        build_dictionary(extract, project, sites),
+        build_dictionary(
+            extract, project, sites, None if words is None else words.by_dictionary_kind()
+        ),
         progress=progress,
         cancel=cancel,
         person_keys={t.name: t.key for t in project.tables},
@@ -315,8 +322,13 @@ def review(
     register_path: Path | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
+    words: WordList | None = None,
 ) -> ReviewResult:
     """Scan the free text, build the release in memory, measure its risk, verify it.
+
+    ``words``: the project word list (``scan.load_word_list`` of the held-back folder):
+    its terms join the scan's dictionary, so the scan and redaction find them in every
+    note; the result counts them (``word_list``), never holds them.
 
     Also: the small cells of the event tables, and the combination with the earlier
     releases of the same source in the register (``register_path``, else the default
@@ -345,7 +357,12 @@ def review(
     if wanted:
         rep.step(0.0, "Scanning the free text")
         report = scan_extract(
-            project, extract, columns=wanted, progress=_slice(rep, 0.0, 0.3), cancel=cancel
+            project,
+            extract,
+            columns=wanted,
+            progress=_slice(rep, 0.0, 0.3),
+            cancel=cancel,
+            words=words,
         )
     redacted = redact_columns_for(project, extract) if scan is False else wanted
     not_scanned = tuple(  # suppressed columns nobody scanned in this review
@@ -417,6 +434,7 @@ def review(
         dictionary=readback,
         cross_release=cross,
         small_cells=cells,
+        word_list=None if words is None else words.summary_dict(),
     )
 
 
@@ -590,6 +608,8 @@ def review_findings(result: ReviewResult) -> dict[str, Any]:
     out: dict[str, Any] = {"small_cells": cells_summary(result.small_cells)}
     if result.intruder is not None:
         out["intruder"] = result.intruder.to_dict()
+    if result.word_list is not None and result.word_list.get("terms"):
+        out["word_list"] = dict(result.word_list)  # counts of the user's terms, no term
     if result.cross_release is not None and result.cross_release.warnings:
         # only what the record must say: someone isolated, or a held-back file missing
         # (a rerun of a release already in the register then writes the same record)
@@ -611,7 +631,10 @@ def run(
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
 ) -> ExportRecord:
-    """Open, load, review and export in one call (what ``deid run`` does)."""
+    """Open, load, review and export in one call (what ``deid run`` does); the scan uses
+    the word list of ``crosswalk_dir`` (else of the project's default held-back folder)."""
+    from deid_desktop.core.held_back import project_word_list
+
     rep = Reporter(progress, cancel)
     project, _problems = open_project(project_path)
     extract = load(project, project_path, progress=_slice(rep, 0.0, 0.3), cancel=cancel)
@@ -622,6 +645,7 @@ def run(
         register_path=register_path,
         progress=_slice(rep, 0.3, 0.8),
         cancel=cancel,
+        words=project_word_list(project_path, project.name, crosswalk_dir),
     )
     del extract  # the export needs only the review: let the loaded frames go
     return export(

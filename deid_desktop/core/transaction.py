@@ -212,12 +212,14 @@ class ReleaseTransaction:
         private: Sequence[bool] | None = None,
         register: Path | None = None,
         journal_folder: Path | None = None,
+        keep: Sequence[Sequence[str]] | None = None,
     ) -> None:
         marks = list(markers) if markers is not None else [None] * len(targets)
         privacy = list(private) if private is not None else [False] * len(targets)
+        kept = list(keep) if keep is not None else [()] * len(targets)
         self.folders = [
-            StagedDirectory(t, overwrite=overwrite, marker=m, private=p)
-            for t, m, p in zip(targets, marks, privacy, strict=True)
+            StagedDirectory(t, overwrite=overwrite, marker=m, private=p, keep=k)
+            for t, m, p, k in zip(targets, marks, privacy, kept, strict=True)
         ]
         self.id = secrets.token_hex(12)
         self.register = None if register is None else Path(register).absolute()

@@ -208,14 +208,23 @@ def review(
     *,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
+    held_back: Path | None = None,
 ) -> ReviewResult:
     """Build the release in memory, verify it, measure risk, scan free text (core.engine).
 
-    The review screen shows the scan of every free-text column, suppressed ones too."""
+    The review screen shows the scan of every free-text column, suppressed ones too; the
+    scan uses the project word list of ``held_back`` (the crosswalk folder)."""
     from deid_desktop.core import engine
+    from deid_desktop.core.scan.wordlist import load_word_list
 
     return engine.review(
-        project, extract, salt=salt_for(project), scan=True, progress=progress, cancel=cancel
+        project,
+        extract,
+        salt=salt_for(project),
+        scan=True,
+        progress=progress,
+        cancel=cancel,
+        words=load_word_list(held_back),
     )
 
 

@@ -1,6 +1,9 @@
 """Sample review of the free-text scan: a seeded sample of at least 5% of the notes, read
 one at a time with the hits highlighted (filtered by confidence), each marked clean or
-"missed something" with the kind. The result (``SampleReview``) holds counts only.
+"missed something" with the kind. The result (``SampleReview``) holds counts only. A
+missed term can be added to the project word list (``core.scan.wordlist``, in the
+held-back folder beside the crosswalk); the column is then scanned again and the panel
+shows the new hits.
 
 The panel is given the notes and their hits; it never logs note text.
 """
@@ -9,7 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtWidgets import (
@@ -26,6 +30,10 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.core.scan.sample import MISS_KINDS, SampleReview, draw_sample
+from deid_desktop.core.scan.wordlist import WORD_KINDS
+
+#: Adds (kind, term) to the word list and returns the column's hits scanned again.
+AddWord = Callable[[str, str], Sequence[Sequence["SpanHit"]]]
 
 if TYPE_CHECKING:
     from deid_desktop.core.model import Extract
@@ -78,11 +86,14 @@ class SampleReviewPanel(QWidget):
         hits: Sequence[Sequence[SpanHit]],
         *,
         seed: int,
+        add_word: AddWord | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._notes = notes
         self._hits = hits
+        self._add_word = add_word
+        self.words_added = 0
         self.review = SampleReview(draw_sample(len(notes), seed=seed))
         self._at = 0
         self.setAccessibleName("Sample review of the free-text scan")
@@ -104,6 +115,8 @@ class SampleReviewPanel(QWidget):
         self.view.setAccessibleName("Sampled note")
         self.position = QLabel()
         self.position.setAccessibleName("Note shown")
+        widest = f"Note {len(notes):,} of {len(notes):,} (missed LOCATION)"
+        self.position.setMinimumWidth(self.position.fontMetrics().horizontalAdvance(widest) + 8)
         self.prev_button = QPushButton("&Previous")
         self.prev_button.setAccessibleName("Previous sampled note")
         self.next_button = QPushButton("&Next")
@@ -117,6 +130,17 @@ class SampleReviewPanel(QWidget):
         self.missed_button = QPushButton("&Missed something")
         self.missed_button.setAccessibleName("Mark that the scan missed something here")
         self.missed_button.setToolTip("The note holds an identifier the scan did not flag.")
+        self.word_term = QLineEdit()
+        self.word_term.setAccessibleName("Missed words to add to the project word list")
+        self.word_term.setPlaceholderText("optional: the words, as written in the note")
+        self.word_term.setToolTip(
+            "Added to the project word list in the held-back folder beside the crosswalk "
+            "(never in the project file or the release): found in every note from now on."
+        )
+        self.word_kind = QComboBox()
+        self.word_kind.setAccessibleName("Kind of the missed words")
+        self.word_kind.addItems(list(WORD_KINDS))
+        self.miss_kind.currentTextChanged.connect(self._follow_kind)
         self.status = QLabel()
         self.status.setAccessibleName("Sample review progress")
         self.prev_button.clicked.connect(lambda: self.go(self._at - 1))
@@ -136,12 +160,24 @@ class SampleReviewPanel(QWidget):
         nav.addStretch(1)
         for widget in (self.clean_button, self.miss_kind, self.missed_button):
             nav.addWidget(widget)
+        words = QHBoxLayout()
+        label = QLabel("&Add the missed words to the project word list:")
+        label.setBuddy(self.word_term)
+        words.addWidget(label)
+        words.addWidget(self.word_term, 1)
+        words.addWidget(self.word_kind)
         lay = QVBoxLayout(self)
         lay.addWidget(self.intro)
         lay.addLayout(top)
         lay.addWidget(self.view, 1)
         lay.addLayout(nav)
+        if add_word is not None:
+            lay.addLayout(words)
+        else:
+            for widget in (label, self.word_term, self.word_kind):
+                widget.hide()
         lay.addWidget(self.status)
+        self._follow_kind(self.miss_kind.currentText())
         self._show()
 
     # ----------------------------------------------------------------- actions
@@ -165,10 +201,25 @@ class SampleReviewPanel(QWidget):
             self.go(self._at + 1)
 
     def mark_missed(self) -> None:
+        """Mark the note; with words typed, add them to the word list and show the new
+        hits (the note stays on screen so the reviewer sees them)."""
         pos = self.current()
-        if pos is not None:
-            self.review.mark_missed(pos, self.miss_kind.currentText())
-            self.go(self._at + 1)
+        if pos is None:
+            return
+        self.review.mark_missed(pos, self.miss_kind.currentText())
+        term = self.word_term.text().strip()
+        if term and self._add_word is not None:
+            self._hits = self._add_word(self.word_kind.currentText(), term)
+            self.words_added += 1
+            self.word_term.clear()
+            self._show()
+            return
+        self.go(self._at + 1)
+
+    def _follow_kind(self, kind: str) -> None:
+        """The word list kind follows the kind missed, where the word list has it."""
+        if kind in WORD_KINDS:
+            self.word_kind.setCurrentText(kind)
 
     def _set_reviewer(self, name: str) -> None:
         self.review.reviewer = name.strip()
@@ -188,9 +239,10 @@ class SampleReviewPanel(QWidget):
             button.setEnabled(pos is not None)
         self.next_button.setEnabled(pos is not None and self._at + 1 < n)
         self.prev_button.setEnabled(pos is not None and self._at > 0)
+        added = f" {self.words_added:,} added to the word list." if self.words_added else ""
         self.status.setText(
             f"Reviewed {self.review.reviewed:,} of {n:,}; "
-            f"{self.review.missed:,} with something missed."
+            f"{self.review.missed:,} with something missed.{added}"
         )
 
 
@@ -231,9 +283,11 @@ def open_sample_review(
     if extract is None or project is None or not spans:
         return None
     notes, hits = column_notes(extract, spans[0])
+    table, column = spans[0].table, spans[0].column
     dialog = QDialog(parent)
-    dialog.setWindowTitle(f"Sample review: {spans[0].table}.{spans[0].column}")
-    panel = SampleReviewPanel(notes, hits, seed=project_seed(project.project_id))
+    dialog.setWindowTitle(f"Sample review: {table}.{column}")
+    adder = word_adder(session, table, column)
+    panel = SampleReviewPanel(notes, hits, seed=project_seed(project.project_id), add_word=adder)
     buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
     buttons.button(QDialogButtonBox.StandardButton.Close).setAccessibleName(
         "Close the sample review"
@@ -245,4 +299,39 @@ def open_sample_review(
     dialog.resize(860, 480)
     dialog.exec()
     session.sample_review = panel.review
+    if panel.words_added:  # the release must be redacted with the new words: review again
+        session.word_list_changed()
     return panel.review
+
+
+def word_adder(session: Session, table: str, column: str) -> AddWord:
+    """What the panel calls to add missed words: append (kind, term) to the word list of
+    the project's held-back folder, scan the column again with it, return its hits."""
+
+    def add_word(kind: str, term: str) -> Sequence[Sequence[SpanHit]]:
+        from deid_desktop.core.engine import scan_extract
+        from deid_desktop.core.scan.wordlist import add_word as append
+        from deid_desktop.core.scan.wordlist import load_word_list
+
+        project, extract = session.project, session.extract
+        if project is None or extract is None:
+            return []
+        held_back = held_back_of(session)
+        append(held_back, kind, term)
+        report = scan_extract(
+            project, extract, columns={table: [column]}, words=load_word_list(held_back)
+        )
+        if report is None or not report.spans:
+            return []
+        return column_notes(extract, report.spans[0])[1]
+
+    return add_word
+
+
+def held_back_of(session: Session) -> Path:
+    """The project's held-back (crosswalk) folder, where its word list lives."""
+    from deid_desktop.core.held_back import held_back_folder
+
+    project = session.project
+    name = "" if project is None else project.name
+    return held_back_folder(session.project_path or session.suggested_path, name)

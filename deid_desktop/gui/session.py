@@ -194,6 +194,12 @@ class Session(QObject):
             self.reviewInvalidated.emit()
         self.extractLoaded.emit()
 
+    def word_list_changed(self) -> None:
+        """The project word list (held-back folder) changed: the review is stale."""
+        if self.review is not None:
+            self.review = None
+            self.reviewInvalidated.emit()
+
     def set_review(self, review: ReviewResult) -> None:
         self.review = review
         self.reviewReady.emit()

@@ -91,7 +91,7 @@ CORE_LAYERS: tuple[frozenset[str], ...] = (
             "cross_release",
         }
     ),
-    frozenset({"pathways", "project"}),
+    frozenset({"pathways", "project", "held_back"}),
     frozenset({"verify"}),
     frozenset({"export"}),
     frozenset({"engine", "demo", "demo_tags", "attack"}),

@@ -92,3 +92,61 @@ def test_column_notes_align_hits_with_non_missing_notes() -> None:
     assert [(h.start, h.end, h.kind) for h in hits[0]] == [(4, 8, "NAME")]
     assert hits[1] == []
     assert project_seed("p" * 32) == project_seed("p" * 32) != project_seed("q" * 32)
+
+
+def test_missed_words_go_to_the_word_list_and_the_scan_shows_them(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """A reviewer marks "missed something", types the missed word: it is appended to the
+    word list in the held-back folder beside the project (not the project file), the
+    column is scanned again and the note on screen shows the new hit."""
+    from deid_desktop.core import engine
+    from deid_desktop.core.demo import write_demo
+    from deid_desktop.core.scan import scan_frames
+    from deid_desktop.core.scan.dictionary import build_dictionary
+    from deid_desktop.gui.scan_panel import column_notes, word_adder
+    from deid_desktop.gui.session import Session
+
+    path = write_demo(tmp_path / "demo")
+    project, _ = engine.open_project(path)
+    extract = engine.load(project, path)
+    session = Session()
+    session.open(project, path)
+    session.set_extract(extract)
+    report = scan_frames(
+        {"demographics": extract.table("demographics").frame},
+        {"demographics": ["notes"]},
+        build_dictionary(extract, project),
+    )
+    notes, hits = column_notes(extract, report.spans[0])
+    panel = SampleReviewPanel(
+        notes, hits, seed=5, add_word=word_adder(session, "demographics", "notes")
+    )
+    qtbot.addWidget(panel)
+    panel.resize(900, 460)
+    panel.show()
+    at = next(i for i, n in enumerate(panel.review.sample) if "furosemide" in notes[n])
+    panel.go(at)
+    assert "furosemide</span>" not in panel.view.toHtml()
+    panel.miss_kind.setCurrentText("OTHER")
+    assert panel.word_kind.currentText() == "OTHER"  # follows the kind missed
+    qtbot.keyClicks(panel.word_term, "furosemide")
+    shots = Path(os.environ.get("DEID_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    assert panel.grab().save(str(shots / "scan_sample_review_word_list.png"))
+    project_bytes = path.read_bytes()
+    qtbot.mouseClick(panel.missed_button, _left())
+    word_list = path.parent / "crosswalk" / "word-list.txt"
+    assert word_list.read_text(encoding="utf-8") == "OTHER\tfurosemide\n"
+    assert path.read_bytes() == project_bytes
+    assert panel.current() == panel.review.sample[at]  # the note stays, with its new hit
+    assert '#f4b183;">furosemide</span>' in panel.view.toHtml()  # high confidence
+    assert panel.grab().save(str(shots / "scan_sample_review_word_added.png"))
+    assert panel.review.missed_by_kind() == {"OTHER": 1}
+    assert panel.word_term.text() == ""
+    assert panel.status.text().endswith("1 added to the word list.")
+    assert sum(n.count("furosemide") for n in notes) == 147
+    with_term = [i for i, n in enumerate(notes) if "furosemide" in n]
+    assert all(  # found in every note that holds it, not only the one on screen
+        any(notes[i][h.start : h.end] == "furosemide" for h in panel._hits[i]) for i in with_term
+    )

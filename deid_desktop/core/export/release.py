@@ -69,6 +69,7 @@ from deid_desktop.core.io.hashing import sha256_file as sha256_of
 from deid_desktop.core.model import ExportMeta, Project, Release
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.register import register_line, resolve_register_path
+from deid_desktop.core.scan.wordlist import SITE_LIST_NAME, WORD_LIST_NAME
 from deid_desktop.core.transaction import ReleaseTransaction, sweep_staging
 
 if TYPE_CHECKING:
@@ -420,6 +421,7 @@ def export_release(
         markers=[RECORD_JSON, CROSSWALK_README][: len(targets)],
         private=[False, True][: len(targets)],  # the crosswalk folder: owner only
         register=register,
+        keep=[(), (WORD_LIST_NAME, SITE_LIST_NAME)][: len(targets)],  # the user's lists
     )
     staged = txn.folders
     recovered: list[str] = []

@@ -31,12 +31,19 @@ from deid_desktop.core.scan.report import (
     ScanReport,
 )
 from deid_desktop.core.scan.rules import LEVELS
+from deid_desktop.core.scan.wordlist import (
+    WORD_KINDS,
+    WordList,
+    add_word,
+    load_site_list,
+    load_word_list,
+    site_list_path,
+    word_list_path,
+)
 from deid_desktop.core.scan.written import (
     WrittenHit,
     WrittenScan,
-    load_site_list,
     scan_written,
-    site_list_path,
     xlsx_properties,
 )
 
@@ -45,6 +52,7 @@ __all__ = [
     "KINDS",
     "LEVELS",
     "REDACT_LEVELS",
+    "WORD_KINDS",
     "ColumnScan",
     "ColumnSpans",
     "Gazetteer",
@@ -53,14 +61,17 @@ __all__ = [
     "ScanOptions",
     "ScanReport",
     "TextHits",
+    "WordList",
     "WrittenHit",
     "WrittenScan",
+    "add_word",
     "at_level",
     "build_dictionary",
     "build_dictionary_from_values",
     "dictionary_kind",
     "load_gazetteer",
     "load_site_list",
+    "load_word_list",
     "merge_spans",
     "redact_column",
     "redact_text",
@@ -69,5 +80,6 @@ __all__ = [
     "scan_texts",
     "scan_written",
     "site_list_path",
+    "word_list_path",
     "xlsx_properties",
 ]

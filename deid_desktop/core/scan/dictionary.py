@@ -84,6 +84,8 @@ class ScanDictionary:
     skipped: int = 0
     #: Sorted hashes of (person key, name word): whose own name each word is.
     owners: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    #: Folded name words of the user's word list: high confidence in every note.
+    pinned: frozenset[str] = frozenset()
 
     def owns(self, persons: list[str], words: list[str]) -> np.ndarray:
         """Per pair: is ``words[i]`` (folded) a word of person ``persons[i]``'s own name?"""
@@ -374,11 +376,16 @@ def dictionary_kind(tag_category: IdentifierCategory | None) -> str:
 
 
 def build_dictionary(
-    extract: Extract, project: Project, sites: Iterable[str] = ()
+    extract: Extract,
+    project: Project,
+    sites: Iterable[str] = (),
+    words: Mapping[str, Sequence[str]] | None = None,
 ) -> ScanDictionary:
-    """A dictionary from every direct-tagged column of every table of the extract, and
-    the user's ``sites`` (see ``sites.load_site_list``). Name columns also record whose
-    name each word is (by the table's person key)."""
+    """A dictionary from every direct-tagged column of every table of the extract, the
+    user's ``sites`` and the project word list's ``words`` (dictionary kind -> terms, see
+    ``wordlist.WordList.by_dictionary_kind``). Name columns also record whose name each
+    word is (by the table's person key); a word list name is nobody's own but is found
+    with high confidence in every note (``pinned``)."""
     columns: dict[str, list[pd.Series]] = {}
     persons: list[str] = []
     names: list[object] = []
@@ -399,10 +406,20 @@ def build_dictionary(
     sites = list(sites)
     if sites:
         columns.setdefault("site", []).append(pd.Series(sites, dtype=object))
+    for kind, terms in (words or {}).items():
+        if terms:
+            columns.setdefault(kind, []).append(pd.Series(list(terms), dtype=object))
+    pinned = frozenset(
+        w
+        for tokens in map(_name_tokens, _fold_all(list((words or {}).get("name", ()))))
+        for w in tokens
+    )
     with gc_paused():
         out = dictionary_from_columns(columns)
         own = _owner_table(persons, names)
-    return ScanDictionary(out.terms, out.digits, out.skipped, own) if own.size else out
+    if not own.size and not pinned:
+        return out
+    return ScanDictionary(out.terms, out.digits, out.skipped, own, pinned)
 
 
 def dictionary_from_columns(columns_by_kind: Mapping[str, list[pd.Series]]) -> ScanDictionary:

@@ -141,6 +141,8 @@ def _person_aware(
         for n, s, e in zip(notes, hits.start[at].tolist(), hits.end[at].tolist(), strict=True)
     ]
     own = dictionary.owns([str(persons[n]) for n in notes], words)
+    if dictionary.pinned:
+        own |= np.isin(np.asarray(words, dtype=object), list(dictionary.pinned))
     code = hits.code.copy()
     code[at[~own]] = _OTHER_CODE
     return TextHits(hits.note, hits.start, hits.end, code)

@@ -185,22 +185,3 @@ def scan_written(
                 for row, kind, rule, conf in _found(texts, dictionary, level, shapes_here, made):
                     hits.append(WrittenHit(path.name, sheet, str(column), row, kind, rule, conf))
     return WrittenScan(files=tuple(p.name for p in files), cells=cells, hits=tuple(hits))
-
-
-SITE_LIST_NAME = "site-list.txt"
-
-
-def site_list_path(held_back: Path | str) -> Path:
-    """Where the user's site list lives: in the held-back folder beside the project
-    (with the crosswalk), never inside a release."""
-    return Path(held_back) / SITE_LIST_NAME
-
-
-def load_site_list(path: Path | str) -> list[str]:
-    """The user's own hospital, unit and ward names and abbreviations, one a line
-    (blank lines and lines starting with '#' ignored); [] when there is no file."""
-    p = Path(path)
-    if not p.is_file():
-        return []
-    lines = p.read_text(encoding="utf-8-sig").splitlines()
-    return [s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#")]

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.core.errors import DeidError
+from deid_desktop.core.held_back import default_folders
 from deid_desktop.core.pathways.registry import pathway_spec, preconditions
 from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
@@ -404,20 +405,6 @@ class ExportPage(Page):
     def _open(self, folder: Path | None) -> None:
         if folder is not None and folder.is_dir():
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
-
-
-def default_folders(
-    project_path: Path | None, name: str, home: Path | None = None
-) -> tuple[Path, Path]:
-    """The release and crosswalk folders offered for a project: ``release`` and
-    ``crosswalk`` beside the project file; when that folder is unknown or hidden (the
-    demo's copy lives in the user data folder), ``~/deid-desktop releases/<name>/``."""
-    home = Path.home() if home is None else home
-    folder = None if project_path is None else Path(project_path).absolute().parent
-    if folder is None or any(part.startswith(".") for part in folder.parts):
-        stem = (name or "release").replace("/", "_").strip() or "release"
-        folder = home / "deid-desktop releases" / stem
-    return folder / "release", folder / "crosswalk"
 
 
 def _size(n: int) -> str:

@@ -149,9 +149,14 @@ class ReviewPage(Page):
         self.banner.clear()
         self._error = False
         self.gate.show_info("Building the release in memory and checking it…")
+        from deid_desktop.gui.scan_panel import held_back_of
+
+        held_back = held_back_of(s)  # its word list joins the scan
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
-            result = backend.review(extract, project, progress=progress, cancel=cancel)
+            result = backend.review(
+                extract, project, progress=progress, cancel=cancel, held_back=held_back
+            )
             progress(1.0, "Preparing the review")
             from deid_desktop.core.scan.notes import index_notes  # numpy: on use
 
