@@ -198,10 +198,16 @@ def main() -> int:
     window.resize(window.minimumSize())
 
     def wait(until: Callable[[], bool]) -> None:
+        """Run the event loop until ``until()``. QTest.qWait keeps the GIL while it
+        waits, so a worker thread (the review job, importing keyring) would crawl: sleep
+        between short waits, as the app's own event loop lets workers run."""
+        import time
+
         timer = QElapsedTimer()
         timer.start()
         while not until():
-            QTest.qWait(50)
+            QTest.qWait(10)
+            time.sleep(0.04)
             if timer.elapsed() > 120_000:
                 raise SystemExit("probe: timed out")
 
