@@ -37,6 +37,18 @@ def wait_review(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-d
     assert window.session.review is not None, page.banner.message
 
 
+def export_in_window(qtbot, window: MainWindow, out: Path, crosswalk: Path) -> None:  # type: ignore[no-untyped-def]
+    """Step 5 as a user does it: go to Export, set both folders, press Export, wait."""
+    assert window.go_to(Step.EXPORT)
+    export = window.export_page
+    export.release_dir.set_path(out)
+    export.crosswalk_dir.set_path(crosswalk)
+    assert export.export_button.isEnabled(), export.export_reason.text()
+    with qtbot.waitSignal(window.session.exportDone, timeout=WAIT):
+        export.export_button.click()
+    idle(qtbot, window)
+
+
 def choose_in_cell(
     qtbot, window: MainWindow, table: str, column: str, field: int, label: str
 ) -> None:  # type: ignore[no-untyped-def]

@@ -23,7 +23,7 @@ from deid_desktop.core.steps import Step
 from deid_desktop.gui.main_window import MainWindow
 from tests.core.support import sha
 from tests.file_keyring import ENV, FileKeyring
-from tests.gui.test_flow import WAIT, idle, open_demo, wait_review
+from tests.gui.test_flow import export_in_window, open_demo, wait_review
 from tests.memory_keyring import trust
 
 pytestmark = pytest.mark.slow
@@ -99,15 +99,8 @@ def test_gui_decisions_export_and_deid_run_write_the_same_bytes(
     assert s.review.passed and s.dirty  # the decisions are not saved yet
 
     # 5 Export: saves the project first
-    assert window.go_to(Step.EXPORT)
-    export = window.export_page
     out, cw = tmp_path / "gui-release", tmp_path / "gui-crosswalk"
-    export.release_dir.set_path(out)
-    export.crosswalk_dir.set_path(cw)
-    assert export.export_button.isEnabled(), export.export_reason.text()
-    with qtbot.waitSignal(s.exportDone, timeout=WAIT):
-        export.export_button.click()
-    idle(qtbot, window)
+    export_in_window(qtbot, window, out, cw)
     assert not s.dirty
     saved = load_project(path)
     assert saved.pathway == pathway and saved.seed == 424242

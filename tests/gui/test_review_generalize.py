@@ -22,7 +22,7 @@ from deid_desktop.core.steps import Step
 from deid_desktop.gui.main_window import MainWindow
 from deid_desktop.gui.pages.review import RISK_TAB
 from tests.core.support import sha
-from tests.gui.test_flow import WAIT, idle, open_demo, wait_review
+from tests.gui.test_flow import WAIT, export_in_window, idle, open_demo, wait_review
 from tests.gui.test_reproduce import _deid_run, file_keyring  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.slow
@@ -150,15 +150,8 @@ def test_find_preview_apply_undo_export_and_deid_run_agree(
     qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)  # the same once more
     assert panel.summary.text() == "These levels are already in use."
     assert s.undo_stack.count() == steps and s.review is not None
-    assert window.go_to(Step.EXPORT)
-    export = window.export_page
     out, cw = tmp_path / "gui-release", tmp_path / "gui-crosswalk"
-    export.release_dir.set_path(out)
-    export.crosswalk_dir.set_path(cw)
-    assert export.export_button.isEnabled(), export.export_reason.text()
-    with qtbot.waitSignal(s.exportDone, timeout=WAIT):
-        export.export_button.click()
-    idle(qtbot, window)
+    export_in_window(qtbot, window, out, cw)
     assert not s.dirty and load_project(path).generalization == chosen
 
     # the saved project, run by the CLI in a fresh process: the same bytes

@@ -19,7 +19,7 @@ from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.main_window import MainWindow
 from deid_desktop.gui.pages.review_intruder import IntruderPanel
-from tests.gui.test_flow import WAIT, idle, open_demo, wait_review
+from tests.gui.test_flow import WAIT, export_in_window, idle, open_demo, wait_review
 
 
 def _show_intruder_tab(qtbot, window: MainWindow) -> IntruderPanel:  # type: ignore[no-untyped-def]
@@ -123,15 +123,8 @@ def test_the_intruder_chart_and_sentence_and_the_record(
     assert not shot.isNull() and shot.save(str(tmp_path / "intruder.png"))
 
     # export: the record keeps the figures (counts only), the plain join agrees
-    assert window.go_to(Step.EXPORT)
-    export = window.export_page
     out, cw = tmp_path / "release", tmp_path / "crosswalk"
-    export.release_dir.set_path(out)
-    export.crosswalk_dir.set_path(cw)
-    assert export.export_button.isEnabled(), export.export_reason.text()
-    with qtbot.waitSignal(s.exportDone, timeout=WAIT):
-        export.export_button.click()
-    idle(qtbot, window)
+    export_in_window(qtbot, window, out, cw)
     record = json.loads((out / RECORD_JSON).read_text(encoding="utf-8"))
     got = record["intruder"]
     plain = _plain_join(s.review, everyone, got["on"])
