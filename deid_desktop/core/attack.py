@@ -79,7 +79,7 @@ def motivated_intruder(
 def with_intruder(review: ReviewResult, report: IntruderReport) -> ReviewResult:
     """The review with the intruder test's figures: kept for the export record (counts
     only) and read by the verdict's paragraph (persons re-identified with certainty)."""
-    from deid_desktop.core.engine import verdict_for
+    from deid_desktop.core.review_verdict import verdict_for
 
     verdict = review.verdict
     if verdict is not None:

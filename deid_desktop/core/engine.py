@@ -38,17 +38,25 @@ from deid_desktop.core.export import (
     scan_summary,
 )
 from deid_desktop.core.model import (
-    ColumnClass,
     ExportMeta,
     Extract,
-    FreeTextAction,
     Generalization,
     GeneralizedColumn,
     Project,
     Release,
-    Role,
 )
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
+from deid_desktop.core.release_columns import (
+    quasi_identifiers_for,
+    redact_columns_for,
+    released_not_counted_for,
+    sensitive_columns_for,
+    text_columns_for,
+)
+from deid_desktop.core.review_verdict import (
+    risk_acceptance_needed,
+    verdict_for,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -174,24 +182,6 @@ def load(
 # -- review -----------------------------------------------------------------------------
 
 
-def quasi_identifiers_for(project: Project, release: Release) -> tuple[str, ...]:
-    """The columns risk is measured on, as columns of the released person table: the
-    project's own choice if set (those still released), else every released column that
-    can identify in combination (``pathways.common.default_quasi_identifiers``)."""
-    from deid_desktop.core.pathways.common import counted_columns
-
-    frame = release.tables.get(project.person_table.name)
-    return () if frame is None else counted_columns(project, frame)
-
-
-def released_not_counted_for(project: Project, release: Release) -> tuple[str, ...]:
-    """Released identifying columns the user left out of the risk count."""
-    from deid_desktop.core.pathways.common import released_not_counted
-
-    frame = release.tables.get(project.person_table.name)
-    return () if frame is None else released_not_counted(project, frame)
-
-
 def unapplied_person(
     project: Project,
     extract: Extract,
@@ -243,40 +233,6 @@ def chosen_generalization(
             )
         )
     return Generalization(tuple(columns), k=k, max_suppression=max_suppression, metric=metric)
-
-
-def sensitive_columns_for(project: Project, release: Release) -> tuple[str, ...]:
-    frame = release.tables.get(project.person_table.name)
-    if frame is None:
-        return ()
-    names = list(project.risk.sensitive)
-    names += [c.name for c in project.person_table.columns if c.role == Role.SENSITIVE]
-    return tuple(dict.fromkeys(n for n in names if n in frame.columns))
-
-
-def text_columns_for(project: Project, extract: Extract) -> dict[str, list[str]]:
-    """Free-text-tagged columns of the extract, per table (what the scan reads)."""
-    out: dict[str, list[str]] = {}
-    for spec in project.tables:
-        try:
-            frame = extract.table(spec.name).frame
-        except KeyError:
-            continue
-        cols = [c.name for c in spec.by_class(ColumnClass.FREE_TEXT) if c.name in frame.columns]
-        if cols:
-            out[spec.name] = cols
-    return out
-
-
-def redact_columns_for(project: Project, extract: Extract) -> dict[str, list[str]]:
-    """The free-text columns set to "redact hits" (the only ones a release keeps)."""
-    chosen = project.transform.free_text
-    out: dict[str, list[str]] = {}
-    for table, cols in text_columns_for(project, extract).items():
-        keep = [c for c in cols if chosen.get(f"{table}.{c}") == FreeTextAction.REDACT]
-        if keep:
-            out[table] = keep
-    return out
 
 
 def scan_extract(
@@ -456,68 +412,6 @@ def cross_release_for(
         return check_review(project, release, qis, inputs, register_path=register_path)
     except (DeidError, OSError):
         return None
-
-
-# -- the verdict --------------------------------------------------------------------------
-
-#: Pathway kinds (``PathwaySpec.kind``) whose release below the k target needs an
-#: explicit acceptance of the residual risk, with a reason, before it is written.
-ACCEPTANCE_KINDS = ("linkable", "limited")
-KIND_WORDS = {"linkable": "linkable release", "limited": "limited data set"}
-
-
-def risk_acceptance_needed(project: Project, risk: RiskReport | None) -> str | None:
-    """The sentence that says why the residual risk must be accepted (None: no need)."""
-    from deid_desktop.core.pathways.registry import pathway_spec
-
-    spec = pathway_spec(project.pathway)
-    if spec.kind not in ACCEPTANCE_KINDS or risk is None or risk.k is None:
-        return None
-    if risk.k >= risk.k_target:
-        return None
-    return (
-        f"k is {risk.k}, below the target of {risk.k_target}: {risk.lone:,} of "
-        f"{risk.rows:,} persons are unique on {', '.join(risk.quasi_identifiers)}. "
-        f"A {KIND_WORDS.get(spec.kind, 'release')} below its k target is written only when "
-        "you accept the "
-        "residual risk and give a reason; the export record keeps it."
-    )
-
-
-def verdict_for(
-    project: Project,
-    verification: Verification,
-    risk: RiskReport | None,
-    *,
-    persons: int,
-    free_text_released: int,
-    not_counted: Sequence[str] = (),
-    cross_release: CrossReleaseReport | None = None,
-    intruder: IntruderReport | None = None,
-) -> Verdict:
-    """The plain verdict on a reviewed release (``core.risk.verdict``), from its counts."""
-    from deid_desktop.core.pathways.registry import pathway_spec
-    from deid_desktop.core.risk.verdict import RiskFacts, risk_verdict
-
-    spec = pathway_spec(project.pathway)
-    facts = RiskFacts(
-        pathway_kind=spec.kind,
-        pathway_label=spec.title,
-        checks_failed=len(list(verification.blocking_failures)),
-        persons=risk.rows if risk is not None else persons,
-        k=risk.k if risk is not None else None,
-        k_target=risk.k_target if risk is not None else project.risk.k_target,
-        lone=risk.lone if risk is not None else 0,
-        below_k=risk.below_k if risk is not None else 0,
-        counted_columns=risk.quasi_identifiers if risk is not None else (),
-        free_text_released=free_text_released,
-        not_counted=tuple(not_counted),
-        intruder_certain=None if intruder is None else intruder.certain,
-        earlier_releases=0 if cross_release is None else cross_release.checked,
-        cross_release_lone=0 if cross_release is None else cross_release.lone,
-        cross_release_below_k=0 if cross_release is None else cross_release.below_k,
-    )
-    return risk_verdict(facts)
 
 
 # -- export -----------------------------------------------------------------------------

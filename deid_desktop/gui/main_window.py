@@ -5,18 +5,16 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt, Signal
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
     QKeySequence,
-    QResizeEvent,
 )
 from PySide6.QtWidgets import (
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -24,7 +22,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPushButton,
-    QScrollArea,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -35,6 +32,7 @@ from deid_desktop.core.constants import PROJECT_SUFFIX
 from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.guide import GuideDialog
+from deid_desktop.gui.page_scroll import PageScroll
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.export import ExportPage
 from deid_desktop.gui.pages.load import LoadPage
@@ -42,7 +40,8 @@ from deid_desktop.gui.pages.pathway import PathwayPage
 from deid_desktop.gui.pages.review import ReviewPage
 from deid_desktop.gui.pages.tag import TagPage
 from deid_desktop.gui.session import Session
-from deid_desktop.gui.widgets import MessageBanner, heading, note, plain_error
+from deid_desktop.gui.start_screen import StartScreen
+from deid_desktop.gui.widgets import MessageBanner, heading, plain_error
 from deid_desktop.gui.workers import JobRunner, ProgressStrip
 
 log = logging.getLogger("deid.gui")
@@ -59,108 +58,6 @@ def demo_folder() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("deid-desktop", appauthor=False)) / "demo"
-
-
-class PageScroll(QScrollArea):
-    """A page in a scroll area: in a window smaller than the page needs (its minimum
-    size; 200 % scaling) the user scrolls, instead of panels being squeezed and cut.
-
-    The page fills the view and shrinks down to its minimum size, not only to its
-    preferred height (a resizable QScrollArea keeps a page with wrapped text at its
-    preferred height, so it would scroll long before anything needs it)."""
-
-    def __init__(self, page: QWidget) -> None:
-        super().__init__()
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # not a Tab stop: its controls are
-        self.setWidget(page)
-        page.installEventFilter(self)
-
-    def fit(self) -> None:
-        page = self.widget()
-        view = self.viewport().size()
-        least = page.minimumSizeHint().expandedTo(page.minimumSize())
-        width = max(view.width(), least.width())
-        layout = page.layout()
-        if layout is not None and layout.hasHeightForWidth():  # wrapped text, at this width
-            least.setHeight(max(least.height(), layout.totalMinimumHeightForWidth(width)))
-        page.resize(view.expandedTo(least))
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.fit()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
-            self.fit()
-        return super().eventFilter(watched, event)
-
-
-class StartScreen(QWidget):
-    newRequested = Signal()
-    openRequested = Signal()
-    demoRequested = Signal()
-    recentRequested = Signal(str)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.new_button = QPushButton("&New project…")
-        self.new_button.setAccessibleName("New project")
-        self.new_button.setToolTip("Start from a person table (CSV or Excel).")
-        self.open_button = QPushButton("&Open project…")
-        self.open_button.setAccessibleName("Open project")
-        self.demo_button = QPushButton("Open &demo")
-        self.demo_button.setAccessibleName("Open the demo project")
-        self.demo_button.setToolTip("A synthetic heart-failure trial extract to try every step.")
-        for b in (self.new_button, self.open_button, self.demo_button):
-            b.setMinimumHeight(b.sizeHint().height() * 2)
-            b.setMinimumWidth(180)
-        self.new_button.clicked.connect(self.newRequested)
-        self.open_button.clicked.connect(self.openRequested)
-        self.demo_button.clicked.connect(self.demoRequested)
-        self.recent = QListWidget()
-        self.recent.setAccessibleName("Recent projects")
-        self.recent.itemActivated.connect(
-            lambda it: self.recentRequested.emit(it.data(Qt.ItemDataRole.UserRole))
-        )
-        self.no_recent = QLabel("No recent projects.")
-
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.new_button)
-        buttons.addWidget(self.open_button)
-        buttons.addWidget(self.demo_button)
-        buttons.addStretch(1)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(40, 30, 40, 30)
-        lay.addWidget(heading("deid-desktop"))
-        intro = note(
-            "Turn a clinical extract into a release that can leave the building, with a "
-            "held-back crosswalk and a record of what was done. Everything stays on this "
-            "computer. You can also drag a CSV/XLSX file or a project file onto this window."
-        )
-        # A paragraph stretched over a wide window is hard to read: keep it to ~90 characters.
-        intro.setMaximumWidth(intro.fontMetrics().averageCharWidth() * 90)
-        lay.addWidget(intro)
-        lay.addSpacing(12)
-        lay.addLayout(buttons)
-        lay.addSpacing(16)
-        lay.addWidget(heading("Recent projects", 2))
-        lay.addWidget(self.no_recent)
-        lay.addWidget(self.recent, 1)
-        self._filler = lay.addStretch(1)
-
-    def set_recent(self, paths: list[str]) -> None:
-        self.recent.clear()
-        for p in paths:
-            item = QListWidgetItem(f"{Path(p).name}    —    {Path(p).parent}")
-            item.setData(Qt.ItemDataRole.UserRole, p)
-            item.setToolTip(p)
-            self.recent.addItem(item)
-        self.recent.setVisible(bool(paths))
-        self.no_recent.setVisible(not paths)
-        lay = self.layout()
-        assert isinstance(lay, QVBoxLayout)
-        lay.setStretch(lay.count() - 1, 0 if paths else 1)
 
 
 class MainWindow(QMainWindow):
