@@ -128,10 +128,61 @@ def names_a_postal_code(column: str) -> bool:
     return any(w in ZIP_NAME_WORDS for w in (*words, *pairs))
 
 
-def _zip5_columns(project: Project, release: Release) -> list[tuple[str, str]]:
-    """What can hold a ZIP: the ZIP3 and ZIP-role columns, and every released column
-    whose name says postal code, whatever its class."""
-    out = set(_zip_columns(project, release))
+#: A released column copies the extract's ZIPs when this share of its filled cells are
+#: 5-digit ZIPs found in the extract's ZIP columns.
+_ZIP_COPY_SHARE = 0.5
+_ZIP5_CELL = r"^\s*(?P<zip>\d{5})(?:-\d{4})?\s*$"
+
+
+def _extract_zip5s(extract: Extract, project: Project) -> pa.Array:
+    """The distinct 5-digit ZIPs of the extract's ZIP-role columns (ZIP+4 cut to 5)."""
+    found: list[pa.Array] = []
+    for table in extract.tables:
+        try:
+            tag = project.table(table.name).by_role(Role.ZIP)
+        except KeyError:
+            tag = None
+        if tag is not None and tag.name in table.frame.columns:
+            found.append(_zip5_of(pc.unique(arrow_text(table.frame[tag.name]))).drop_null())
+    if not found:
+        return pa.array([], pa.string())
+    return pc.unique(pa.concat_arrays(found))
+
+
+def _zip5_of(text: pa.Array) -> pa.Array:
+    """Each cell's 5-digit ZIP when the cell is a ZIP or ZIP+4 (null otherwise)."""
+    return pc.struct_field(pc.extract_regex(text, _ZIP5_CELL), [0]).cast(pa.string())
+
+
+def _zip_copies(
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext
+) -> set[tuple[str, str]]:
+    """Released columns, whatever their name and tag, whose filled cells are half or more
+    the extract's own 5-digit ZIPs: the ZIP kept as a clinical ``loc_code``. Five-digit
+    codes of another meaning (CPT codes, incomes) rarely are the persons' own ZIPs."""
+    zips = _extract_zip5s(extract, project)
+    out: set[tuple[str, str]] = set()
+    if not len(zips):
+        return out
+    for t, c, values in released_columns(release):
+        uniq = ctx.uniques(t, c, values)
+        if uniq.empty:
+            continue
+        five = _zip5_of(pa.array(pd.Series(uniq.index, dtype=STRING)))
+        hit = pc.fill_null(pc.is_in(five, value_set=zips), False).to_numpy(zero_copy_only=False)
+        counts = uniq.to_numpy()
+        if counts[hit].sum() >= _ZIP_COPY_SHARE * counts.sum():
+            out.add((t, c))
+    return out
+
+
+def _zip5_columns(
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext
+) -> list[tuple[str, str]]:
+    """What can hold a ZIP: the ZIP3 and ZIP-role columns, every released column whose
+    name says postal code, whatever its class, and every column that copies the
+    extract's ZIPs, whatever its name."""
+    out = set(_zip_columns(project, release)) | _zip_copies(extract, project, release, ctx)
     for t, c, _values in released_columns(release):
         if names_a_postal_code(c):
             out.add((t, c))
@@ -142,7 +193,7 @@ def check_no_zip5(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
     per_column: dict[str, int] = {}
-    checked = _zip5_columns(project, release)
+    checked = _zip5_columns(extract, project, release, ctx)
     for t, c in checked:
         n = rows_matching(ctx.uniques(t, c, release.tables[t][c]), _ZIP5_ANYWHERE)
         if n:
@@ -190,9 +241,10 @@ def _subjects_over_89(
     return out
 
 
-def _year_columns(release: Release, project: Project, table: str) -> list[str]:
-    """The released columns of ``table`` that hold years: declared by the pathway, or
-    named like a year or date (the age column excepted)."""
+def _year_columns(release: Release, project: Project, table: str, ctx: VerifyContext) -> list[str]:
+    """The released columns of ``table`` that hold years: declared by the pathway, named
+    like a year or date, or years by their values whatever the name and tag (a birth
+    year kept as a clinical ``yob``); the age column excepted."""
     frame = release.tables[table]
     declared = release.parameters.get("year_columns", {})
     listed = set(declared.get(table, [])) if isinstance(declared, Mapping) else set()
@@ -204,14 +256,37 @@ def _year_columns(release: Release, project: Project, table: str) -> list[str]:
     return [
         c
         for c in frame.columns
-        if c != release.id_column and c != age and (c in listed or _YEARISH_NAME.search(c))
+        if c != release.id_column
+        and c != age
+        and (
+            c in listed
+            or _YEARISH_NAME.search(c)
+            or years_by_values(ctx.uniques(table, c, frame[c]))
+        )
     ]
+
+
+#: A column is read as years by its values when this share of its distinct filled cells
+#: are 4-digit years from ``_FIRST_YEAR`` to ``_LAST_YEAR``.
+_YEARS_SHARE = 0.9
+_FIRST_YEAR, _LAST_YEAR = 1850, 2100
+
+
+def years_by_values(uniq: pd.Series) -> bool:
+    """Whether a column's distinct filled cells (-> rows holding each) are years: nine in
+    ten are 4-digit years from 1850 to 2100 (heart rates, scores and 5-digit codes are
+    not)."""
+    if uniq.empty:
+        return False
+    years = year_numbers(pa.array(pd.Series(uniq.index, dtype=STRING)))
+    ok = (years >= _FIRST_YEAR) & (years <= _LAST_YEAR)  # NaN compares False
+    return float(ok.mean()) >= _YEARS_SHARE
 
 
 #: Two years of one person this far apart or more state an age over 89 whatever the
 #: months and days (91 years apart: at least 90 completed years).
 _CERTAIN_OVER_89_SPAN = MAX_AGE + 2
-_BIRTHISH_NAME = re.compile(r"birth|dob|born|geb|nac|naiss", re.IGNORECASE)
+_BIRTHISH_NAME = re.compile(r"birth|dob|born|yob|geb|nac|naiss", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -234,7 +309,7 @@ def _released_years(release: Release, project: Project, ctx: VerifyContext) -> _
     ids, codes = ctx.released_positions(release, person)
     years: dict[tuple[str, str], np.ndarray] = {}
     for t in codes:
-        for c in _year_columns(release, project, t):
+        for c in _year_columns(release, project, t, ctx):
             years[(t, c)] = year_numbers(release.tables[t][c])
     out = _ReleasedYears(ids, codes, years)
     ctx.__dict__["_released_years"] = (release, out)
@@ -263,21 +338,20 @@ def _persons_with_years_far_apart(ry: _ReleasedYears) -> np.ndarray:
     return (highest - lowest) >= _CERTAIN_OVER_89_SPAN
 
 
-def _birth_year_columns(release: Release, project: Project) -> set[tuple[str, str]]:
+def _birth_year_columns(project: Project, ry: _ReleasedYears) -> set[tuple[str, str]]:
     """Released year columns that hold birth years: the birth-date role's, by its released
-    name, or any year column named for birth (``BIRTH_year``, ``dob_year``)."""
+    name, or any year column named for birth (``BIRTH_year``, ``dob_year``, ``yob``)."""
     from deid_desktop.core.pathways.common import year_column_name
 
     out: set[tuple[str, str]] = set()
-    for t in release.tables:
+    for t, c in ry.years:
         try:
             tag = project.table(t).by_role(Role.BIRTH_DATE)
         except KeyError:
             tag = None
         wanted = {year_column_name(tag.name, ()), tag.name} if tag is not None else set()
-        for c in _year_columns(release, project, t):
-            if c in wanted or _BIRTHISH_NAME.search(c):
-                out.add((t, c))
+        if c in wanted or _BIRTHISH_NAME.search(c):
+            out.add((t, c))
     return out
 
 
@@ -292,7 +366,7 @@ def _persons_old_at_release_cutoff(
     if not present:
         return old
     cutoff = max(present)
-    for t, c in _birth_year_columns(release, project):
+    for t, c in _birth_year_columns(project, ry):
         born = ry.years.get((t, c))
         if born is None:
             continue

@@ -1,0 +1,95 @@
+"""Identifiers kept under another name and tag fail the gate by their values: a birth year
+kept as a clinical ``yob`` beside the pooled age, the ZIP copied into a clinical
+``loc_code`` (both leaked in a release that passed every check before)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
+from deid_desktop.core.verify import verify_release
+from deid_desktop.core.verify.safe_harbor import years_by_values
+from tests.core.support import CL, TEXT
+from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, replace_frame, tag
+
+N = 12
+
+
+def _with_people_column(name: str, values: list[str | None]):  # type: ignore[no-untyped-def]
+    """The three-table case with a clinical column ``name`` added to the person table."""
+    extract, project = make_case(N)
+    people = extract.person.frame.copy()
+    people[name] = pd.array(values, dtype=TEXT)
+    extract = replace_frame(extract, "people", people)
+    spec = replace(project.table("people"), columns=(*PEOPLE_TAGS, tag(name, CL)))
+    project = replace(project, tables=tuple(spec if t.is_person else t for t in project.tables))
+    return extract, project
+
+
+def _old_persons(extract) -> int:  # type: ignore[no-untyped-def]
+    return int((pd.to_numeric(extract.person.frame["age"]) > 89).sum())
+
+
+def test_a_birth_year_kept_as_a_clinical_column_fails_for_the_persons_over_89() -> None:
+    extract, project = make_case(N)
+    years = [d[:4] for d in extract.person.frame["dob"]]
+    extract, project = _with_people_column("yob", years)
+    old = _old_persons(extract)
+    assert old >= 2  # the case has persons of 94
+    release = build_safe_harbor(extract, project)
+    assert release.tables["people"]["dob_year"].isna().sum() >= old  # the pathway's own year
+    outcome = verify_release(extract, release, project).outcome("no_age_revealing_year")
+    assert not outcome.passed
+    assert outcome.detail["cells_by_column"] == {"people.yob": old}
+
+
+def test_years_that_are_not_birth_years_still_pass() -> None:
+    """A clinical column of years for persons under 90 (year of diagnosis) passes."""
+    extract, project = make_case(N)
+    young = pd.to_numeric(extract.person.frame["age"]) <= 89
+    values = ["2019" if y else None for y in young]
+    extract, project = _with_people_column("dx_yr_first", values)
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("no_age_revealing_year")
+    assert outcome.passed, outcome.detail
+
+
+def test_the_zip_copied_into_a_clinical_code_column_fails_the_zip_check() -> None:
+    extract, project = make_case(N)
+    zips = extract.person.frame["zip"]
+    extract, project = _with_people_column("loc_code", zips.tolist())
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("no_zip5")
+    five = int(zips.str.contains(r"\d{5}").fillna(False).sum())  # ZIP and ZIP+4 cells
+    assert five >= N // 2
+    assert not outcome.passed
+    assert outcome.detail["cells_by_column"] == {"people.loc_code": five}
+    assert "people.loc_code" in outcome.detail["columns_checked"]
+
+
+def test_five_digit_codes_that_are_not_the_persons_zips_pass() -> None:
+    """CPT-style 5-digit procedure codes are not ZIPs of the extract: not read as ZIPs."""
+    extract, project = _with_people_column("cpt", ["99213", "99214", "93000"] * (N // 3))
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("no_zip5")
+    assert outcome.passed
+    assert "people.cpt" not in outcome.detail["columns_checked"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(1850, 2100), min_size=1, max_size=30),
+    st.lists(st.integers(0, 1849) | st.integers(2101, 99999), max_size=2),
+)
+def test_years_by_values_reads_columns_that_are_nine_in_ten_years(
+    years: list[int], others: list[int]
+) -> None:
+    cells = [str(y) for y in years] + [str(o) for o in others]
+    uniq = pd.Series(cells, dtype=TEXT).value_counts()
+    distinct_years = len(set(years))
+    share = distinct_years / (distinct_years + len(set(others) - set(years)))
+    assert years_by_values(uniq) == (share >= 0.9)
