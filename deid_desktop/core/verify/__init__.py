@@ -52,7 +52,7 @@ from deid_desktop.core.verify.base import (
     VerifyContext,
     run_check,
 )
-from deid_desktop.core.verify.safe_harbor import names_a_postal_code
+from deid_desktop.core.verify.zips import names_a_postal_code
 from deid_desktop.core.zip3 import Zip3Table
 
 if TYPE_CHECKING:

@@ -39,12 +39,8 @@ from deid_desktop.core.verify.base import (
     released_columns,
     rows_matching,
 )
-from deid_desktop.core.verify.safe_harbor import (
-    FULL_DATE,
-    check_ages,
-    check_no_zip5,
-    check_zip3_allowed,
-)
+from deid_desktop.core.verify.safe_harbor import FULL_DATE, check_ages
+from deid_desktop.core.verify.zips import check_no_zip5, check_zip3_allowed
 
 # --------------------------------------------------------------------------- shared facts
 

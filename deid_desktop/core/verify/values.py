@@ -58,7 +58,7 @@ from deid_desktop.core.tagging.decide import (
 )
 from deid_desktop.core.tagging.values import SAMPLE_SIZE, ValueProfile, profile_values
 from deid_desktop.core.verify.base import BLOCKING, Check, Finding, VerifyContext
-from deid_desktop.core.verify.safe_harbor import names_a_postal_code
+from deid_desktop.core.verify.zips import names_a_postal_code
 
 #: The kinds of identifier a column can be found to hold, as named in the detail.
 NAMES = "person names"

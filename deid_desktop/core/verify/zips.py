@@ -1,0 +1,149 @@
+"""The ZIP checks of the Safe Harbor and linkable gates (45 CFR 164.514(b)(2)(i)(B)): no
+5-digit ZIP in any column that can hold one (the ZIP3 and ZIP-role columns, a column
+named for postal codes, a column that copies the extract's own ZIPs whatever its name),
+and only allowed ZIP3 prefixes. The detail names columns and counts, never a value.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from deid_desktop.core.facts.text import STRING, arrow_text, in_set
+from deid_desktop.core.model import Extract, Project, Release, Role
+from deid_desktop.core.pathways.common import ZIP3_COLUMN
+from deid_desktop.core.verify.base import (
+    Finding,
+    VerifyContext,
+    released_columns,
+    rows_matching,
+)
+from deid_desktop.core.zip3 import ZIP3_UNKNOWN
+
+_ZIP5_ANYWHERE = r"\d{5}"
+
+
+def _zip_columns(project: Project, release: Release) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for spec in project.tables:
+        frame = release.tables.get(spec.name)
+        if frame is None:
+            continue
+        tag = spec.by_role(Role.ZIP)
+        for name in {ZIP3_COLUMN, tag.name if tag else ZIP3_COLUMN}:
+            if name in frame.columns:
+                out.append((spec.name, name))
+    return sorted(out)
+
+
+#: Column-name words (and adjacent word pairs, joined) that say "postal code".
+ZIP_NAME_WORDS = frozenset(
+    {"zip", "zips", "zipcode", "zipcodes", "postal", "postcode", "postcodes", "postalcode"}
+)
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def names_a_postal_code(column: str) -> bool:
+    """Whether a column's name says it holds a ZIP / postal code, by its words in any
+    case or style: ``zip``, ``ZIP5``, ``zip_code``, ``PostalCode``, ``post_code``,
+    ``patient-zipcode``; not ``zipper`` or ``income``."""
+    words = [w.lower() for w in _NAME_WORD.findall(column)]
+    pairs = (a + b for a, b in pairwise(words))
+    return any(w in ZIP_NAME_WORDS for w in (*words, *pairs))
+
+
+#: A released column copies the extract's ZIPs when this share of its filled cells are
+#: 5-digit ZIPs found in the extract's ZIP columns.
+_ZIP_COPY_SHARE = 0.5
+_ZIP5_CELL = r"^\s*(?P<zip>\d{5})(?:-\d{4})?\s*$"
+
+
+def _extract_zip5s(extract: Extract, project: Project) -> pa.Array:
+    """The distinct 5-digit ZIPs of the extract's ZIP-role columns (ZIP+4 cut to 5)."""
+    found: list[pa.Array] = []
+    for table in extract.tables:
+        try:
+            tag = project.table(table.name).by_role(Role.ZIP)
+        except KeyError:
+            tag = None
+        if tag is not None and tag.name in table.frame.columns:
+            found.append(_zip5_of(pc.unique(arrow_text(table.frame[tag.name]))).drop_null())
+    if not found:
+        return pa.array([], pa.string())
+    return pc.unique(pa.concat_arrays(found))
+
+
+def _zip5_of(text: pa.Array) -> pa.Array:
+    """Each cell's 5-digit ZIP when the cell is a ZIP or ZIP+4 (null otherwise)."""
+    return pc.struct_field(pc.extract_regex(text, _ZIP5_CELL), [0]).cast(pa.string())
+
+
+def _zip_copies(
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext
+) -> set[tuple[str, str]]:
+    """Released columns, whatever their name and tag, whose filled cells are half or more
+    the extract's own 5-digit ZIPs: the ZIP kept as a clinical ``loc_code``. Five-digit
+    codes of another meaning (CPT codes, incomes) rarely are the persons' own ZIPs."""
+    zips = _extract_zip5s(extract, project)
+    out: set[tuple[str, str]] = set()
+    if not len(zips):
+        return out
+    for t, c, values in released_columns(release):
+        uniq = ctx.uniques(t, c, values)
+        if uniq.empty:
+            continue
+        five = _zip5_of(pa.array(pd.Series(uniq.index, dtype=STRING)))
+        hit = pc.fill_null(pc.is_in(five, value_set=zips), False).to_numpy(zero_copy_only=False)
+        counts = uniq.to_numpy()
+        if counts[hit].sum() >= _ZIP_COPY_SHARE * counts.sum():
+            out.add((t, c))
+    return out
+
+
+def _zip5_columns(
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext
+) -> list[tuple[str, str]]:
+    """What can hold a ZIP: the ZIP3 and ZIP-role columns, every released column whose
+    name says postal code, whatever its class, and every column that copies the
+    extract's ZIPs, whatever its name."""
+    out = set(_zip_columns(project, release)) | _zip_copies(extract, project, release, ctx)
+    for t, c, _values in released_columns(release):
+        if names_a_postal_code(c):
+            out.add((t, c))
+    return sorted(out)
+
+
+def check_no_zip5(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    per_column: dict[str, int] = {}
+    checked = _zip5_columns(extract, project, release, ctx)
+    for t, c in checked:
+        n = rows_matching(ctx.uniques(t, c, release.tables[t][c]), _ZIP5_ANYWHERE)
+        if n:
+            per_column[f"{t}.{c}"] = n
+    count = sum(per_column.values())
+    return Finding(
+        count == 0,
+        count,
+        {"cells_by_column": per_column, "columns_checked": [f"{t}.{c}" for t, c in checked]},
+    )
+
+
+def check_zip3_allowed(
+    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+) -> Finding:
+    table = ctx.zip_table()
+    allowed = list(table.allowed_prefixes | {ZIP3_UNKNOWN})
+    per_column: dict[str, int] = {}
+    for t, c in _zip_columns(project, release):
+        values = release.tables[t][c].astype(STRING)
+        bad = ~in_set(values, allowed) & values.notna().to_numpy(dtype=bool)
+        if bad.any():
+            per_column[f"{t}.{c}"] = int(bad.sum())
+    count = sum(per_column.values())
+    return Finding(count == 0, count, {"cells_by_column": per_column, "zip3_table": table.vintage})
