@@ -10,9 +10,11 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deid_desktop.core.pathways.linkable import LINK_KEY, build_linkable
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import verify_release
 from deid_desktop.core.verify.safe_harbor import years_by_values
+from tests.core.linkable_fixtures import SALT, extract_and_project, person_frame, visit_frame
 from tests.core.support import CL, TEXT
 from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, replace_frame, tag
 
@@ -93,3 +95,40 @@ def test_years_by_values_reads_columns_that_are_nine_in_ten_years(
     distinct_years = len(set(years))
     share = distinct_years / (distinct_years + len(set(others) - set(years)))
     assert years_by_values(uniq) == (share >= 0.9)
+
+
+# --------------------------------------------------------------------- linkable releases
+
+
+def _linkable_with(table: str, column: str, values_by_key):  # type: ignore[no-untyped-def]
+    """A correct linkable release with ``column`` added to ``table``: per row, the value
+    ``values_by_key`` gives for the row's input person key."""
+    extract, project = extract_and_project()
+    release = build_linkable(extract, project, salt=SALT)
+    by_link = {v: k for k, v in release.crosswalk.set_index("patient_id")[LINK_KEY].items()}
+    frame = release.tables[table].copy()
+    frame[column] = pd.array([values_by_key(by_link[k]) for k in frame[LINK_KEY]], dtype=TEXT)
+    release = replace(release, tables={**release.tables, table: frame})
+    return verify_release(extract, release, project)
+
+
+def test_a_linkable_release_keeping_a_birth_year_of_a_person_over_89_fails() -> None:
+    born = dict(zip(person_frame()["patient_id"], person_frame()["dob"].str[:4], strict=True))
+    outcome = _linkable_with("patients", "yob", born.get).outcome("linkable_birth_dates_over_89")
+    assert not outcome.passed
+    assert outcome.detail["birth_years_by_column"] == {"patients.yob": 1}  # P002, aged 91
+    # the same column without the 91-year-old's year passes
+    young = {k: v for k, v in born.items() if k != "P002"}
+    assert (
+        _linkable_with("patients", "yob", young.get).outcome("linkable_birth_dates_over_89").passed
+    )
+
+
+def test_a_linkable_release_keeping_unshifted_months_fails() -> None:
+    """Unshifted year-months beside the shifted dates tell each person's offset."""
+    outcome = _linkable_with("visits", "visit_month", lambda _key: "2022-08").outcome(
+        "linkable_no_unshifted_dates"
+    )
+    assert not outcome.passed
+    assert outcome.detail["cells_by_column"] == {"visits.visit_month": len(visit_frame())}
+    assert "unshifted parts of dates" in outcome.detail["messages"][0]

@@ -39,7 +39,12 @@ from deid_desktop.core.verify.base import (
     released_columns,
     rows_matching,
 )
-from deid_desktop.core.verify.safe_harbor import FULL_DATE, check_ages
+from deid_desktop.core.verify.safe_harbor import (
+    FULL_DATE,
+    check_ages,
+    names_a_birth,
+    years_by_values,
+)
 from deid_desktop.core.verify.zips import check_no_zip5, check_zip3_allowed
 
 # --------------------------------------------------------------------------- shared facts
@@ -278,24 +283,49 @@ def check_no_unshifted_dates(
         if treatment == Treatment.DATE
     }
     per_column: dict[str, int] = {}
+    partial: dict[str, int] = {}
     for t, c, values in released_columns(release):
         if (t, c) in shifted:
             continue
-        n = rows_matching(ctx.uniques(t, c, values), FULL_DATE)
+        uniq = ctx.uniques(t, c, values)
+        n = rows_matching(uniq, FULL_DATE)
         if n:
             per_column[f"{t}.{c}"] = n
+        elif m := _partial_date_cells(uniq, c):
+            partial[f"{t}.{c}"] = m
     messages = [
         f"Column {where} holds {n:,} {'date' if n == 1 else 'dates'} that "
         f"{'was' if n == 1 else 'were'} not shifted; tag it as a date (deid tag PROJECT "
         f"{where}=date) so that they move by each person's offset."
         for where, n in sorted(per_column.items())
+    ] + [
+        f"Column {where} holds {n:,} unshifted part{'s' if n != 1 else ''} of dates (a "
+        "month, a week or a day of the year), which beside the shifted dates tell each "
+        f"person's offset; remove it (deid tag PROJECT {where}=direct)."
+        for where, n in sorted(partial.items())
     ]
-    count = sum(per_column.values())
+    count = sum(per_column.values()) + sum(partial.values())
     return Finding(
         count == 0,
         count,
-        {"cells_by_column": per_column, "columns_shifted": len(shifted), "messages": messages},
+        {
+            "cells_by_column": {**per_column, **partial},
+            "columns_shifted": len(shifted),
+            "messages": messages,
+        },
     )
+
+
+def _partial_date_cells(uniq: pd.Series, column: str) -> int:
+    """Rows of a column whose cell is a date finer than a year but not a full date
+    (``2024-03``, ``03/2024``, ``March 2024``, ``12 Mar``, ``2024-W11``): the loader's
+    date-shape detector on the column's distinct cells."""
+    from deid_desktop.core.io.date_shapes import date_shape_of
+
+    if uniq.empty:
+        return 0
+    shapes = date_shape_of(pd.Series(uniq.index, dtype=STRING), column=column)
+    return int(uniq.to_numpy()[shapes.notna().to_numpy(dtype=bool)].sum())
 
 
 def check_birth_dates_over_89(
@@ -331,7 +361,41 @@ def check_birth_dates_over_89(
         if latest is not None:
             over |= (latest - born) >= certain  # NaN compares False
         bad += int((over & frame[birth.name].notna().to_numpy(dtype=bool)).sum())
-    return Finding(bad == 0, bad, {"persons_over_89": len(over_keys), "birth_dates_released": bad})
+    years = _birth_years_of_persons_over_89(release, project, ctx, over_keys)
+    bad += sum(years.values())
+    return Finding(
+        bad == 0,
+        bad,
+        {
+            "persons_over_89": len(over_keys),
+            "birth_dates_released": bad,
+            "birth_years_by_column": years,
+        },
+    )
+
+
+def _birth_years_of_persons_over_89(
+    release: Release, project: Project, ctx: VerifyContext, over_keys: pa.Array
+) -> dict[str, int]:
+    """Cells of released columns other than the birth-date role's that hold birth years
+    (a name that says birth, values that are years: a clinical ``yob``) in the rows of
+    persons over 89 -> "table.column": cells."""
+    out: dict[str, int] = {}
+    for t, c, values in released_columns(release):
+        try:
+            birth = project.table(t).by_role(Role.BIRTH_DATE)
+        except KeyError:
+            birth = None
+        if (birth is not None and c == birth.name) or not names_a_birth(c):
+            continue
+        if not years_by_values(ctx.uniques(t, c, values)):
+            continue
+        keys = pa.array(release.tables[t][release.id_column].astype(STRING))
+        over = pc.is_in(keys, value_set=over_keys).to_numpy(zero_copy_only=False)
+        n = int((over & values.notna().to_numpy(dtype=bool)).sum())
+        if n:
+            out[f"{t}.{c}"] = n
+    return out
 
 
 def _released_days(values: pd.Series) -> np.ndarray:
@@ -416,9 +480,10 @@ CHECKS: tuple[Check, ...] = (
         "RULES.md linkable release",
         BLOCKING,
         "No released column other than the shifted date columns holds a full date (ISO, "
-        "US, day-first, dotted, compact or with a month name, with or without a time): a "
-        "date left unshifted next to a shifted one gives away the person's offset, and "
-        "with it every date of that person.",
+        "US, day-first, dotted, compact or with a month name, with or without a time) or "
+        "a part of one finer than a year (year-month, month-name and year, day and month, "
+        "ISO week): a date left unshifted next to a shifted one gives away the person's "
+        "offset, and with it every date of that person.",
         check_no_unshifted_dates,
         LINKABLE,
     ),
@@ -466,7 +531,8 @@ CHECKS: tuple[Check, ...] = (
         "45 CFR 164.514(b)(2)(i)(C)",
         BLOCKING,
         "A shifted birth date still gives the age to within the offset range, so persons "
-        "over 89 have no birth date in the release.",
+        "over 89 have no birth date in the release, and no birth year in any column "
+        "whose name says birth and whose values are years (a 'yob' kept as clinical).",
         check_birth_dates_over_89,
         LINKABLE,
     ),

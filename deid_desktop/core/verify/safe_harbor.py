@@ -213,6 +213,11 @@ def _persons_with_years_far_apart(ry: _ReleasedYears) -> np.ndarray:
     return (highest - lowest) >= _CERTAIN_OVER_89_SPAN
 
 
+def names_a_birth(column: str) -> bool:
+    """Whether a column's name says birth (``dob_year``, ``BIRTH_yr``, ``yob``, ``born``)."""
+    return bool(_BIRTHISH_NAME.search(column))
+
+
 def _birth_year_columns(project: Project, ry: _ReleasedYears) -> set[tuple[str, str]]:
     """Released year columns that hold birth years: the birth-date role's, by its released
     name, or any year column named for birth (``BIRTH_year``, ``dob_year``, ``yob``)."""
@@ -225,7 +230,7 @@ def _birth_year_columns(project: Project, ry: _ReleasedYears) -> set[tuple[str, 
         except KeyError:
             tag = None
         wanted = {year_column_name(tag.name, ()), tag.name} if tag is not None else set()
-        if c in wanted or _BIRTHISH_NAME.search(c):
+        if c in wanted or names_a_birth(c):
             out.add((t, c))
     return out
 
