@@ -62,3 +62,17 @@ def test_on_the_command_line_the_fix_is_the_deid_command_not_a_wizard_step() -> 
     dua = plain_failure(CheckOutcome(_check("dua_present"), False, 1, {}), cli="p.deid.json")
     assert "`deid set p.deid.json export.dua=REFERENCE`" in dua.sentence
     assert "step 3" not in dua.sentence
+
+
+def test_a_place_failure_counts_the_rows_of_what_was_found() -> None:
+    """The place check's detail counts rows, not a sampled share: the sentence says so
+    (it once read "0% of 0 sampled values look like street addresses")."""
+    from deid_desktop.core.verify.geography import CHECKS, _finding
+
+    found = {"p.addr2": ("street addresses", 300), "p.lat": ("coordinates in decimal degrees", 1)}
+    finding = _finding(found)
+    check = next(c for c in CHECKS if c.id == "no_geography")
+    f = plain_failure(CheckOutcome(check, False, finding.count, finding.detail))
+    assert "column p.addr2 (300 rows of street addresses)" in f.sentence
+    assert "column p.lat (1 row of coordinates in decimal degrees)" in f.sentence
+    assert "sampled" not in f.sentence

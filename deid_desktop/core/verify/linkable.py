@@ -370,6 +370,7 @@ def check_birth_dates_over_89(
             "persons_over_89": len(over_keys),
             "birth_dates_released": bad,
             "birth_years_by_column": years,
+            "cells_by_column": years,  # the columns named in the plain sentence
         },
     )
 

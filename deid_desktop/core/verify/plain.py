@@ -40,7 +40,11 @@ def _columns(detail: Mapping[str, object]) -> dict[str, str]:
     found = detail.get("found")
     if isinstance(found, Mapping):
         for col, look in found.items():
-            if isinstance(look, Mapping):
+            if isinstance(look, Mapping) and "share" not in look and "rows" in look:
+                rows = int(look.get("rows", 0) or 0)  # type: ignore[call-overload]
+                kind = str(look.get("kind", "an identifier")).replace("_", " ")
+                out[str(col)] = f"{_count(rows, 'row')} of {kind}"  # the place check's
+            elif isinstance(look, Mapping):
                 share = float(look.get("share", 0) or 0)  # type: ignore[arg-type]
                 sampled = int(look.get("sampled", 0) or 0)  # type: ignore[call-overload]
                 kind = str(look.get("kind", "an identifier")).replace("_", " ")
