@@ -76,3 +76,21 @@ def test_a_place_failure_counts_the_rows_of_what_was_found() -> None:
     assert "column p.addr2 (300 rows of street addresses)" in f.sentence
     assert "column p.lat (1 row of coordinates in decimal degrees)" in f.sentence
     assert "sampled" not in f.sentence
+
+
+def test_a_check_that_could_not_run_says_so_and_is_not_a_data_problem() -> None:
+    """A check that raised was once reported as "1 problem" with the check's explanation
+    and a fix in the tags - advice that could not help."""
+    from deid_desktop.core.verify.base import run_check
+
+    def broken(*_args: object) -> Finding:
+        return next(iter(()))  # StopIteration, as a crosswalk with one column once raised
+
+    check = Check("subject_ids", "Subject IDs unique", "45 CFR x", BLOCKING, "e.", broken)
+    outcome = run_check(check, None, None, None, None)  # type: ignore[arg-type]
+    assert not outcome.passed
+    f = plain_failure(outcome, cli="p.deid.json")
+    assert f.sentence.startswith("Subject IDs unique: this check could not run (StopIteration at ")
+    assert "test_verify_plain.py:" in f.sentence  # where, never the error's text
+    assert "not in your data or tags; please report it" in f.sentence
+    assert "deid tag" not in f.sentence

@@ -401,12 +401,21 @@ def redaction_sentences(redacted: Redaction) -> list[str]:
     ]
 
 
+def crosswalk_key_name(key: str, id_column: str) -> str:
+    """The crosswalk's name for the person-key column: the key's own name, unless the
+    release's ID column has that name (MIMIC's person key is ``subject_id``): then
+    ``source_`` + the name, so the crosswalk keeps both columns."""
+    return key if key != id_column else f"source_{key}"
+
+
 def subject_crosswalk(subjects: SubjectIds, person: LoadedTable, key: str) -> pd.DataFrame:
     """The held-back crosswalk (subject ID <-> person key), in subject-ID order."""
     crosswalk = pd.DataFrame(
         {
             SUBJECT_ID: subjects.ids.reset_index(drop=True),
-            key: person.frame[key].reset_index(drop=True).astype(STRING),
+            crosswalk_key_name(key, SUBJECT_ID): person.frame[key]
+            .reset_index(drop=True)
+            .astype(STRING),
         }
     )
     return order_rows(crosswalk, subjects.numbers)

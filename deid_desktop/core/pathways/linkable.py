@@ -58,6 +58,7 @@ from deid_desktop.core.pathways.common import (
     ZIP3_COLUMN,
     Treatment,
     apply_risk_settings,
+    crosswalk_key_name,
     plan_columns,
     plural,
     pool_ages,
@@ -262,7 +263,9 @@ def build_linkable(
     crosswalk = pd.DataFrame(
         {
             LINK_KEY: keys,
-            pspec.key: person.frame[pspec.key].reset_index(drop=True).astype(STRING),
+            crosswalk_key_name(pspec.key, LINK_KEY): person.frame[pspec.key]
+            .reset_index(drop=True)
+            .astype(STRING),
         }
     ).iloc[person_order]
     crosswalk = crosswalk.reset_index(drop=True)

@@ -251,5 +251,8 @@ def run_check(check: Check, extract: Extract, release: Release, project: Project
     try:
         found = check.run(extract, release, project, ctx)
     except Exception as exc:  # a check that cannot run has not passed
-        return CheckOutcome(check, False, 1, {"could_not_run": type(exc).__name__})
+        from deid_desktop.core.errors import unexpected_error_summary
+
+        where = unexpected_error_summary(exc)  # type and file:line frames, never the text
+        return CheckOutcome(check, False, 1, {"could_not_run": type(exc).__name__, "at": where})
     return CheckOutcome(check, bool(found.passed), int(found.count), dict(found.detail))

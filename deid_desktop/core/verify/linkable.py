@@ -27,7 +27,7 @@ from deid_desktop.core.facts.persons import released_ids, spec_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.io.dates import parse_dates
 from deid_desktop.core.model import Extract, Pathway, Project, Release, Role
-from deid_desktop.core.pathways.common import Treatment, column_treatments
+from deid_desktop.core.pathways.common import Treatment, column_treatments, crosswalk_key_name
 from deid_desktop.core.pathways.linkable import release_date_format
 from deid_desktop.core.verify.base import (
     BLOCKING,
@@ -67,9 +67,10 @@ def _input_links(extract: Extract, release: Release, project: Project) -> pa.Arr
     """Link key of each input person row (null where the crosswalk does not have it)."""
     cw = release.crosswalk
     key = spec_for(project, extract.person).key
-    if cw is None or release.id_column not in cw.columns or key not in cw.columns:
+    held = crosswalk_key_name(key, release.id_column)
+    if cw is None or release.id_column not in cw.columns or held not in cw.columns:
         raise DeidError("The release has no crosswalk to match it with the input.")
-    where = pd.Index(cw[key].astype(STRING)).get_indexer(extract.person.frame[key].astype(STRING))
+    where = pd.Index(cw[held].astype(STRING)).get_indexer(extract.person.frame[key].astype(STRING))
     links = pa.array(cw[release.id_column].astype(STRING))
     return links.take(pa.array(where, mask=where < 0))
 

@@ -113,6 +113,14 @@ def plain_failure(outcome: CheckOutcome, *, cli: str | None = None) -> PlainFail
     command to run (``deid tag``, ``deid set``) instead of the wizard step."""
     check = outcome.check
     detail = outcome.detail if isinstance(outcome.detail, Mapping) else {}
+    if "could_not_run" in detail:
+        return PlainFailure(
+            check.id,
+            f"{check.name}: this check could not run ({detail.get('at', detail['could_not_run'])}"
+            "), so the release is refused: it could not be checked. This is a fault in "
+            "deid-desktop, not in your data or tags; please report it with this message.",
+            Step.REVIEW,
+        )
     columns = _columns(detail)
     where = "; ".join(
         f"column {col}" + (f" ({what})" if what else "") for col, what in columns.items()
