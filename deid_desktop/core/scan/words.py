@@ -258,13 +258,13 @@ def _gaps(raw: np.ndarray, cls: np.ndarray, start: np.ndarray, end: np.ndarray, 
         lo[1:n] = end[: n - 1]
     size = start - lo
     g0 = cls[lo]
-    g1 = np.where(size > 1, cls[lo + 1], 0)
+    g1 = cls[lo + 1] * (size > 1)  # products, not np.where (slow on a random mask)
     gl = cls[start - 1]  # -1 (word 0 at offset 0, a sentinel): reset below
     if n and size[0] == 0:  # the batch starts with a word: no gap
         g0[0] = gl[0] = 0
     anyc = g0 | g1 | gl
     space = (g0 == _SP) & (gl == _SP) & ((size <= 2) | (g1 == _SP)) & (size <= 3)
-    first = np.where(size > 0, raw[lo].astype(np.int64), 0)
+    first = (raw[lo] * (size > 0)).astype(np.int64)
     stop = (anyc & _STOP) != 0
     stop[0] = True
     comma = ((g0 | g1) & _COMMA) != 0
