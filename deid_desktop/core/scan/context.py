@@ -177,6 +177,10 @@ def _extend_name(
 
 def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None:  # type: ignore[type-arg]
     up = np.flatnonzero((w.c0[: w.size] & _UP) != 0)
+    # every hit below needs a name flag (or, in high-recall mode, no flag at all)
+    f = w.flags[up]
+    may = (f & (lx.GIVEN | lx.SURNAME | lx.NAME_WORD)) != 0
+    up = up[(may | (f == 0)) if high_recall else may]
     if up.size == 0:
         return
     tn, _, _ = names.kinds(up)
