@@ -36,9 +36,10 @@ from deid_desktop.core.scan.rules import (
 )
 
 #: Characters of note text joined into one batch. Small batches keep the working arrays
-#: in the allocator's reach: at 4M characters a scan page-faulted ~0.3 s of system time
-#: per 32 MB; at 250k, ~0.05 s, for a little more Python work per batch.
-BATCH_CHARS = 250_000
+#: in the allocator's reach and the cache: at 4M characters a scan page-faulted ~0.3 s
+#: of system time per 32 MB, and from ~600k the per-word arrays outgrow the cache; at
+#: 250k the fixed Python work per batch (some hundreds of numpy calls) cost ~10 %.
+BATCH_CHARS = 450_000
 #: Notes turned into Python strings per pass before the scan.
 ROWS_PER_PASS = 100_000
 _NAME_CODE = dict_code("NAME")
