@@ -46,6 +46,8 @@ _NAME_CODE = dict_code("NAME")
 _OTHER_CODE = CODE[("NAME", "dictionary:name-other")]
 #: Redaction-level names accepted as scan levels.
 _LEVEL_ALIASES = {"high_medium": "medium", "all": "low"}
+#: Bits of a rule's priority in the packed sort key of ``_span_order``.
+_PRIO_BITS = max(1, int(PRIORITY.max()).bit_length())
 _OLD_CUES = np.array([CODE[("NAME", f"cue:{w}")] for w in CUE_WORDS], dtype=np.int64)
 
 
@@ -251,15 +253,26 @@ def _dedupe(
         mine = CONFIDENCE[c] == level
         kept.append((s[mine], e[mine], c[mine]))
     s, e, c = (np.concatenate(a) for a in zip(*kept, strict=True))
-    order = np.lexsort((PRIORITY[c], -e, s))
+    order = _span_order(s, e, PRIORITY[c])
     return s[order], e[order], c[order]
+
+
+def _span_order(start: np.ndarray, end: np.ndarray, prio: np.ndarray) -> np.ndarray:
+    """The stable order by start, then longest first (end descending), then priority:
+    ``np.lexsort((prio, -end, start))``, as one sort of a packed key when it fits."""
+    top = int(end.max(initial=0)) + 1
+    bits = top.bit_length()
+    if 2 * bits + _PRIO_BITS > 62:
+        return np.lexsort((prio, -end, start))
+    key = (start << (bits + _PRIO_BITS)) | ((top - end) << _PRIO_BITS) | prio
+    return np.argsort(key, kind="stable")
 
 
 def _dedupe_tier(
     start: np.ndarray, end: np.ndarray, code: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     prio = PRIORITY[code]
-    order = np.lexsort((prio, -end, start))  # by start, longest first, then priority
+    order = _span_order(start, end, prio)  # by start, longest first, then priority
     start, end, code = start[order], end[order], code[order]
     keep = np.ones(start.size, dtype=bool)
     keep[1:] = end[1:] > np.maximum.accumulate(end)[:-1]

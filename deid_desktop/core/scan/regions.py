@@ -178,13 +178,17 @@ class WordIndex:
             & (self.easy_k1[w] == k1[hit])
         )
         easy_last, easy_ids = ends[hit[ok]], w[ok]
-        span = self.hard_span[bucket]
-        shard = bucket % len(self.hard) if len(self.hard) > 1 else None
-        found = [
-            self._hard_matches(raw, starts, span if shard is None else span * (shard == k), auto)
-            for k, automatons in enumerate(self.hard)
-            for auto in automatons
-        ]
+        found: list[tuple[np.ndarray, np.ndarray]] = []
+        if any(self.hard):  # (no hard term: no span to read)
+            span = self.hard_span[bucket]
+            shard = bucket % len(self.hard) if len(self.hard) > 1 else None
+            found = [
+                self._hard_matches(
+                    raw, starts, span if shard is None else span * (shard == k), auto
+                )
+                for k, automatons in enumerate(self.hard)
+                for auto in automatons
+            ]
         cand = np.flatnonzero(w0 == _SHARED)
         found.append(self.shared.matches(ends[cand], length[cand], k0[cand], k1[cand], h[cand]))
         found.append(self.pairs.matches(starts, ends, length, k0, k1))
