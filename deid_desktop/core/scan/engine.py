@@ -20,7 +20,7 @@ from deid_desktop.core.errors import UsageError
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.scan import context, wordcheck
 from deid_desktop.core.scan.dictionary import ScanDictionary
-from deid_desktop.core.scan.fold import NOTE_SEP, fold
+from deid_desktop.core.scan.fold import NOTE_SEP, fold, forget
 from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
 from deid_desktop.core.scan.report import ColumnScan, ColumnSpans, ScanReport
 from deid_desktop.core.scan.rules import (
@@ -120,6 +120,7 @@ def scan_text_arrays(
             done += int(lengths[ids].sum()) + ids.size
             if rep is not None:
                 rep.step(min(done / total, 1.0), "Scanning free text")
+    forget()  # the batches' cached code points
     if not parts:
         return _empty()
     out = TextHits(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))

@@ -48,11 +48,19 @@ def fold(text: str) -> str:
     """``text`` folded, with exactly the same length."""
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_TABLE).decode("ascii")
-    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    out = _bmp_table()[np.minimum(points, 0xFFFF).astype(np.intp)]  # intp: numpy's fast path
-    beyond = np.flatnonzero(points > 0xFFFF)  # emoji and other rare characters
+    # the ASCII characters through the byte table, the few others through the BMP table
+    base = bytearray(ascii_projection(text).translate(_ASCII_TABLE))
+    points = code_points(text)
+    other = non_ascii(text)
+    folded = _bmp_table()[np.minimum(points[other], 0xFFFF).astype(np.intp)]
+    beyond = np.flatnonzero(points[other] > 0xFFFF)  # emoji and other rare characters
     if beyond.size:
-        out[beyond] = [ord(_UNICODE_TABLE[c]) for c in points[beyond].tolist()]
+        folded[beyond] = [ord(_UNICODE_TABLE[c]) for c in points[other[beyond]].tolist()]
+    if folded.max(initial=0) < 128:  # typographic characters: the result is ASCII
+        np.frombuffer(base, dtype=np.uint8)[other] = folded
+        return base.decode("ascii")
+    out = np.frombuffer(base, dtype=np.uint8).astype(np.uint32)
+    out[other] = folded
     return out.tobytes().decode("utf-32-le", "surrogatepass")
 
 
@@ -72,4 +80,44 @@ def _bmp_table() -> np.ndarray:
 
 def ascii_projection(text: str) -> bytes:
     """One byte per character (non-ASCII becomes '?'), for the digit-region search."""
-    return text.encode("ascii", errors="replace")
+    if text.isascii():
+        return text.encode("ascii")
+    return _derived(text)[2]
+
+
+def code_points(text: str) -> np.ndarray:
+    """The code points of ``text`` (uint32), made once per text: a batch's finders each
+    read them."""
+    return _derived(text)[0]
+
+
+def non_ascii(text: str) -> np.ndarray:
+    """The offsets of the non-ASCII characters of ``text``."""
+    return _derived(text)[1]
+
+
+#: The few texts whose code points were asked for last, with what was derived from them
+#: (held only by identity, so a text is never kept past a few newer batches).
+_RECENT: tuple[tuple[str, tuple[np.ndarray, np.ndarray, bytes]], ...] = ()
+_RECENT_SIZE = 3
+
+
+def _derived(text: str) -> tuple[np.ndarray, np.ndarray, bytes]:
+    """Code points, non-ASCII offsets and ASCII projection of ``text``, cached."""
+    global _RECENT
+    for held, derived in _RECENT:
+        if held is text:
+            return derived
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    other = np.flatnonzero(points > 127)
+    projection = points.astype(np.uint8)
+    projection[other] = 63  # '?'
+    derived = (points, other, projection.tobytes())
+    _RECENT = ((text, derived), *_RECENT[: _RECENT_SIZE - 1])
+    return derived
+
+
+def forget() -> None:
+    """Drop the cached texts (at the end of a scan)."""
+    global _RECENT
+    _RECENT = ()

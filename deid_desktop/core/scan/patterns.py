@@ -25,7 +25,7 @@ import numpy as np
 
 from deid_desktop.core.scan import cues
 from deid_desktop.core.scan.dictionary import URL_START, ScanDictionary, WordMatcher
-from deid_desktop.core.scan.fold import ascii_projection
+from deid_desktop.core.scan.fold import ascii_projection, code_points
 from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # start, end, rule code
@@ -405,7 +405,7 @@ def _codes(text: str) -> np.ndarray:
     """One integer per character: bytes for ASCII text, code points otherwise."""
     if text.isascii():
         return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return code_points(text)
 
 
 def _local_parts(text: str, folded: str) -> tuple[np.ndarray, np.ndarray]:
