@@ -48,6 +48,7 @@ _OTHER_CODE = CODE[("NAME", "dictionary:name-other")]
 _LEVEL_ALIASES = {"high_medium": "medium", "all": "low"}
 #: Bits of a rule's priority in the packed sort key of ``_span_order``.
 _PRIO_BITS = max(1, int(PRIORITY.max()).bit_length())
+_TIE_BITS = max(1, (int(PRIORITY.max()) * len(LEVELS) + len(LEVELS) - 1).bit_length())
 _OLD_CUES = np.array([CODE[("NAME", f"cue:{w}")] for w in CUE_WORDS], dtype=np.int64)
 
 
@@ -247,25 +248,36 @@ def _dedupe(
     conf = CONFIDENCE[code]
     if conf.min(initial=0) == conf.max(initial=0):
         return _dedupe_tier(start, end, code)
-    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    # each tier (the hits of a confidence or above) read in one order: a hit of the
+    # tier's own confidence is kept when it ends past every earlier hit of the tier
+    order = _span_order(start, end, PRIORITY[code])
+    s, e, c, cf = start[order], end[order], code[order], conf[order]
+    keep = np.zeros(s.size, dtype=bool)
+    before = np.empty_like(e)
+    before[0] = -1
     for level in range(len(LEVELS)):
-        upto = conf <= level
-        s, e, c = _dedupe_tier(start[upto], end[upto], code[upto])
-        mine = CONFIDENCE[c] == level
-        kept.append((s[mine], e[mine], c[mine]))
-    s, e, c = (np.concatenate(a) for a in zip(*kept, strict=True))
-    order = _span_order(s, e, PRIORITY[c])
+        member = cf <= level
+        reach = np.maximum.accumulate(e * member - ~member)  # the others read as -1
+        before[1:] = reach[:-1]
+        keep |= (cf == level) & (e > before)
+    s, e, c = s[keep], e[keep], c[keep]
+    # as the tiers' hits joined level by level, then sorted: ties in level order
+    order = _span_order(s, e, PRIORITY[c] * len(LEVELS) + CONFIDENCE[c], _TIE_BITS)
     return s[order], e[order], c[order]
 
 
-def _span_order(start: np.ndarray, end: np.ndarray, prio: np.ndarray) -> np.ndarray:
-    """The stable order by start, then longest first (end descending), then priority:
-    ``np.lexsort((prio, -end, start))``, as one sort of a packed key when it fits."""
+def _span_order(
+    start: np.ndarray, end: np.ndarray, tie: np.ndarray, tie_bits: int | None = None
+) -> np.ndarray:
+    """The stable order by start, then longest first (end descending), then ``tie`` (the
+    priority): ``np.lexsort((tie, -end, start))``, as one sort of a packed key when it
+    fits."""
+    tie_bits = _PRIO_BITS if tie_bits is None else tie_bits
     top = int(end.max(initial=0)) + 1
     bits = top.bit_length()
-    if 2 * bits + _PRIO_BITS > 62:
-        return np.lexsort((prio, -end, start))
-    key = (start << (bits + _PRIO_BITS)) | ((top - end) << _PRIO_BITS) | prio
+    if 2 * bits + tie_bits > 62:
+        return np.lexsort((tie, -end, start))
+    key = (start << (bits + tie_bits)) | ((top - end) << tie_bits) | tie
     return np.argsort(key, kind="stable")
 
 

@@ -79,9 +79,15 @@ def _bmp_table() -> np.ndarray:
 
 
 def ascii_projection(text: str) -> bytes:
-    """One byte per character (non-ASCII becomes '?'), for the digit-region search."""
+    """One byte per character (non-ASCII becomes '?'), made once per text (the word cut,
+    the digit regions, the cue windows and the e-mail parts each read it)."""
+    for held, derived in _RECENT:
+        if held is text:
+            return derived[2]
     if text.isascii():
-        return text.encode("ascii")
+        encoded = text.encode("ascii")
+        _remember(text, (None, None, encoded))
+        return encoded
     return _derived(text)[2]
 
 
@@ -98,22 +104,27 @@ def non_ascii(text: str) -> np.ndarray:
 
 #: The few texts whose code points were asked for last, with what was derived from them
 #: (held only by identity, so a text is never kept past a few newer batches).
-_RECENT: tuple[tuple[str, tuple[np.ndarray, np.ndarray, bytes]], ...] = ()
+_Derived = tuple[np.ndarray | None, np.ndarray | None, bytes]
+_RECENT: tuple[tuple[str, _Derived], ...] = ()
 _RECENT_SIZE = 3
+
+
+def _remember(text: str, derived: _Derived) -> None:
+    global _RECENT
+    _RECENT = ((text, derived), *(e for e in _RECENT if e[0] is not text))[:_RECENT_SIZE]
 
 
 def _derived(text: str) -> tuple[np.ndarray, np.ndarray, bytes]:
     """Code points, non-ASCII offsets and ASCII projection of ``text``, cached."""
-    global _RECENT
-    for held, derived in _RECENT:
-        if held is text:
-            return derived
+    for held, (points, other, projection) in _RECENT:
+        if held is text and points is not None and other is not None:
+            return points, other, projection
     points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     other = np.flatnonzero(points > 127)
-    projection = points.astype(np.uint8)
-    projection[other] = 63  # '?'
-    derived = (points, other, projection.tobytes())
-    _RECENT = ((text, derived), *_RECENT[: _RECENT_SIZE - 1])
+    codes = points.astype(np.uint8)
+    codes[other] = 63  # '?'
+    derived = (points, other, codes.tobytes())
+    _remember(text, derived)
     return derived
 
 

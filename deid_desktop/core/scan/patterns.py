@@ -409,7 +409,7 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
 def _codes(text: str) -> np.ndarray:
     """One integer per character: bytes for ASCII text, code points otherwise."""
     if text.isascii():
-        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        return np.frombuffer(ascii_projection(text), dtype=np.uint8)
     return code_points(text)
 
 
