@@ -30,9 +30,29 @@ def held_back_folder(project_path: Path | None, name: str) -> Path:
     return default_folders(project_path, name)[1]
 
 
+def word_list_folder(project_path: Path | None, name: str, folder: Path | None = None) -> Path:
+    """Where the project word list lives: ``folder``, the crosswalk folder the user chose
+    for the export (``deid run --crosswalk-dir``, the GUI's Export step), else the
+    project's default held-back folder. The one rule of the CLI, the engine and the GUI."""
+    return Path(folder) if folder is not None else held_back_folder(project_path, name)
+
+
 def project_word_list(project_path: Path | None, name: str, folder: Path | None = None) -> WordList:
-    """The project word list of ``folder`` (the crosswalk folder the project exports
-    to), else of the project's default held-back folder."""
+    """The project word list of ``word_list_folder``."""
     from deid_desktop.core.scan.wordlist import load_word_list  # pandas: on use
 
-    return load_word_list(folder if folder is not None else held_back_folder(project_path, name))
+    return load_word_list(word_list_folder(project_path, name, folder))
+
+
+def word_lists_differ(folder: Path, other: Path) -> bool:
+    """Whether two held-back folders hold different project word lists (an unreadable
+    list counts as different: the review that reads it says why)."""
+    from deid_desktop.core.errors import DeidError
+    from deid_desktop.core.scan.wordlist import load_word_list  # pandas: on use
+
+    if Path(folder) == Path(other):
+        return False
+    try:
+        return load_word_list(folder).terms != load_word_list(other).terms
+    except DeidError:
+        return True

@@ -305,8 +305,8 @@ def open_sample_review(
 
 
 def word_adder(session: Session, table: str, column: str) -> AddWord:
-    """What the panel calls to add missed words: append (kind, term) to the word list of
-    the project's held-back folder, scan the column again with it, return its hits."""
+    """What the panel calls to add missed words: append (kind, term) to the project word
+    list (``held_back_of``), scan the column again with it, return its hits."""
 
     def add_word(kind: str, term: str) -> Sequence[Sequence[SpanHit]]:
         from deid_desktop.core.engine import scan_extract
@@ -329,9 +329,13 @@ def word_adder(session: Session, table: str, column: str) -> AddWord:
 
 
 def held_back_of(session: Session) -> Path:
-    """The project's held-back (crosswalk) folder, where its word list lives."""
-    from deid_desktop.core.held_back import held_back_folder
+    """Where the project word list lives (core ``word_list_folder``, the rule of ``deid
+    run``): the crosswalk folder chosen on the Export step, else the project's default
+    held-back folder."""
+    from deid_desktop.core.held_back import word_list_folder
 
     project = session.project
     name = "" if project is None else project.name
-    return held_back_folder(session.project_path or session.suggested_path, name)
+    return word_list_folder(
+        session.project_path or session.suggested_path, name, session.crosswalk_dir
+    )

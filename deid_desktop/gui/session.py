@@ -81,6 +81,10 @@ class Session(QObject):
         self.review: ReviewResult | None = None
         self.export_record: ExportRecord | None = None
         self.sample_review: SampleReview | None = None  # the reviewer's sample of notes
+        #: the crosswalk folder chosen on the Export step: the project word list lives there
+        self.crosswalk_dir: Path | None = None
+        #: the folder whose word list the current review's scan used
+        self.review_word_folder: Path | None = None
         self.dirty = False
         self._edited = False  # a non-undoable edit since the last save
         self.undo_stack = QUndoStack(self)
@@ -107,6 +111,8 @@ class Session(QObject):
         self.extract = None
         self.review = None
         self.export_record = None
+        self.crosswalk_dir = None
+        self.review_word_folder = None
         self.undo_stack.clear()
         self._set_dirty(False)
         self._edited = dirty
@@ -122,6 +128,8 @@ class Session(QObject):
         self.loaded = []
         self.review = None
         self.export_record = None
+        self.crosswalk_dir = None
+        self.review_word_folder = None
         self.undo_stack.clear()
         self._set_dirty(False)
         self.projectOpened.emit()

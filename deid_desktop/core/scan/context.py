@@ -109,11 +109,18 @@ def find_context(
         _places(text, w, names, out)
     if not out:
         return (_EMPTY, _EMPTY, _EMPTY), w
-    starts = np.concatenate([np.asarray(s, dtype=np.int64) for s, _, _ in out])
-    ends = np.concatenate([np.asarray(e, dtype=np.int64) for _, e, _ in out])
-    codes = np.concatenate(
-        [np.broadcast_to(np.asarray(c, dtype=np.int64), np.shape(s)) for s, _, c in out]
-    )
+    starts = np.concatenate([s for s, _, _ in out]).astype(np.int64, copy=False)
+    ends = np.concatenate([e for _, e, _ in out]).astype(np.int64, copy=False)
+    sizes = [np.size(s) for s, _, _ in out]
+    if all(np.ndim(c) == 0 for _, _, c in out):  # one rule per piece (most)
+        codes = np.repeat(np.array([c for _, _, c in out], dtype=np.int64), sizes)
+    else:
+        codes = np.concatenate(
+            [
+                np.full(n, c, dtype=np.int64) if np.ndim(c) == 0 else c
+                for (_, _, c), n in zip(out, sizes, strict=True)
+            ]
+        ).astype(np.int64, copy=False)
     return (starts, ends, codes), w
 
 
@@ -177,6 +184,10 @@ def _extend_name(
 
 def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None:  # type: ignore[type-arg]
     up = np.flatnonzero((w.c0[: w.size] & _UP) != 0)
+    # every hit below needs a name flag (or, in high-recall mode, no flag at all)
+    f = w.flags[up]
+    may = (f & (lx.GIVEN | lx.SURNAME | lx.NAME_WORD)) != 0
+    up = up[(may | (f == 0)) if high_recall else may]
     if up.size == 0:
         return
     tn, _, _ = names.kinds(up)

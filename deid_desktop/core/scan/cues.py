@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from deid_desktop.core.scan.fold import ascii_projection, code_points
+
 WINDOW = 48
 _SPACE, _UPPER, _LOWER, _INNER, _DOT, _COMMA, _FOREIGN = 1, 2, 4, 8, 16, 32, 64
 _CLASS = np.zeros(256, dtype=np.uint8)
@@ -30,8 +32,8 @@ def projection(text: str) -> np.ndarray:
     """One byte per character of ``text`` (128 for any non-ASCII one), then WINDOW zero
     bytes: what ``cue_names`` reads."""
     if text.isascii():
-        return np.frombuffer(text.encode("ascii") + bytes(WINDOW), dtype=np.uint8)
-    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        return np.frombuffer(ascii_projection(text) + bytes(WINDOW), dtype=np.uint8)
+    points = code_points(text)
     out = np.zeros(points.size + WINDOW, dtype=np.uint8)
     out[: points.size] = np.minimum(points, 128)
     return out

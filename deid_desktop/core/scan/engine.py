@@ -20,7 +20,7 @@ from deid_desktop.core.errors import UsageError
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.scan import context, wordcheck
 from deid_desktop.core.scan.dictionary import ScanDictionary
-from deid_desktop.core.scan.fold import NOTE_SEP, fold
+from deid_desktop.core.scan.fold import NOTE_SEP, fold, forget
 from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
 from deid_desktop.core.scan.report import ColumnScan, ColumnSpans, ScanReport
 from deid_desktop.core.scan.rules import (
@@ -36,15 +36,19 @@ from deid_desktop.core.scan.rules import (
 )
 
 #: Characters of note text joined into one batch. Small batches keep the working arrays
-#: in the allocator's reach: at 4M characters a scan page-faulted ~0.3 s of system time
-#: per 32 MB; at 250k, ~0.05 s, for a little more Python work per batch.
-BATCH_CHARS = 250_000
+#: in the allocator's reach and the cache: at 4M characters a scan page-faulted ~0.3 s
+#: of system time per 32 MB, and from ~600k the per-word arrays outgrow the cache; at
+#: 250k the fixed Python work per batch (some hundreds of numpy calls) cost ~10 %.
+BATCH_CHARS = 450_000
 #: Notes turned into Python strings per pass before the scan.
 ROWS_PER_PASS = 100_000
 _NAME_CODE = dict_code("NAME")
 _OTHER_CODE = CODE[("NAME", "dictionary:name-other")]
 #: Redaction-level names accepted as scan levels.
 _LEVEL_ALIASES = {"high_medium": "medium", "all": "low"}
+#: Bits of a rule's priority in the packed sort key of ``_span_order``.
+_PRIO_BITS = max(1, int(PRIORITY.max()).bit_length())
+_TIE_BITS = max(1, (int(PRIORITY.max()) * len(LEVELS) + len(LEVELS) - 1).bit_length())
 _OLD_CUES = np.array([CODE[("NAME", f"cue:{w}")] for w in CUE_WORDS], dtype=np.int64)
 
 
@@ -117,6 +121,7 @@ def scan_text_arrays(
             done += int(lengths[ids].sum()) + ids.size
             if rep is not None:
                 rep.step(min(done / total, 1.0), "Scanning free text")
+    forget()  # the batches' cached code points
     if not parts:
         return _empty()
     out = TextHits(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
@@ -243,22 +248,44 @@ def _dedupe(
     conf = CONFIDENCE[code]
     if conf.min(initial=0) == conf.max(initial=0):
         return _dedupe_tier(start, end, code)
-    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    # each tier (the hits of a confidence or above) read in one order: a hit of the
+    # tier's own confidence is kept when it ends past every earlier hit of the tier
+    order = _span_order(start, end, PRIORITY[code])
+    s, e, c, cf = start[order], end[order], code[order], conf[order]
+    keep = np.zeros(s.size, dtype=bool)
+    before = np.empty_like(e)
+    before[0] = -1
     for level in range(len(LEVELS)):
-        upto = conf <= level
-        s, e, c = _dedupe_tier(start[upto], end[upto], code[upto])
-        mine = CONFIDENCE[c] == level
-        kept.append((s[mine], e[mine], c[mine]))
-    s, e, c = (np.concatenate(a) for a in zip(*kept, strict=True))
-    order = np.lexsort((PRIORITY[c], -e, s))
+        member = cf <= level
+        reach = np.maximum.accumulate(e * member - ~member)  # the others read as -1
+        before[1:] = reach[:-1]
+        keep |= (cf == level) & (e > before)
+    s, e, c = s[keep], e[keep], c[keep]
+    # as the tiers' hits joined level by level, then sorted: ties in level order
+    order = _span_order(s, e, PRIORITY[c] * len(LEVELS) + CONFIDENCE[c], _TIE_BITS)
     return s[order], e[order], c[order]
+
+
+def _span_order(
+    start: np.ndarray, end: np.ndarray, tie: np.ndarray, tie_bits: int | None = None
+) -> np.ndarray:
+    """The stable order by start, then longest first (end descending), then ``tie`` (the
+    priority): ``np.lexsort((tie, -end, start))``, as one sort of a packed key when it
+    fits."""
+    tie_bits = _PRIO_BITS if tie_bits is None else tie_bits
+    top = int(end.max(initial=0)) + 1
+    bits = top.bit_length()
+    if 2 * bits + tie_bits > 62:
+        return np.lexsort((tie, -end, start))
+    key = (start << (bits + tie_bits)) | ((top - end) << tie_bits) | tie
+    return np.argsort(key, kind="stable")
 
 
 def _dedupe_tier(
     start: np.ndarray, end: np.ndarray, code: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     prio = PRIORITY[code]
-    order = np.lexsort((prio, -end, start))  # by start, longest first, then priority
+    order = _span_order(start, end, prio)  # by start, longest first, then priority
     start, end, code = start[order], end[order], code[order]
     keep = np.ones(start.size, dtype=bool)
     keep[1:] = end[1:] > np.maximum.accumulate(end)[:-1]

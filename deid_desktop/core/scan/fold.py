@@ -48,11 +48,19 @@ def fold(text: str) -> str:
     """``text`` folded, with exactly the same length."""
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_TABLE).decode("ascii")
-    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    out = _bmp_table()[np.minimum(points, 0xFFFF).astype(np.intp)]  # intp: numpy's fast path
-    beyond = np.flatnonzero(points > 0xFFFF)  # emoji and other rare characters
+    # the ASCII characters through the byte table, the few others through the BMP table
+    base = bytearray(ascii_projection(text).translate(_ASCII_TABLE))
+    points = code_points(text)
+    other = non_ascii(text)
+    folded = _bmp_table()[np.minimum(points[other], 0xFFFF).astype(np.intp)]
+    beyond = np.flatnonzero(points[other] > 0xFFFF)  # emoji and other rare characters
     if beyond.size:
-        out[beyond] = [ord(_UNICODE_TABLE[c]) for c in points[beyond].tolist()]
+        folded[beyond] = [ord(_UNICODE_TABLE[c]) for c in points[other[beyond]].tolist()]
+    if folded.max(initial=0) < 128:  # typographic characters: the result is ASCII
+        np.frombuffer(base, dtype=np.uint8)[other] = folded
+        return base.decode("ascii")
+    out = np.frombuffer(base, dtype=np.uint8).astype(np.uint32)
+    out[other] = folded
     return out.tobytes().decode("utf-32-le", "surrogatepass")
 
 
@@ -71,5 +79,56 @@ def _bmp_table() -> np.ndarray:
 
 
 def ascii_projection(text: str) -> bytes:
-    """One byte per character (non-ASCII becomes '?'), for the digit-region search."""
-    return text.encode("ascii", errors="replace")
+    """One byte per character (non-ASCII becomes '?'), made once per text (the word cut,
+    the digit regions, the cue windows and the e-mail parts each read it)."""
+    for held, derived in _RECENT:
+        if held is text:
+            return derived[2]
+    if text.isascii():
+        encoded = text.encode("ascii")
+        _remember(text, (None, None, encoded))
+        return encoded
+    return _derived(text)[2]
+
+
+def code_points(text: str) -> np.ndarray:
+    """The code points of ``text`` (uint32), made once per text: a batch's finders each
+    read them."""
+    return _derived(text)[0]
+
+
+def non_ascii(text: str) -> np.ndarray:
+    """The offsets of the non-ASCII characters of ``text``."""
+    return _derived(text)[1]
+
+
+#: The few texts whose code points were asked for last, with what was derived from them
+#: (held only by identity, so a text is never kept past a few newer batches).
+_Derived = tuple[np.ndarray | None, np.ndarray | None, bytes]
+_RECENT: tuple[tuple[str, _Derived], ...] = ()
+_RECENT_SIZE = 3
+
+
+def _remember(text: str, derived: _Derived) -> None:
+    global _RECENT
+    _RECENT = ((text, derived), *(e for e in _RECENT if e[0] is not text))[:_RECENT_SIZE]
+
+
+def _derived(text: str) -> tuple[np.ndarray, np.ndarray, bytes]:
+    """Code points, non-ASCII offsets and ASCII projection of ``text``, cached."""
+    for held, (points, other, projection) in _RECENT:
+        if held is text and points is not None and other is not None:
+            return points, other, projection
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    other = np.flatnonzero(points > 127)
+    codes = points.astype(np.uint8)
+    codes[other] = 63  # '?'
+    derived = (points, other, codes.tobytes())
+    _remember(text, derived)
+    return derived
+
+
+def forget() -> None:
+    """Drop the cached texts (at the end of a scan)."""
+    global _RECENT
+    _RECENT = ()

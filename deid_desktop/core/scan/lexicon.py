@@ -101,16 +101,19 @@ class Lexicon:
     multi: dict[str, tuple[str, ...]]
 
     @functools.cached_property
-    def _table(self) -> tuple[np.ndarray, np.ndarray, int, int]:
+    def _table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """An open-addressing table (linear probing) by the top bits of the hash, about
         ``_SLOTS_PER_WORD`` slots per word so that it stays in the cache: per slot the
-        hash and flags of one word (flags 0: an empty slot; every word has a flag), the
-        number of bits and the longest probe. Filled in rounds, a word per free slot."""
+        hash and flags of one word (flags 0: an empty slot; every word has a flag) and
+        how far beyond it the words whose home it is were placed (0: all at home, so a
+        word found neither there is unknown without probing), and the number of bits.
+        Filled in rounds, a word per free slot."""
         wanted = max(int(self.hashes.size) * _SLOTS_PER_WORD, 2)
         bits = min(_MAX_SLOT_BITS, max(10, (wanted - 1).bit_length()))
         size = 1 << bits
         hashes = np.zeros(size, dtype=np.uint64)
         flags = np.zeros(size, dtype=np.int32)
+        reach = np.zeros(size, dtype=np.uint16)
         home = (self.hashes >> np.uint64(64 - bits)).astype(np.int64)
         pending = np.arange(self.hashes.size)
         probe = 0
@@ -121,11 +124,12 @@ class Lexicon:
             placed = pending[free][first]
             hashes[slots] = self.hashes[placed]
             flags[slots] = self.flags[placed]
+            reach[home[placed]] = probe  # rounds only grow: the last one placed is the farthest
             done = np.zeros(pending.size, dtype=bool)
             done[np.flatnonzero(free)[first]] = True
             pending = pending[~done]
             probe += 1 if pending.size else 0
-        return hashes, flags, bits, probe
+        return hashes, flags, reach, bits
 
     def lookup(self, buf: bytes, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
         """Flags of the words at ``starts`` in the folded ASCII ``buf`` (0: unknown)."""
@@ -137,22 +141,22 @@ class Lexicon:
         """Flags of the words of hashes ``h`` (``word_hash``) and lengths ``length``."""
         if h.size == 0 or self.hashes.size == 0:
             return np.zeros(h.size, dtype=np.int64)
-        hashes, flags, bits, probes = self._table
+        hashes, flags, reach, bits = self._table
         slot = (h >> np.uint64(64 - bits)).astype(np.int64)
         found = flags[slot]
         here = hashes[slot] == h
-        out = np.where(here, found, 0).astype(np.int64)
-        # probe on where the slot holds another word (few: the table is mostly empty)
-        todo = np.flatnonzero(~here & (found != 0))
+        out = (found * here).astype(np.int64)  # not np.where: slow on a random mask
+        # probe on only where words of this home were placed beyond it (few)
+        todo = np.flatnonzero(~here & (reach[slot] > 0))
         mask = (1 << bits) - 1
-        for k in range(1, probes + 1):
-            if todo.size == 0:
-                break
-            at = (slot[todo] + k) & mask
-            found = flags[at]
+        k = 0
+        while todo.size:
+            k += 1
+            home = slot[todo]
+            at = (home + k) & mask
             here = hashes[at] == h[todo]
-            out[todo[here]] = found[here]
-            todo = todo[~here & (found != 0)]
+            out[todo[here]] = flags[at[here]]
+            todo = todo[~here & (reach[home] > k)]
         out[length > MAX_LEN] = 0
         return out
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from deid_desktop.core.scan import cues
 from deid_desktop.core.scan.dictionary import URL_START, ScanDictionary, WordMatcher
-from deid_desktop.core.scan.fold import ascii_projection
+from deid_desktop.core.scan.fold import ascii_projection, code_points
 from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # start, end, rule code
@@ -67,6 +67,8 @@ _ISO_GROUP = _DIGITS.groupindex["date_iso"]
 _PHONE_GROUP = _DIGITS.groupindex["phone"]
 _DATE_WIDTH = 10  # the longest numeric date: 2024-12-31, 12/31/2024
 _DATE_SEPS = np.frombuffer(b"./-", dtype=np.uint8)
+_DATE_COLS = np.arange(_DATE_WIDTH)
+_POW10 = 10 ** np.arange(_DATE_WIDTH + 1, dtype=np.int64)
 _EMAIL_CODE = pattern_code("EMAIL", "pattern:email")
 _URL_CODE = pattern_code("URL", "pattern:url")
 _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
@@ -270,23 +272,26 @@ def _month_date(text: str, start: int, end: int) -> tuple[int, int] | None:
 def _valid_dates(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: np.ndarray) -> np.ndarray:
     """Which numeric date matches (three digit groups, one separator between them, at
     most ``_DATE_WIDTH`` characters) are calendar-plausible: year-month-day with a year
-    1800-2200, or day/month/year either way round; with the same separator twice."""
-    n = lo.size
-    parts = np.zeros((3, n), dtype=np.int64)
-    part = np.zeros(n, dtype=np.int64)
-    seps = np.zeros((2, n), dtype=np.int64)
-    cols = np.arange(n)
-    last = buf.size - 1
-    for j in range(_DATE_WIDTH):
-        pos = lo + j
-        inside = pos < hi
-        c = buf[np.minimum(pos, last)].astype(np.int64)
-        digit = inside & (c >= 48) & (c <= 57)
-        sep = np.flatnonzero(inside & ~digit)
-        seps[np.minimum(part[sep], 1), sep] = c[sep]
-        part += inside & ~digit
-        k, col = part[digit], cols[digit]
-        parts[k, col] = parts[k, col] * 10 + c[digit] - 48
+    1800-2200, or day/month/year either way round; with the same separator twice.
+
+    Read as one (match, character) table, a column per character of the widest date."""
+    rows = np.arange(lo.size)
+    pos = lo[:, None] + _DATE_COLS
+    inside = pos < hi[:, None]
+    c = buf[np.minimum(pos, buf.size - 1)].astype(np.int64)
+    digit = inside & (c >= 48) & (c <= 57)
+    sep = inside & ~digit
+    n_sep = np.cumsum(sep, axis=1)
+    part = n_sep - sep  # a digit's group: the separators before it
+    count = n_sep[:, -1]
+    first_sep = c[rows, np.argmax(sep, axis=1)] * (count >= 1)
+    last_sep = c[rows, _DATE_WIDTH - 1 - np.argmax(sep[:, ::-1], axis=1)] * (count >= 2)
+    value = (c - 48) * digit
+    parts = np.zeros((3, lo.size), dtype=np.int64)
+    for k in range(3):
+        mine = digit & (part == k)
+        after = np.cumsum(mine[:, ::-1], axis=1)[:, ::-1] - mine  # its digits after this one
+        parts[k] = (value * mine * _POW10[after]).sum(axis=1)
     a, b, c = parts
     ok_iso = (a >= 1800) & (a <= 2200) & (b >= 1) & (b <= 12) & (c >= 1) & (c <= 31)
     ok_num = (a >= 1) & (a <= 31) & (b >= 1) & (b <= 31) & ((a <= 12) | (b <= 12))
@@ -295,7 +300,7 @@ def _valid_dates(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: np.ndarra
     before = buf[np.maximum(lo - 1, 0)]
     before2 = buf[np.maximum(lo - 2, 0)]
     decimal = (lo >= 2) & np.isin(before, _DATE_SEPS) & (before2 >= 48) & (before2 <= 57)
-    return np.where(iso, ok_iso, ok_num) & (seps[0] == seps[1]) & ~decimal
+    return np.where(iso, ok_iso, ok_num) & (first_sep == last_sep) & ~decimal
 
 
 def digit_regions(text: str) -> tuple[str, np.ndarray]:
@@ -404,8 +409,8 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
 def _codes(text: str) -> np.ndarray:
     """One integer per character: bytes for ASCII text, code points otherwise."""
     if text.isascii():
-        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        return np.frombuffer(ascii_projection(text), dtype=np.uint8)
+    return code_points(text)
 
 
 def _local_parts(text: str, folded: str) -> tuple[np.ndarray, np.ndarray]:

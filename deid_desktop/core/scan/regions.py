@@ -34,6 +34,8 @@ _SHIFT = np.uint64(64 - _BITS)
 #: Bytes kept of an 8-byte read, by the number of characters that belong to the word.
 _MASK = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 _EMPTY = np.empty(0, dtype=np.int64)
+#: ``WordIndex.easy`` of a bucket shared by several one-word terms (-1: no term).
+_SHARED = -2
 
 
 def _read8(buf: bytes, at: np.ndarray) -> np.ndarray:
@@ -125,6 +127,7 @@ class WordIndex:
         # words that share a bucket (at a million terms, most): by their sorted hashes
         shared = _Sorted.build(ids[~alone], k0[~alone], k1[~alone], length[~alone])
         is_hard[shared.ids] = False
+        easy[bucket[~alone]] = _SHARED  # a text word there is looked up in ``shared``
         pairs = _Pairs.build(buf, tstart, term_len, first_len, is_ascii & (n_spaces == 1))
         is_hard[pairs.ids] = False
         hard_ids = np.flatnonzero(is_hard)
@@ -166,23 +169,28 @@ class WordIndex:
         if tokens is not None:
             tokens.append((starts, ends, k0, k1, h))
         bucket = _bucket_of(h)
-        w = self.easy[bucket]
-        hit = np.flatnonzero(w >= 0)
-        w = w[hit].astype(np.int64)
+        w0 = self.easy[bucket]
+        hit = np.flatnonzero(w0 >= 0)
+        w = w0[hit].astype(np.int64)
         ok = (
             (self.easy_len[w] == length[hit])
             & (self.easy_k0[w] == k0[hit])
             & (self.easy_k1[w] == k1[hit])
         )
         easy_last, easy_ids = ends[hit[ok]], w[ok]
-        span = self.hard_span[bucket]
-        shard = bucket % len(self.hard) if len(self.hard) > 1 else None
-        found = [
-            self._hard_matches(raw, starts, span if shard is None else span * (shard == k), auto)
-            for k, automatons in enumerate(self.hard)
-            for auto in automatons
-        ]
-        found.append(self.shared.matches(ends, length, k0, k1, h))
+        found: list[tuple[np.ndarray, np.ndarray]] = []
+        if any(self.hard):  # (no hard term: no span to read)
+            span = self.hard_span[bucket]
+            shard = bucket % len(self.hard) if len(self.hard) > 1 else None
+            found = [
+                self._hard_matches(
+                    raw, starts, span if shard is None else span * (shard == k), auto
+                )
+                for k, automatons in enumerate(self.hard)
+                for auto in automatons
+            ]
+        cand = np.flatnonzero(w0 == _SHARED)
+        found.append(self.shared.matches(ends[cand], length[cand], k0[cand], k1[cand], h[cand]))
         found.append(self.pairs.matches(starts, ends, length, k0, k1))
         hard_last = np.concatenate([f[0] for f in found])
         hard_ids = np.concatenate([f[1] for f in found])

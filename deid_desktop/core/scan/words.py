@@ -32,6 +32,8 @@ _CLASS[97:123] = _LOW
 _CLASS[48:58] = _DIG
 
 
+_COLS4 = np.arange(4)
+_POW10 = 10 ** np.arange(4, dtype=np.int64)
 _PAD = 3  # sentinel words after the last: index -1, -2 and n..n+2 read as no word
 _CLASS_BYTES = _CLASS.tobytes()
 #: The flags the finders start from (``_flag_idx``): few words carry one.
@@ -209,15 +211,12 @@ def cut_words(
     digits = ((c0 & _DIG) != 0) & ((cl & _DIG) != 0) & (one | ((c1 & _DIG) != 0))
     values = np.full(n + _PAD, -1, dtype=np.int64)
     short = np.flatnonzero(digits & (length <= 4))
-    if short.size:
-        s, k_len = start[short], length[short]
-        v = np.zeros(short.size, dtype=np.int64)
-        ok = np.ones(short.size, dtype=bool)
-        for k in range(4):
-            inside = k < k_len
-            c = raw[s + k].astype(np.int64) - 48
-            ok &= ~inside | ((c >= 0) & (c <= 9))
-            v = np.where(inside, v * 10 + c, v)
+    if short.size:  # their digits as one (word, character) table
+        k_len = length[short, None]
+        c = raw[start[short, None] + _COLS4].astype(np.int64) - 48
+        inside = k_len > _COLS4
+        ok = (~inside | ((c >= 0) & (c <= 9))).all(axis=1)
+        v = (c * inside * _POW10[np.maximum(k_len - 1 - _COLS4, 0)]).sum(axis=1)
         values[short] = np.where(ok, v, -1)
         digits[short] &= ok
     # notes written in capitals: more words starting upper-case than lower-case (x3)
@@ -258,13 +257,13 @@ def _gaps(raw: np.ndarray, cls: np.ndarray, start: np.ndarray, end: np.ndarray, 
         lo[1:n] = end[: n - 1]
     size = start - lo
     g0 = cls[lo]
-    g1 = np.where(size > 1, cls[lo + 1], 0)
+    g1 = cls[lo + 1] * (size > 1)  # products, not np.where (slow on a random mask)
     gl = cls[start - 1]  # -1 (word 0 at offset 0, a sentinel): reset below
     if n and size[0] == 0:  # the batch starts with a word: no gap
         g0[0] = gl[0] = 0
     anyc = g0 | g1 | gl
     space = (g0 == _SP) & (gl == _SP) & ((size <= 2) | (g1 == _SP)) & (size <= 3)
-    first = np.where(size > 0, raw[lo].astype(np.int64), 0)
+    first = (raw[lo] * (size > 0)).astype(np.int64)
     stop = (anyc & _STOP) != 0
     stop[0] = True
     comma = ((g0 | g1) & _COMMA) != 0

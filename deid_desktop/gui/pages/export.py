@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.core.errors import DeidError
-from deid_desktop.core.held_back import default_folders
+from deid_desktop.core.held_back import default_folders, word_lists_differ
 from deid_desktop.core.pathways.registry import pathway_spec, preconditions
 from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
@@ -66,7 +66,7 @@ class ExportPage(Page):
         self.crosswalk_dir = FolderPicker("Crosswalk folder", "Crosswalk folder")
         self.crosswalk_dir.setToolTip(CROSSWALK_WHY)
         self.release_dir.changed.connect(self._validate)
-        self.crosswalk_dir.changed.connect(self._validate)
+        self.crosswalk_dir.changed.connect(self._crosswalk_changed)
         self.csv = QCheckBox("CS&V (UTF-8)")
         self.csv.setAccessibleName("Write CSV files")
         self.xlsx = QCheckBox("E&xcel (XLSX)")
@@ -203,6 +203,11 @@ class ExportPage(Page):
             return "Choose the release folder."
         if cw is None:
             return "Choose the crosswalk folder."
+        if self._word_list_differs(cw):
+            return (
+                "The crosswalk folder holds another word list than the one the review "
+                f"scanned with: run the review again ({Step.REVIEW.short})."
+            )
         try:  # the folder rule is core's (the export refuses the same folders)
             from deid_desktop.core.export import check_placement  # pandas: on use
 
@@ -217,6 +222,17 @@ class ExportPage(Page):
         meta = replace(project.export, dua=self.dua.text().strip())
         problems = preconditions(replace(project, export=meta))
         return problems[0].message if problems else None
+
+    def _crosswalk_changed(self) -> None:
+        """The project word list lives in the crosswalk folder (as for ``deid run
+        --crosswalk-dir``): the next review scans with that folder's list."""
+        self.session.crosswalk_dir = self.crosswalk_dir.path
+        self._validate()
+
+    def _word_list_differs(self, crosswalk: Path) -> bool:
+        """Whether the word list of ``crosswalk`` is not the one the review used."""
+        used = self.session.review_word_folder
+        return used is not None and word_lists_differ(crosswalk, used)
 
     # -- display -----------------------------------------------------------------------
     def _reset(self) -> None:

@@ -166,6 +166,7 @@ class ReviewPage(Page):
             result, notes = value
             if s.project is project and s.extract is extract:
                 self._notes_index = notes
+                s.review_word_folder = held_back
                 s.set_review(result)
             else:  # the project changed while the review ran: review the new one
                 self._schedule_review()
