@@ -213,7 +213,11 @@ def review(
     """Build the release in memory, verify it, measure risk, scan free text (core.engine).
 
     The review screen shows the scan of every free-text column, suppressed ones too; the
-    scan uses the project word list of ``held_back`` (the crosswalk folder)."""
+    scan uses the project word list of ``held_back`` (the crosswalk folder).
+
+    The export's read-back dictionary (every direct value of the extract, ~300 MB at a
+    million persons) is not built here: the review is held while the user looks at it
+    and runs again at each change; ``export`` builds it (``with_readback``)."""
     from deid_desktop.core import engine
     from deid_desktop.core.scan.wordlist import load_word_list
 
@@ -225,7 +229,21 @@ def review(
         progress=progress,
         cancel=cancel,
         words=load_word_list(held_back),
+        readback=False,
     )
+
+
+def with_readback(result: ReviewResult, extract: Extract) -> ReviewResult:
+    """``result`` with the read-back dictionary the export checks the written files
+    against (built now from ``extract`` when the review left it out)."""
+    if result.dictionary is not None:
+        return result
+    from dataclasses import replace
+
+    from deid_desktop.core.export.readback import readback_dictionary
+
+    dictionary = readback_dictionary(extract, result.project, result.release)
+    return replace(result, dictionary=dictionary)
 
 
 def export(
@@ -233,6 +251,7 @@ def export(
     result: ReviewResult,
     meta: ExportMeta,
     *,
+    extract: Extract,
     out_dir: Path,
     crosswalk_dir: Path,
     accept_risk: str | None = None,
@@ -242,13 +261,15 @@ def export(
 ) -> ExportRecord:
     """Write the reviewed release (core.engine refuses if a blocking check failed, or if
     the residual risk needs an accepted reason and ``accept_risk`` gives none);
-    ``sample_review``: the reviewer's sample of notes, its counts go into the record."""
+    ``sample_review``: the reviewer's sample of notes, its counts go into the record;
+    ``extract``: the reviewed extract, whose direct values the written files are read
+    back against (``with_readback``)."""
     from deid_desktop.core import engine
 
     return engine.export(
         result.project,
         project_path,
-        result,
+        with_readback(result, extract),
         out_dir=out_dir,
         crosswalk_dir=crosswalk_dir,
         meta=meta,
