@@ -34,6 +34,56 @@ if TYPE_CHECKING:  # the data stack loads with the first job, not with the windo
     from deid_desktop.core.zip3 import Zip3Table
 
 
+#: What the pages import on first use (to keep start-up light): ``warm_imports`` loads
+#: them in the first job, so the UI thread never executes a module's code (seconds for
+#: pandas and the core modules, with Python's lock held, the window frozen meanwhile).
+FIRST_USE_MODULES = (
+    "pandas",
+    "deid_desktop.core",
+    "deid_desktop.core.atomic",
+    "deid_desktop.core.demo",
+    "deid_desktop.core.engine",
+    "deid_desktop.core.errors",
+    "deid_desktop.core.held_back",
+    "deid_desktop.core.io",
+    "deid_desktop.core.model",
+    "deid_desktop.core.project",
+    "deid_desktop.core.tagging",
+    "deid_desktop.core.scan.report",
+    "deid_desktop.core.export",
+    "deid_desktop.core.export.readback",
+    "deid_desktop.core.attack",
+    "deid_desktop.core.cross_release",
+    "deid_desktop.core.risk",
+    "deid_desktop.core.risk.builtin_hierarchies",
+    "deid_desktop.core.risk.cells",
+    "deid_desktop.core.risk.hierarchy",
+    "deid_desktop.core.risk.intruder",
+    "deid_desktop.core.risk.lattice",
+    "deid_desktop.core.risk.verdict",
+    "deid_desktop.core.scan",
+    "deid_desktop.core.scan.notes",
+    "deid_desktop.core.scan.sample",
+    "deid_desktop.core.scan.wordlist",
+    "deid_desktop.core.tagging.protection",
+    "deid_desktop.core.tagging.retag",
+    "deid_desktop.core.verify",
+    "deid_desktop.core.verify.plain",
+    "deid_desktop.core.zip3",
+    "deid_desktop.gui.scan_panel",
+    "deid_desktop.gui.generalize_panel",
+    "deid_desktop.gui.hierarchy_editor",
+)
+
+
+def warm_imports() -> None:
+    """Import ``FIRST_USE_MODULES`` (call it in a job, off the UI thread)."""
+    import importlib
+
+    for name in FIRST_USE_MODULES:
+        importlib.import_module(name)
+
+
 # -- loading -----------------------------------------------------------------------------
 def list_sheets(path: Path) -> list[str]:
     from deid_desktop.core.io import list_sheets as _list_sheets

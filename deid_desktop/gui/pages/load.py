@@ -235,6 +235,7 @@ class LoadPage(Page):
         item.loaded = None
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
+            backend.warm_imports()  # what the pages import on first use, not on the UI thread
             table = backend.read_table(
                 item.path, sheet=item.sheet, progress=progress, cancel=cancel
             )
@@ -326,6 +327,7 @@ class LoadPage(Page):
         self.banner.clear()
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
+            backend.warm_imports()  # what the pages import on first use, not on the UI thread
             # the inputs' hashes are read here, off the UI thread (seconds at 1M rows)
             problems = backend.check_inputs(project, path)
             if problems:
