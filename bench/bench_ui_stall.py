@@ -141,7 +141,7 @@ class Probe:
             frames = sys._current_frames()
             ui = frames.get(self._ui)
             others = [
-                frames_of(f, 3)
+                frames_of(f, 6)
                 for ident, f in frames.items()
                 if ident not in (self._ui, threading.get_ident())
             ]
