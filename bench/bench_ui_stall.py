@@ -1,233 +1,383 @@
-"""Benchmark: how long the UI thread stalls while a 1M-person extract loads and is
-reviewed (the release built in memory, verified, risk measured, notes scanned) in the
-app's worker thread.
+"""Benchmark: how long the UI thread stalls, and how much memory the app holds, while a
+user works through a 1M-person extract in the real window.
 
-A QTimer probe fires every 10 ms on the UI thread and records how late it runs; the
-longest lateness is the longest stall a user would feel (frozen window, no repaint).
-The app's own progress strip is shown and updated through the throttled progress
-signal, as in the real window. Target: longest stall under 100 ms.
+The bench drives the app's own ``MainWindow`` as a user does: it opens the project
+(the load page reads the extract in the worker and shows its preview and report), goes
+to the tag page and the pathway page, then the Review page (the review runs: release
+built in memory, verified, risk measured, every free-text note scanned), opens each of
+its tabs (checks, residual risk, free text, the intruder tab, whose attack starts when
+it is shown), opens the generalization search panel, and finally the Export page.
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_ui_stall.py [PERSONS] [--cache DIR]
-        [--where MS]
+A QTimer fires every 10 ms on the UI thread and records how late it runs; the longest
+lateness is the longest stall a user feels (frozen window, no repaint). ``--burn N``
+runs N busy-loop processes beside the app for the whole run (default 2, the cores of
+this machine), as on a loaded machine. The process's peak RSS is read from the kernel
+(VmHWM), reset at each step, so each step has its own peak. Target: longest stall
+under 50 ms, peak under 1.8 GB.
 
-``--where MS`` names what held the GIL: when a tick is at least MS late, the probe (which
-has just got the GIL back) records the worker thread's innermost frames - the Python line
-whose call had held the GIL - and the report lists them with the stalls.
+    QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_ui_stall.py [PERSONS]
+        [--cache DIR] [--burn N] [--where MS] [--repeat R] [--export]
+
+``--where MS`` says what held the UI thread: a watchdog thread samples the UI thread's
+Python stack (and the other threads') whenever no tick has run for MS; the report lists
+the longest stalls with those frames. ``--repeat R`` runs the whole bench R times, each
+in a fresh process, and prints the medians. ``--export`` also presses Export.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from _common import cached_demo, peak_rss_mb
-from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication
+from _common import cached_demo, child_json
 
 PROBE_MS = 10
-TARGET_MS = 100.0
+TARGET_MS = 50.0
+TARGET_MB = 1800.0
+WAIT_S = 900.0
+
+
+# -- memory -------------------------------------------------------------------------------
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def peak_mb() -> float:
+    """The process's peak resident set since the last ``reset_peak`` (VmHWM), in MB."""
+    return _status_kb("VmHWM") / 1024
+
+
+def rss_mb() -> float:
+    return _status_kb("VmRSS") / 1024
+
+
+def reset_peak() -> bool:
+    """Start a new peak (writing 5 to clear_refs resets VmHWM; Linux >= 4.0)."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+# -- the probe ----------------------------------------------------------------------------
+def frames_of(frame: Any, depth: int) -> str:
+    names: list[str] = []
+    f = frame
+    while f is not None and len(names) < depth:
+        code = f.f_code
+        names.append(f"{Path(code.co_filename).name}:{f.f_lineno} {code.co_name}")
+        f = f.f_back
+    return " < ".join(names)
 
 
 class Probe:
-    """Records how late a 10 ms timer fires on the UI thread."""
+    """A 10 ms timer on the UI thread; each tick records how late it ran, under the name
+    of the step the bench is in. With ``where_ms``, a watchdog thread samples the stacks
+    while the UI thread has not ticked for that long."""
 
-    def __init__(self) -> None:
-        self.clock = QElapsedTimer()
+    def __init__(self, where_ms: float | None) -> None:
+        from PySide6.QtCore import QTimer
+
         self.timer = QTimer()
         self.timer.setInterval(PROBE_MS)
         self.timer.timeout.connect(self._tick)
-        self.late: list[float] = []
-        self.stalls: list[tuple[float, str]] = []  # (ms, the stage reported before it)
-        self.stage = ""
-        self._last = 0.0
-        self.where_ms: float | None = None  # record the worker's stack on ticks this late
-        self.held: list[tuple[float, str, str]] = []  # (ms, stage, worker frames)
-
-    def on_progress(self, _fraction: float, stage: str) -> None:
-        self.stage = stage
+        self.step = "start"
+        self.late: dict[str, list[float]] = {}
+        self.stalls: list[tuple[float, str, float]] = []  # (ms, step, when the stall began)
+        self._last = time.perf_counter()
+        self.where_ms = where_ms
+        self.samples: list[tuple[float, str, str]] = []  # (time, UI frames, other frames)
+        self._ui = threading.get_ident()
+        self._stop = threading.Event()
+        self._watch: threading.Thread | None = None
 
     def start(self) -> None:
-        self.late = []
-        self.stalls = []
-        self.held = []
-        self.clock.start()
-        self._last = 0.0
+        self._last = time.perf_counter()
         self.timer.start()
+        if self.where_ms is not None:
+            self._watch = threading.Thread(target=self._watchdog, name="probe", daemon=True)
+            self._watch.start()
 
     def stop(self) -> None:
         self.timer.stop()
+        self._stop.set()
+        if self._watch is not None:
+            self._watch.join()
 
     def _tick(self) -> None:
-        now = self.clock.nsecsElapsed() / 1e6
-        late = max(0.0, now - self._last - PROBE_MS)
-        self.late.append(late)
-        if late > TARGET_MS:
-            self.stalls.append((late, self.stage))
-        if self.where_ms is not None and late >= self.where_ms:
-            self.held.append((late, self.stage, worker_frames()))
+        now = time.perf_counter()
+        late = max(0.0, (now - self._last) * 1000 - PROBE_MS)
+        self.late.setdefault(self.step, []).append(late)
+        if late >= TARGET_MS:
+            self.stalls.append((late, self.step, self._last))
         self._last = now
 
+    def _watchdog(self) -> None:
+        assert self.where_ms is not None
+        limit = self.where_ms / 1000
+        while not self._stop.wait(0.004):
+            now = time.perf_counter()
+            if now - self._last < limit + PROBE_MS / 1000:
+                continue
+            frames = sys._current_frames()
+            ui = frames.get(self._ui)
+            others = [
+                frames_of(f, 6)
+                for ident, f in frames.items()
+                if ident not in (self._ui, threading.get_ident())
+            ]
+            ui_text = frames_of(ui, 6) if ui is not None else "?"
+            self.samples.append((now, ui_text, " | ".join(o for o in others if o)))
 
-def worker_frames(depth: int = 4) -> str:
-    """The innermost frames of every thread but this one (the UI thread)."""
-    me = threading.get_ident()
-    out: list[str] = []
-    for ident, frame in sys._current_frames().items():
-        if ident == me:
-            continue
-        names: list[str] = []
-        f = frame
-        while f is not None and len(names) < depth:
-            code = f.f_code
-            names.append(f"{Path(code.co_filename).name}:{f.f_lineno} {code.co_name}")
-            f = f.f_back
-        out.append(" < ".join(names))
-    return " | ".join(out)
+    def held(self, began: float, ms: float) -> tuple[str, str]:
+        """The commonest UI-thread and other-thread stacks sampled during a stall."""
+        end = began + (ms + PROBE_MS) / 1000
+        inside = [s for s in self.samples if began <= s[0] <= end]
+        if not inside:
+            return "", ""
+        ui = Counter(s[1] for s in inside).most_common(1)[0][0]
+        other = Counter(s[2] for s in inside).most_common(1)[0][0]
+        return ui, other
 
 
-def run_in_worker(
-    app: QApplication, runner: Any, fn: Callable[..., Any], probe: Probe
-) -> tuple[Any, float]:
-    result: dict[str, Any] = {}
+def wait_until(app: Any, done: Callable[[], bool], seconds: float = WAIT_S) -> None:
+    """Run the event loop until ``done()`` (polled every 20 ms), as a user waits."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
     loop = QEventLoop()
+    deadline = time.perf_counter() + seconds
+    poll = QTimer()
+    poll.setInterval(20)
 
-    def ok(value: Any) -> None:
-        result["value"] = value
+    def check() -> None:
+        if done() or time.perf_counter() > deadline:
+            loop.quit()
 
-    def failed(exc: BaseException) -> None:
-        result["error"] = exc
-
-    runner.busyChanged.connect(lambda busy: None if busy else loop.quit())
-    probe.start()
-    t0 = time.perf_counter()
-    runner.run(fn, name="bench", on_success=ok, on_error=failed)
+    poll.timeout.connect(check)
+    poll.start()
     loop.exec()
-    seconds = time.perf_counter() - t0
-    probe.stop()
-    runner.busyChanged.disconnect()
-    if "error" in result:
-        raise result["error"]
-    return result["value"], seconds
+    poll.stop()
+    if not done():
+        raise SystemExit(f"timed out after {seconds:.0f} s")
 
 
-def review_job(project: Any, extract: Any, progress: Any, cancel: Any) -> Any:
-    """What the review page runs in its worker: the engine's review, then the notes index."""
-    from deid_desktop.gui import backend
-    from deid_desktop.gui.pages.review import index_notes
-
-    result = backend.review(extract, project, progress=progress, cancel=cancel)
-    return result, index_notes(result.scan)
+def settle(app: Any, ms: int = 600) -> None:
+    """Let deferred work (single-shot timers, repaints) run."""
+    end = time.perf_counter() + ms / 1000
+    wait_until(app, lambda: time.perf_counter() >= end)
 
 
-def load_job(project: Any, project_path: Path, progress: Any, cancel: Any) -> Any:
-    """What the load page runs in its worker: the engine's load, then tag suggestions."""
-    from deid_desktop.gui import backend
+# -- one run ------------------------------------------------------------------------------
+def run_once(project_path: Path, where: float | None, export: bool) -> dict[str, Any]:
+    from deid_desktop.core.steps import Step
+    from deid_desktop.gui.app import make_app
 
-    extract = backend.load_extract(project, project_path, progress=progress, cancel=cancel)
-    return extract, backend.suggestions_for(extract)
+    app = make_app([sys.argv[0]])
+    from PySide6.QtCore import QSettings
 
+    from deid_desktop.gui.main_window import MainWindow
 
-def report(stage: str, seconds: float, probe: Probe) -> float:
-    late = sorted(probe.late)
-    worst = late[-1] if late else 0.0
-    p99 = late[int(len(late) * 0.99)] if late else 0.0
-    over = len(probe.stalls)
-    print(
-        f"{stage:<8} {seconds:6.1f} s in the worker; UI probe: {len(late):,} ticks, "
-        f"longest stall {worst:5.0f} ms, p99 {p99:4.0f} ms, stalls > {TARGET_MS:.0f} ms: {over}",
-        flush=True,
+    settings_file = Path(tempfile.mkdtemp(prefix="deid-bench-ui-")) / "settings.ini"
+    window = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat))
+    window.resize(1280, 820)
+    window.show()
+    probe = Probe(where)
+    steps: list[dict[str, Any]] = []
+    can_reset = reset_peak()
+    probe.start()
+
+    def step(name: str, action: Callable[[], None], done: Callable[[], bool]) -> None:
+        reset_peak()
+        probe.step = name
+        t0 = time.perf_counter()
+        action()
+        wait_until(app, lambda: done() and not window.runner.busy)
+        settle(app)
+        seconds = time.perf_counter() - t0
+        late = probe.late.get(name, [0.0])
+        steps.append(
+            {
+                "step": name,
+                "seconds": round(seconds, 2),
+                "stall_ms": round(max(late), 1),
+                "p99_ms": round(sorted(late)[int(len(late) * 0.99)], 1),
+                "peak_mb": round(peak_mb(), 0),
+                "rss_after_mb": round(rss_mb(), 0),
+            }
+        )
+        s = steps[-1]
+        print(
+            f"  {name:<16} {seconds:6.1f} s  longest stall {s['stall_ms']:6.0f} ms  "
+            f"p99 {s['p99_ms']:4.0f} ms  peak {s['peak_mb']:6,.0f} MB  "
+            f"after {s['rss_after_mb']:6,.0f} MB",
+            flush=True,
+        )
+
+    s = window.session
+    review = window.review_page
+    step(
+        "load", lambda: window.open_project(project_path, asked=True), lambda: s.extract is not None
     )
-    for ms, where in sorted(probe.stalls, reverse=True)[:8]:
-        print(f"    stall {ms:5.0f} ms after progress stage: {where or '(start)'}")
-    if probe.where_ms is not None:
-        print(f"    ticks >= {probe.where_ms:.0f} ms late, in order, with the worker's frames:")
-        for ms, where, frames in probe.held:
-            print(f"    {ms:5.0f} ms [{where or '(start)'}] {frames}")
-    return worst
+    step("tag", lambda: window.go_to(Step.TAG), lambda: True)
+    step("pathway", lambda: window.go_to(Step.PATHWAY), lambda: True)
+    step(
+        "review",
+        lambda: window.go_to(Step.REVIEW),
+        lambda: s.review is not None or bool(review.banner.message),
+    )
+    if s.review is None:
+        raise SystemExit(f"the review failed: {review.banner.message}")
+    for i in range(review.tabs.count()):
+        name = review.tabs.tabText(i).lower()
+        intruder = review.tabs.widget(i) is review.intruder
+        step(
+            "tab " + ("intruder" if intruder else name.split()[0]),
+            lambda i=i: review.tabs.setCurrentIndex(i),
+            (lambda: s.review is not None and s.review.intruder is not None)
+            if intruder
+            else (lambda: True),
+        )
+    risk_tab = next(
+        i for i in range(review.tabs.count()) if "risk" in review.tabs.tabText(i).lower()
+    )
+
+    def open_generalize() -> None:
+        review.tabs.setCurrentIndex(risk_tab)
+        review.generalize.find()
+
+    step("generalize", open_generalize, lambda: True)
+    step("export page", lambda: window.go_to(Step.EXPORT), lambda: True)
+    if export:
+        out = Path(tempfile.mkdtemp(prefix="deid-bench-ui-out-"))
+        page = window.export_page
+        page.release_dir.set_path(out / "release")
+        page.crosswalk_dir.set_path(out / "crosswalk")
+        step("export", page.export_button.click, lambda: s.export_record is not None)
+    probe.stop()
+
+    every = [x for lates in probe.late.values() for x in lates]
+    every.sort()
+    worst = max(probe.stalls, default=(every[-1] if every else 0.0, "", 0.0))
+    result = {
+        "stall_ms": round(every[-1], 1) if every else 0.0,
+        "p99_ms": round(every[int(len(every) * 0.99)], 1) if every else 0.0,
+        "peak_mb": max(st["peak_mb"] for st in steps),
+        "peak_exact": can_reset,
+        "worst_step": worst[1],
+        "steps": steps,
+        "stalls": [],
+    }
+    for ms, name, began in sorted(probe.stalls, reverse=True)[:10]:
+        ui, other = probe.held(began, ms) if where is not None else ("", "")
+        result["stalls"].append({"ms": round(ms), "step": name, "ui": ui, "other": other})
+    window.session.close()
+    return result
+
+
+def print_result(r: dict[str, Any]) -> None:
+    verdict = "meets" if r["stall_ms"] < TARGET_MS else "MISSES"
+    mem = "meets" if r["peak_mb"] <= TARGET_MB else "MISSES"
+    print(
+        f"longest UI stall {r['stall_ms']:,.0f} ms ({verdict} the {TARGET_MS:.0f} ms target, "
+        f"in step {r['worst_step']}), p99 {r['p99_ms']:.0f} ms; peak RSS {r['peak_mb']:,.0f} MB "
+        f"({mem} the {TARGET_MB:,.0f} MB target)"
+    )
+    if r["stalls"]:
+        print(f"stalls >= {TARGET_MS:.0f} ms, longest first:")
+    for st in r["stalls"]:
+        print(f"  {st['ms']:6,} ms in {st['step']}")
+        if st["ui"]:
+            print(f"      UI thread: {st['ui']}")
+        if st["other"]:
+            print(f"      others:    {st['other']}")
+
+
+def start_burners(n: int) -> list[subprocess.Popen[bytes]]:
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
+def stop_burners(burners: list[subprocess.Popen[bytes]]) -> None:
+    for p in burners:
+        p.kill()
+        p.wait()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("persons", nargs="?", type=int, default=1_000_000)
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "deid-bench")
+    parser.add_argument("--burn", type=int, default=2, metavar="N", help="busy-loop processes")
     parser.add_argument(
-        "--where",
-        type=float,
-        metavar="MS",
-        help="list the worker's frames for every tick at least MS late",
+        "--where", type=float, metavar="MS", help="sample the stacks of stalls of MS or more"
     )
+    parser.add_argument("--repeat", type=int, default=1, metavar="R", help="fresh runs, medians")
+    parser.add_argument("--export", action="store_true", help="also press Export")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     project_path = cached_demo(args.cache, args.persons)
 
-    from deid_desktop.core import engine
-    from deid_desktop.gui.app import make_app
-    from deid_desktop.gui.workers import JobRunner, ProgressStrip
+    if args.repeat > 1:
+        runs: list[dict[str, Any]] = []
+        for i in range(args.repeat):
+            argv = [Path(__file__), str(args.persons), "--cache", str(args.cache), "--json"]
+            argv += ["--burn", str(args.burn)]
+            if args.where is not None:
+                argv += ["--where", str(args.where)]
+            if args.export:
+                argv.append("--export")
+            r = child_json(*argv)
+            runs.append(r)
+            print(
+                f"run {i + 1}: stall {r['stall_ms']:,.0f} ms (step {r['worst_step']}), "
+                f"p99 {r['p99_ms']:.0f} ms, peak {r['peak_mb']:,.0f} MB, "
+                f"load {r['load_before']:.2f} -> {r['load_after']:.2f}",
+                flush=True,
+            )
+            for st in r["stalls"][:3]:
+                print(f"    {st['ms']:,} ms in {st['step']}: {st['ui'] or st['other']}")
+        print(
+            f"median of {len(runs)} at {args.persons:,} persons with {args.burn} burner(s): "
+            f"longest stall {statistics.median(r['stall_ms'] for r in runs):,.0f} ms, "
+            f"p99 {statistics.median(r['p99_ms'] for r in runs):.0f} ms, "
+            f"peak RSS {statistics.median(r['peak_mb'] for r in runs):,.0f} MB"
+        )
+        return 0
 
-    app = make_app([sys.argv[0]])
-    runner = JobRunner()
-    strip = ProgressStrip(runner)
-    strip.resize(800, 40)
-    strip.show()
-    probe = Probe()
-    probe.where_ms = args.where
-    runner.progress.connect(probe.on_progress)
-    project, _ = engine.open_project(project_path)
-
-    (extract, suggestions), load_s = run_in_worker(
-        app,
-        runner,
-        lambda progress, cancel: load_job(project, project_path, progress, cancel),
-        probe,
-    )
-    rows = sum(len(t.frame) for t in extract.tables)
-    print(f"{args.persons:,} persons, {rows:,} rows in {len(extract.tables)} tables")
-    worst_load = report("load", load_s, probe)
-    review, review_s = run_in_worker(
-        app,
-        runner,
-        lambda progress, cancel: review_job(project, extract, progress, cancel),
-        probe,
-    )
-    worst_review = report("review", review_s, probe)
-    review, notes = review
-
-    # The UI-thread work of showing the results in the real window (one blocking call
-    # each: a stall the probe cannot see, measured directly).
-    from deid_desktop.gui.main_window import MainWindow
-
-    window = MainWindow()
-    window.resize(1280, 820)
-    window.show()
-    window.session.open(project, project_path)
-    t0 = time.perf_counter()
-    window.session.set_extract(extract, suggestions)
-    shown_extract = (time.perf_counter() - t0) * 1000
-    window.page_stack.setCurrentWidget(window.review_page)
-    window.review_page._notes_index = notes
-    t0 = time.perf_counter()
-    window.session.set_review(review)
-    shown_review = (time.perf_counter() - t0) * 1000
-    print(
-        f"UI thread: showing the loaded extract {shown_extract:,.0f} ms, "
-        f"showing the review {shown_review:,.0f} ms"
-    )
-    window.session.close()
-    worst = max(worst_load, worst_review, shown_extract, shown_review)
-    verdict = "meets" if worst < TARGET_MS else "MISSES"
-    print(
-        f"longest UI stall {worst:.0f} ms ({verdict} the {TARGET_MS:.0f} ms target); "
-        f"checks passed: {review.passed}; peak RSS {peak_rss_mb():,.0f} MB"
-    )
+    load_before = os.getloadavg()[0]
+    burners = start_burners(args.burn)
+    try:
+        print(
+            f"{args.persons:,} persons, {args.burn} burner(s), load {load_before:.2f}", flush=True
+        )
+        result = run_once(project_path, args.where, args.export)
+    finally:
+        load_after = os.getloadavg()[0]
+        stop_burners(burners)
+    result.update(load_before=load_before, load_after=load_after, burners=args.burn)
+    print(f"load average {load_before:.2f} -> {load_after:.2f}")
+    print_result(result)
+    if args.json:
+        print(json.dumps(result))
     return 0
 
 

@@ -55,14 +55,17 @@ def motivated_intruder(
         project, risk=dataclasses.replace(project.risk, suppress_below_k=False)
     )
     rep.step(0.0, "Building the intruder's list")
-    with prescanned(review.scan):
-        full = build_release(
-            extract,
-            everyone,
-            salt=salt,
-            progress=lambda f, stage: rep.step(0.8 * f, stage),
-            cancel=cancel,
-        )
+    if everyone == project and review.project == project:
+        full = release  # nobody suppressed: the review built this very release (same salt)
+    else:
+        with prescanned(review.scan):
+            full = build_release(
+                extract,
+                everyone,
+                salt=salt,
+                progress=lambda f, stage: rep.step(0.8 * f, stage),
+                cancel=cancel,
+            )
     rep.step(0.8, "Linking the release to the list")
     released, listed = release.tables[person], full.tables[person]
     if release.crosswalk is None or full.crosswalk is None:

@@ -279,8 +279,13 @@ def review(
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
     words: WordList | None = None,
+    readback: bool = True,
 ) -> ReviewResult:
     """Scan the free text, build the release in memory, measure its risk, verify it.
+
+    ``readback``: False leaves out the export's read-back dictionary (every direct value
+    of the extract; ``dictionary`` is None): an app that holds the review while the user
+    looks at it builds it when it exports (``gui.backend.with_readback``), not per review.
 
     ``words``: the project word list (``scan.load_word_list`` of the held-back folder):
     its terms join the scan's dictionary, so the scan and redaction find them in every
@@ -334,7 +339,7 @@ def review(
         )
     from deid_desktop.core.export.readback import readback_dictionary
 
-    readback = readback_dictionary(extract, project, release)
+    readback = readback_dictionary(extract, project, release) if readback else None
     # The risk is measured before the gate, so that a check may read it (a k target).
     rep.step(0.6, "Measuring the residual risk")
     qis = quasi_identifiers_for(project, release)

@@ -34,6 +34,56 @@ if TYPE_CHECKING:  # the data stack loads with the first job, not with the windo
     from deid_desktop.core.zip3 import Zip3Table
 
 
+#: What the pages import on first use (to keep start-up light): ``warm_imports`` loads
+#: them in the first job, so the UI thread never executes a module's code (seconds for
+#: pandas and the core modules, with Python's lock held, the window frozen meanwhile).
+FIRST_USE_MODULES = (
+    "pandas",
+    "deid_desktop.core",
+    "deid_desktop.core.atomic",
+    "deid_desktop.core.demo",
+    "deid_desktop.core.engine",
+    "deid_desktop.core.errors",
+    "deid_desktop.core.held_back",
+    "deid_desktop.core.io",
+    "deid_desktop.core.model",
+    "deid_desktop.core.project",
+    "deid_desktop.core.tagging",
+    "deid_desktop.core.scan.report",
+    "deid_desktop.core.export",
+    "deid_desktop.core.export.readback",
+    "deid_desktop.core.attack",
+    "deid_desktop.core.cross_release",
+    "deid_desktop.core.risk",
+    "deid_desktop.core.risk.builtin_hierarchies",
+    "deid_desktop.core.risk.cells",
+    "deid_desktop.core.risk.hierarchy",
+    "deid_desktop.core.risk.intruder",
+    "deid_desktop.core.risk.lattice",
+    "deid_desktop.core.risk.verdict",
+    "deid_desktop.core.scan",
+    "deid_desktop.core.scan.notes",
+    "deid_desktop.core.scan.sample",
+    "deid_desktop.core.scan.wordlist",
+    "deid_desktop.core.tagging.protection",
+    "deid_desktop.core.tagging.retag",
+    "deid_desktop.core.verify",
+    "deid_desktop.core.verify.plain",
+    "deid_desktop.core.zip3",
+    "deid_desktop.gui.scan_panel",
+    "deid_desktop.gui.generalize_panel",
+    "deid_desktop.gui.hierarchy_editor",
+)
+
+
+def warm_imports() -> None:
+    """Import ``FIRST_USE_MODULES`` (call it in a job, off the UI thread)."""
+    import importlib
+
+    for name in FIRST_USE_MODULES:
+        importlib.import_module(name)
+
+
 # -- loading -----------------------------------------------------------------------------
 def list_sheets(path: Path) -> list[str]:
     from deid_desktop.core.io import list_sheets as _list_sheets
@@ -213,7 +263,11 @@ def review(
     """Build the release in memory, verify it, measure risk, scan free text (core.engine).
 
     The review screen shows the scan of every free-text column, suppressed ones too; the
-    scan uses the project word list of ``held_back`` (the crosswalk folder)."""
+    scan uses the project word list of ``held_back`` (the crosswalk folder).
+
+    The export's read-back dictionary (every direct value of the extract, ~300 MB at a
+    million persons) is not built here: the review is held while the user looks at it
+    and runs again at each change; ``export`` builds it (``with_readback``)."""
     from deid_desktop.core import engine
     from deid_desktop.core.scan.wordlist import load_word_list
 
@@ -225,7 +279,21 @@ def review(
         progress=progress,
         cancel=cancel,
         words=load_word_list(held_back),
+        readback=False,
     )
+
+
+def with_readback(result: ReviewResult, extract: Extract) -> ReviewResult:
+    """``result`` with the read-back dictionary the export checks the written files
+    against (built now from ``extract`` when the review left it out)."""
+    if result.dictionary is not None:
+        return result
+    from dataclasses import replace
+
+    from deid_desktop.core.export.readback import readback_dictionary
+
+    dictionary = readback_dictionary(extract, result.project, result.release)
+    return replace(result, dictionary=dictionary)
 
 
 def export(
@@ -233,6 +301,7 @@ def export(
     result: ReviewResult,
     meta: ExportMeta,
     *,
+    extract: Extract,
     out_dir: Path,
     crosswalk_dir: Path,
     accept_risk: str | None = None,
@@ -242,13 +311,15 @@ def export(
 ) -> ExportRecord:
     """Write the reviewed release (core.engine refuses if a blocking check failed, or if
     the residual risk needs an accepted reason and ``accept_risk`` gives none);
-    ``sample_review``: the reviewer's sample of notes, its counts go into the record."""
+    ``sample_review``: the reviewer's sample of notes, its counts go into the record;
+    ``extract``: the reviewed extract, whose direct values the written files are read
+    back against (``with_readback``)."""
     from deid_desktop.core import engine
 
     return engine.export(
         result.project,
         project_path,
-        result,
+        with_readback(result, extract),
         out_dir=out_dir,
         crosswalk_dir=crosswalk_dir,
         meta=meta,

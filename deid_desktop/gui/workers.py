@@ -8,7 +8,10 @@ cancelled job leaves nothing half-written; the GUI only has to stop waiting.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
+import sys
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -34,6 +37,18 @@ MAX_UPDATES_PER_SECOND = 20
 T = TypeVar("T")
 #: A job: (progress, cancel) -> its result, handed to ``on_success``.
 JobFn = Callable[[ProgressFn, CancelToken], object]
+
+
+def release_free_memory() -> None:
+    """Give the heap's free pages back to the system after a job (Linux, glibc).
+
+    A review at a million persons frees gigabytes of intermediate frames that glibc
+    keeps for the process: the next job's peak would start from there. Off the UI
+    thread (ctypes releases the GIL during the call)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def _spent(progress: ProgressFn, cancel: CancelToken) -> None:
@@ -132,6 +147,8 @@ class Job(QRunnable):
         else:
             self._emit("succeeded", result)
         finally:
+            self.fn = _spent  # what the job's callable held (its frames) is freed now
+            release_free_memory()
             self.done = True
             self._emit("finished")
 

@@ -173,3 +173,32 @@ def test_tag_model_hides_free_text_samples_until_show_values() -> None:
     assert "free text" in model.data(sample, Qt.ItemDataRole.ToolTipRole)
     model.set_show_values(True)
     assert model.data(sample) == "Dtr Okafor called"
+
+
+def test_frame_model_reads_in_blocks_and_shows_each_row_its_own_cell() -> None:
+    from deid_desktop.gui.models import BLOCK_ROWS, MAX_BLOCKS
+
+    n = BLOCK_ROWS * (MAX_BLOCKS + 3)  # more blocks than are kept
+    values = [None if i % 7 == 3 else f"v{i}" for i in range(n)]
+    frame = pd.DataFrame({"a": pd.array(values, dtype=S), "b": pd.array(values[::-1], dtype=S)})
+    model = FrameModel(frame)
+    for row in (0, BLOCK_ROWS - 1, BLOCK_ROWS, n - 1, 5, n // 2 + 1):
+        for col, column in enumerate((values, values[::-1])):
+            want = column[row]
+            assert model.data(model.index(row, col)) == (want or "(missing)"), (row, col)
+    for row in range(0, n, BLOCK_ROWS // 2):  # every block once: the oldest are dropped
+        assert model.data(model.index(row, 0)) == (values[row] or "(missing)")
+    assert model.data(model.index(3, 0)) == "(missing)"
+    # a new frame never shows the old one's cells
+    model.set_frame(pd.DataFrame({"a": pd.array(["new"] * 3, dtype=S)}))
+    assert model.data(model.index(0, 0)) == "new"
+    assert model.data(model.index(2, 0)) == "new"
+
+
+def test_tag_samples_are_the_first_distinct_present_values_in_order() -> None:
+    from deid_desktop.gui.pages.tag import first_distinct
+
+    column = pd.array([None, "b", "a", "b", None, "c", "d"], dtype=S)
+    assert first_distinct(list(column), 3) == ["b", "a", "c"]
+    assert first_distinct([float("nan"), 1.5, 1.5], 3) == ["1.5"]
+    assert first_distinct([], 3) == []

@@ -336,7 +336,7 @@ class ExportPage(Page):
         if reason or s.project is None or s.extract is None or s.review is None:
             self.banner.show_warning(reason or "Nothing to export yet.")
             return
-        project, review, sample = s.project, s.review, s.sample_review
+        project, review, sample, extract = s.project, s.review, s.sample_review, s.extract
         accepted: str | None = None
         why = review.risk_acceptance_needed
         if why:
@@ -368,6 +368,7 @@ class ExportPage(Page):
                 path,
                 review,
                 project.export,
+                extract=extract,
                 out_dir=out,
                 crosswalk_dir=cw,
                 accept_risk=accepted,

@@ -235,6 +235,7 @@ class LoadPage(Page):
         item.loaded = None
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
+            backend.warm_imports()  # what the pages import on first use, not on the UI thread
             table = backend.read_table(
                 item.path, sheet=item.sheet, progress=progress, cancel=cancel
             )
@@ -324,33 +325,39 @@ class LoadPage(Page):
         if path is None:
             return
         self.banner.clear()
-        try:
-            problems = backend.check_inputs(project, path)
-        except Exception as exc:
-            self._failed(exc)
-            return
-        if problems:
-            self.banner.show_warning(
-                "\n".join(p.message for p in problems)
-                + "\nSelect the table and use “Re-point table…” to choose its new file, "
-                "then check its tags."
-            )
-            self._refresh_list(problems)
-            self.readinessChanged.emit()
-            return
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
+            backend.warm_imports()  # what the pages import on first use, not on the UI thread
+            # the inputs' hashes are read here, off the UI thread (seconds at 1M rows)
+            problems = backend.check_inputs(project, path)
+            if problems:
+                return problems
             extract = backend.load_extract(project, path, progress=progress, cancel=cancel)
             progress(1.0, "Suggesting tags")
             return extract, backend.suggestions_for(extract)
 
+        def done(value) -> None:  # type: ignore[no-untyped-def]
+            if isinstance(value, list):  # changed or missing inputs: nothing was loaded
+                self._show_problems(value)
+            else:
+                s.set_extract(*value)
+
         self.runner.run(
             job,
             name="load extract",
-            on_success=lambda value: s.set_extract(*value),
+            on_success=done,
             on_error=self._failed,
             on_cancel=lambda: self.banner.show_info("Loading was cancelled."),
         )
+
+    def _show_problems(self, problems: list[Problem]) -> None:
+        self.banner.show_warning(
+            "\n".join(p.message for p in problems)
+            + "\nSelect the table and use “Re-point table…” to choose its new file, "
+            "then check its tags."
+        )
+        self._refresh_list(problems)
+        self.readinessChanged.emit()
 
     def _repoint(self) -> None:
         s = self.session
@@ -398,11 +405,14 @@ class LoadPage(Page):
         tl.setRowCount(0)
         project = self.session.project
         if project is not None:
-            bad = {p.file for p in problems or []}
+            # a problem names its table (InputProblem) or its file (the full path)
+            bad = {getattr(p, "table", None) for p in problems or []}
+            bad |= {Path(p.file).name for p in problems or [] if p.file}
             for spec in project.tables:
                 r = tl.rowCount()
                 tl.insertRow(r)
-                status = "Changed or missing" if Path(spec.path).name in bad else ""
+                bad_spec = spec.name in bad or Path(spec.path).name in bad
+                status = "Changed or missing" if bad_spec else ""
                 if self.session.extract is not None:
                     status = "Loaded"
                 values = (

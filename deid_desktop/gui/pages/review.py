@@ -460,7 +460,8 @@ class ReviewPage(Page):
         id_col = review.release.id_column
         if frame is None or id_col not in frame.columns or "row" not in lone.columns:
             return lone
-        ids = frame[id_col].to_numpy()[lone["row"].to_numpy(dtype="int64")]
+        # only the lone rows: the whole column as Python objects took ~0.5 s at 1M rows
+        ids = frame[id_col].iloc[lone["row"].to_numpy(dtype="int64")].to_numpy()
         out = lone.drop(columns=["row"])
         out.insert(0, id_col, ids)
         return out.reset_index(drop=True)

@@ -215,13 +215,18 @@ class GeneralizeSection(QWidget):
         self._files.update({id(h): (h, path) for h, path in self.user_hierarchies.values()})
         section = self
 
+        reviewed = reviewed_person(s.review, project)
+
         def load(progress: Any = None, cancel: Any = None) -> tuple[Any, list[str], dict[str, Any]]:
             from deid_desktop.core import engine
             from deid_desktop.gui import backend
 
-            frame, qis = engine.unapplied_person(
-                project, extract, backend.salt_for(project), progress=progress, cancel=cancel
-            )
+            if reviewed is not None:  # the review on screen built exactly this table
+                frame, qis = reviewed
+            else:
+                frame, qis = engine.unapplied_person(
+                    project, extract, backend.salt_for(project), progress=progress, cancel=cancel
+                )
             section._values = _distinct(frame, qis)
             return frame, list(qis), {c: h for c, h in given.items() if c in qis}
 
@@ -304,6 +309,21 @@ class GeneralizeSection(QWidget):
 
     def _saved(self, column: str, hierarchy: Any, path: Path) -> None:
         self.user_hierarchies[column] = (hierarchy, Path(path))
+
+
+def reviewed_person(
+    review: ReviewResult | None, project: Any
+) -> tuple[Any, tuple[str, ...]] | None:
+    """The review's released person table and its quasi-identifiers, when they are what
+    the search receives (``engine.unapplied_person``: no generalization chosen, no
+    "suppress below k") for this very project; None: the search builds it (at a million
+    persons, the whole release again: ~30 s and hundreds of MB)."""
+    if review is None or review.project != project or project.generalization is not None:
+        return None
+    if project.risk.suppress_below_k:
+        return None
+    frame = review.release.tables.get(project.person_table.name)
+    return None if frame is None else (frame, tuple(review.quasi_identifiers))
 
 
 #: Built-in kinds whose columns are numbers, coarsened in bands (not grouped by hand)

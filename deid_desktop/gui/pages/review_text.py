@@ -47,22 +47,54 @@ DICTIONARY_WARNING = (
 )
 
 
+#: Notes listed at first, and added each time the list is scrolled to its end.
+NOTES_PAGE = 500
+
+
 class NotesModel(QAbstractListModel):
-    """Virtual list of the notes with hits: text is made only for the visible rows."""
+    """Virtual list of the notes with hits: text is made only for the visible rows.
+
+    The rows come in pages (``canFetchMore``/``fetchMore``, as the view scrolls): a view
+    lays out and asks ``index()`` (hence ``rowCount``, a Python call) of every row it
+    has, and a 1M-row scan has 10^5 notes with hits, seconds of a frozen window.
+    """
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         from deid_desktop.core.scan.notes import NoteIndex  # numpy: load on use
 
         self.index_ = NoteIndex()
+        self._shown = 0  # the rows the view has been given so far
 
     def set_index(self, index: NoteIndex) -> None:
         self.beginResetModel()
         self.index_ = index
+        self._shown = min(NOTES_PAGE, len(index))
         self.endResetModel()
 
+    @property
+    def total(self) -> int:
+        """Every note with hits (``rowCount`` is the part fetched so far)."""
+        return len(self.index_)
+
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.index_)
+        return 0 if parent.isValid() else self._shown
+
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> bool:
+        return not parent.isValid() and self._shown < len(self.index_)
+
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> None:
+        if self.canFetchMore(parent):
+            self.fetch_to(self._shown + NOTES_PAGE - 1)
+
+    def fetch_to(self, row: int) -> None:
+        """Make sure rows up to ``row`` (capped at the last note) are in the list."""
+        last = min(row, len(self.index_) - 1)
+        if last < self._shown:
+            return
+        self.beginInsertRows(QModelIndex(), self._shown, last)
+        self._shown = last + 1
+        self.endInsertRows()
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
@@ -284,6 +316,7 @@ class FreeTextPanel(QWidget):
             hit = notes.hit_count(note) - 1
         self._pos = (note, hit)
         self.notes.selectionModel().blockSignals(True)
+        self.notes_model.fetch_to(note)  # a note not listed yet (wrapped back to the end)
         self.notes.setCurrentIndex(self.notes_model.index(note))
         self.notes.selectionModel().blockSignals(False)
         self._show_note(note, hit)

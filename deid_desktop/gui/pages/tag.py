@@ -188,11 +188,12 @@ class TagPage(Page):
         self._suggested = {}
         extract = self.session.extract
         if extract is not None:
-            for t in extract.tables:
+            for t in extract.tables:  # one read of the first rows, no pandas per column
                 head = t.frame.head(200)
                 for col in head.columns:
-                    values = head[col].dropna().drop_duplicates().head(SAMPLES_PER_COLUMN)
-                    self._samples[(t.name, str(col))] = [str(v) for v in values]
+                    self._samples[(t.name, str(col))] = first_distinct(
+                        head[col].tolist(), SAMPLES_PER_COLUMN
+                    )
             suggestions = self.session.suggestions
             # normally computed with the load, off the UI thread
             self._suggested = dict(suggestions or backend.suggestions_for(extract))
@@ -329,6 +330,22 @@ class TagPage(Page):
             self.view.setFocus()
             return True
         return False
+
+
+def first_distinct(values: list[object], n: int) -> list[str]:
+    """The first ``n`` distinct present values, in order, as text."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for v in values:
+        if v is None or type(v).__name__ == "NAType" or (isinstance(v, float) and v != v):
+            continue  # missing: None, pd.NA, NaN
+        text = str(v)
+        if text not in seen:
+            seen.add(text)
+            out.append(text)
+            if len(out) == n:
+                break
+    return out
 
 
 def _keys(key: QKeySequence.StandardKey) -> str:

@@ -1,0 +1,43 @@
+"""What the pages import on first use is imported in the first job, off the UI thread:
+every core module (and pandas) a GUI function imports is in ``FIRST_USE_MODULES``."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import deid_desktop.gui
+from deid_desktop.gui.backend import FIRST_USE_MODULES, warm_imports
+
+
+def imports_inside_functions() -> set[str]:
+    found: set[str] = set()
+    for path in Path(deid_desktop.gui.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    base = node.module
+                    for alias in node.names:  # ``from pkg import module`` imports a module
+                        sub = f"{base}.{alias.name}"
+                        try:
+                            importlib.import_module(sub)
+                        except ImportError:
+                            continue
+                        base_is_pkg = hasattr(importlib.import_module(base), "__path__")
+                        if base_is_pkg and sub.startswith("deid_desktop.core"):
+                            found.add(sub)
+                    found.add(base)
+                elif isinstance(node, ast.Import):
+                    found.update(alias.name for alias in node.names)
+    return {m for m in found if m.startswith("deid_desktop.core") or m == "pandas"}
+
+
+def test_every_core_module_a_page_imports_on_first_use_is_warmed() -> None:
+    lazy = imports_inside_functions()
+    assert "deid_desktop.core.scan.notes" in lazy  # the walk finds them
+    assert lazy <= set(FIRST_USE_MODULES), sorted(lazy - set(FIRST_USE_MODULES))
+    warm_imports()  # every name is a module that imports
