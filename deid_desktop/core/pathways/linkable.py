@@ -31,9 +31,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError, UsageError
-from deid_desktop.core.facts.ages import age_numbers, assess_ages, maybe_age_numbers
-from deid_desktop.core.facts.dates import DateCache
-from deid_desktop.core.facts.persons import all_positions, spec_for
+from deid_desktop.core.facts.ages import age_numbers, maybe_age_numbers
+from deid_desktop.core.facts.persons import spec_for
+from deid_desktop.core.facts.shared import facts_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.linkage import (
     date_offsets,
@@ -158,7 +158,8 @@ def build_linkable(
             hint="Use 'zip3' (allow-listed three digits) or 'drop'.",
         )
     rep.step(0.0, "Checking relationships")
-    positions = all_positions(extract, project)
+    facts = facts_for(extract, project)  # shared with the gate
+    positions = facts.positions
     person = extract.person
     pspec = spec_for(project, person)
 
@@ -170,8 +171,8 @@ def build_linkable(
     numbers = person_numbers(keys)
 
     rep.step(0.2, "Assessing ages")
-    dates = DateCache(extract)
-    ages = assess_ages(extract, project, dates, positions, project.transform.age_reference)
+    dates = facts.dates
+    ages = facts.ages(project.transform.age_reference)
     over = ages.over_89
     withheld = ages.years_withheld  # over 89 now, or at the data's cut-off
     zip_table = load_table_for(project.transform.zip3_table) if opts.zip_rule == "zip3" else None

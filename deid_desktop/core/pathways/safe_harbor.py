@@ -18,11 +18,11 @@ from deid_desktop.core.facts.ages import (
     MAX_AGE,
     AgeFacts,
     age_numbers,
-    assess_ages,
     maybe_age_numbers,
 )
 from deid_desktop.core.facts.dates import DateCache
-from deid_desktop.core.facts.persons import all_positions, spec_for
+from deid_desktop.core.facts.persons import spec_for
+from deid_desktop.core.facts.shared import facts_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.model import (
     ColumnTag,
@@ -122,11 +122,12 @@ def build_safe_harbor(
 
     rep.step(0.0, "Assigning random subject IDs")
     subjects = random_subject_ids(person.frame[person_spec.key], project.seed)
-    positions = all_positions(extract, project)
+    facts = facts_for(extract, project)  # shared with the gate
+    positions = facts.positions
 
     rep.step(0.15, "Reading dates and ages")
-    dates = DateCache(extract)
-    ages = assess_ages(extract, project, dates, positions, options.age_reference)
+    dates = facts.dates
+    ages = facts.ages(options.age_reference)
     zip_table = load_table_for(options.zip3_table)
 
     treatments, redacted = plan_columns(extract, project)
