@@ -30,6 +30,12 @@ class DateCache:
         self._cache: dict[tuple[str, str], pd.Series] = {}
         self.formats: dict[str, str] = {}  # "table.column" -> strptime format used
 
+    def seed(self, table: str, column: str, fmt: str, parsed: pd.Series) -> None:
+        """Dates already parsed with ``fmt`` (the load checks every date column): what
+        ``get`` would return for a tag of ``column`` with that stored or inferred format."""
+        self._cache[(table, column)] = parsed
+        self.formats[f"{table}.{column}"] = fmt
+
     @property
     def _extract(self) -> Extract:
         extract = self._extract_ref()

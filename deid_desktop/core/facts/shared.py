@@ -47,6 +47,12 @@ class ExtractFacts:
         """Table name -> person row position of each row (``facts.persons``)."""
         return all_positions(*self._objects())
 
+    def seed_positions(self, positions: dict[str, np.ndarray]) -> None:
+        """Positions already found (the load's relation check encodes every key)."""
+        extract, _project = self._objects()
+        if set(positions) == {t.name for t in extract.tables}:
+            self.__dict__["positions"] = positions
+
     def ages(self, reference: str) -> AgeFacts:
         """Who is over 89 with ages taken at ``reference`` ("index" or an ISO date)."""
         found = self._ages.get(reference)
