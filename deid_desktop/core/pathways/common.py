@@ -191,8 +191,15 @@ def _format_ids(numbers: np.ndarray, prefix: str, width: int) -> pa.Array:
     return pc.binary_join_element_wise(prefix, digits, "")
 
 
-def _contains_own_key(ids: np.ndarray, keys: np.ndarray, eligible: np.ndarray) -> np.ndarray:
-    return eligible & (np.strings.find(ids, keys) >= 0)
+def _contains_own_key(
+    numbers: np.ndarray, prefix: str, width: int, keys: np.ndarray, eligible: np.ndarray
+) -> np.ndarray:
+    """Rows (ascending) whose ID contains the person's own key, among ``eligible`` rows
+    (``keys`` holds their keys, in row order): only those IDs are written and compared."""
+    if not len(eligible):
+        return eligible
+    ids = _format_ids(numbers[eligible], prefix, width).to_numpy(zero_copy_only=False)
+    return eligible[np.strings.find(np.asarray(ids, dtype=str), keys) >= 0]
 
 
 def _equals_an_id(keys: pa.Array, prefix: str, width: int, n: int) -> bool:
@@ -220,28 +227,25 @@ def random_subject_ids(person_keys: pd.Series, seed: int) -> SubjectIds:
     rng = np.random.default_rng(seed)
     numbers = rng.permutation(n).astype(np.int64) + 1
     width = max(4, len(str(n)))
-    keys = person_keys.astype(STRING).fillna("").to_numpy(dtype=str)
-    key_text = arrow_text(keys)
+    key_text = arrow_text(person_keys.astype(STRING).fillna(""))
     prefix = next(
         (p for p in _ID_PREFIXES if not _equals_an_id(key_text, p, width, n)),
         _ID_PREFIXES[0],
     )
-    eligible = np.strings.str_len(keys) >= MIN_KEY_LENGTH
-    ids = np.asarray(_format_ids(numbers, prefix, width).to_numpy(zero_copy_only=False), dtype=str)
-    bad = _contains_own_key(ids, keys, eligible)
+    # a key can lie inside an ID only if it is no longer than the ID
+    length = pc.utf8_length(key_text).to_numpy(zero_copy_only=False)
+    eligible = np.flatnonzero((length >= MIN_KEY_LENGTH) & (length <= len(prefix) + width))
+    keys = np.asarray(key_text.take(pa.array(eligible)).to_numpy(zero_copy_only=False), dtype=str)
+    offenders = _contains_own_key(numbers, prefix, width, keys, eligible)
     reassigned = 0
     for _ in range(50):
-        offenders = np.flatnonzero(bad)
         if len(offenders) == 0 or n < 2:
             break
         for i in offenders:  # few: a random coincidence, swapped with another person
             j = int(rng.integers(0, n))
             numbers[i], numbers[j] = numbers[j], numbers[i]
             reassigned += 1
-        ids = np.asarray(
-            _format_ids(numbers, prefix, width).to_numpy(zero_copy_only=False), dtype=str
-        )
-        bad = _contains_own_key(ids, keys, eligible)
+        offenders = _contains_own_key(numbers, prefix, width, keys, eligible)
     series = pd.Series(
         pd.arrays.ArrowStringArray(_format_ids(numbers, prefix, width)),
         index=person_keys.index,
@@ -253,21 +257,70 @@ def random_subject_ids(person_keys: pd.Series, seed: int) -> SubjectIds:
 # --------------------------------------------------------------------------- dates
 
 
-def year_text(dates: pd.Series) -> pd.Series:
-    """The year of each date as text ("2024"); missing stays missing."""
-    return dates.dt.year.astype("Int64").astype(STRING)
+def int_text(
+    numbers: np.ndarray,
+    missing: np.ndarray,
+    order: np.ndarray | None = None,
+    *,
+    pooled: np.ndarray | None = None,
+) -> pd.Series:
+    """Whole numbers as text ("2024", "-3"), missing where ``missing``, "90+" where
+    ``pooled``, rows taken in ``order`` (None: as they are). The numbers are put in
+    order first and their text is looked up among the few distinct values (years, ages):
+    no string is formatted per row and no string column is reordered."""
+    numbers = np.asarray(numbers, dtype=np.int64)
+    if order is not None:
+        numbers, missing = numbers[order], missing[order]
+        pooled = None if pooled is None else pooled[order]
+    present = numbers[~missing]
+    if not len(present):
+        return pd.Series(pd.array([pd.NA] * len(numbers), dtype=STRING))
+    lo, hi = int(present.min()), int(present.max())
+    if hi - lo <= 1 << 16:
+        words = [str(v) for v in range(lo, hi + 1)]
+        index = numbers - lo
+    else:  # a wide spread (bad data): through the distinct values
+        distinct, inverse = np.unique(np.where(missing, lo, numbers), return_inverse=True)
+        words = [str(v) for v in distinct.tolist()]
+        index = inverse.reshape(-1)
+    if pooled is not None:
+        index = np.where(pooled & ~missing, len(words), index)
+        words.append(AGE_POOLED)
+    index = np.where(missing, 0, index)
+    text = pc.take(pa.array(words, type=pa.large_string()), pa.array(index, mask=missing))
+    return pd.Series(STRING.__from_arrow__(pa.chunked_array([text])), copy=False)
+
+
+def year_text(
+    dates: pd.Series, blank: np.ndarray | None = None, order: np.ndarray | None = None
+) -> pd.Series:
+    """The year of each date as text ("2024"); missing stays missing, and so does a
+    date where ``blank``; rows taken in ``order`` (None: as they are), index reset."""
+    stamps = dates.to_numpy(dtype="datetime64[ns]")
+    missing = np.isnat(stamps)
+    if blank is not None:
+        missing = missing | blank
+    years = stamps.astype("datetime64[Y]").view(np.int64) + 1970  # floored to the year
+    return int_text(years, missing, order)
 
 
 # --------------------------------------------------------------------------- ages
 
 
-def pool_ages(numbers: pd.Series, force: np.ndarray | None = None) -> pd.Series:
-    """Ages as text: above 89 (or where ``force``) -> "90+", else the whole number."""
-    over = (numbers > MAX_AGE).fillna(False).to_numpy(dtype=bool)
+def pool_ages(
+    numbers: pd.Series, force: np.ndarray | None = None, order: np.ndarray | None = None
+) -> pd.Series:
+    """Ages as text: above 89 (or where ``force``) -> "90+", else the whole number;
+    rows taken in ``order`` (None: as they are, index kept)."""
+    missing = numbers.isna().to_numpy(dtype=bool)
+    values = numbers.to_numpy(dtype=np.int64, na_value=0)
+    over = (values > MAX_AGE) & ~missing
     if force is not None:
-        over = over | (force & numbers.notna().to_numpy(dtype=bool))
-    text = numbers.astype(STRING)
-    return text.where(~over, AGE_POOLED)
+        over = over | (force & ~missing)
+    text = int_text(values, missing, order, pooled=over)
+    if order is None:
+        text.index = numbers.index
+    return text.rename(numbers.name)
 
 
 # --------------------------------------------------------------------------- ZIP, free text

@@ -160,6 +160,7 @@ def build_safe_harbor(
         # The subject IDs are taken straight in release order; the other columns below
         # are built in input order and then put in that order.
         out: dict[str, pd.Series] = {SUBJECT_ID: take_rows(subjects.ids, pos[order])}
+        ordered = {SUBJECT_ID}  # columns built in release order already
         for col, treatment in treatments[table.name].items():
             where = f"{table.name}.{col}"
             values = table.frame[col].reset_index(drop=True)
@@ -184,13 +185,13 @@ def build_safe_harbor(
                 zip_cells += len(values)
             elif treatment == Treatment.DATE:
                 tag = spec_for(project, table).column(col)
-                years = year_text(dates.get(table.name, tag)).reset_index(drop=True)
-                present = years.notna().to_numpy(dtype=bool)
+                parsed = dates.get(table.name, tag)
+                present = parsed.notna().to_numpy(dtype=bool)
                 blanked_years += int((present & over_rows).sum())
                 blanked_cutoff += int((present & cutoff_rows).sum())
                 blanked_far += int((present & blank_rows & ~over_rows & ~cutoff_rows).sum())
-                years[blank_rows] = pd.NA
-                out[name] = years
+                out[name] = year_text(parsed, blank_rows, order)  # in release order
+                ordered.add(name)
                 date_columns.append(where)
                 year_columns.setdefault(table.name, []).append(name)
             elif treatment == Treatment.AGE:
@@ -199,7 +200,9 @@ def build_safe_harbor(
                     out[name] = values.astype(STRING)
                     continue
                 role = ages.age_columns.get(table.name) == col
-                out[name] = pool_ages(numbers, force=over_rows if is_person and role else None)
+                force = over_rows if is_person and role else None
+                out[name] = pool_ages(numbers, force, order)  # in release order
+                ordered.add(name)
                 if not role:
                     pooled_named[where] = int((out[name] == AGE_POOLED).sum())
             elif treatment == Treatment.REDACT:
@@ -208,7 +211,7 @@ def build_safe_harbor(
                 out[name] = values.astype(STRING)
         tables[table.name] = pd.DataFrame(
             {
-                name: values if name == SUBJECT_ID else take_rows(values, order)
+                name: values if name in ordered else take_rows(values, order)
                 for name, values in out.items()
             },
             copy=False,
