@@ -296,12 +296,12 @@ def year_text(
 ) -> pd.Series:
     """The year of each date as text ("2024"); missing stays missing, and so does a
     date where ``blank``; rows taken in ``order`` (None: as they are), index reset."""
-    stamps = dates.to_numpy(dtype="datetime64[ns]")
-    missing = np.isnat(stamps)
+    year = pd.DatetimeIndex(dates.to_numpy(dtype="datetime64[ns]")).year  # NaN: missing
+    numbers = year.to_numpy(dtype=np.float64, na_value=np.nan)
+    missing = np.isnan(numbers)
     if blank is not None:
         missing = missing | blank
-    years = stamps.astype("datetime64[Y]").view(np.int64) + 1970  # floored to the year
-    return int_text(years, missing, order)
+    return int_text(np.where(missing, 0, numbers).astype(np.int64), missing, order)
 
 
 # --------------------------------------------------------------------------- ages
