@@ -183,7 +183,8 @@ def _short_and_unspaced(text: pa.Array) -> bool:
     if data_buf is None:
         return True
     used = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0] : offsets[-1]]
-    return not bool(np.isin(used, _SPACE_BYTES).any())
+    # a comparison per byte value (np.isin would sort the buffer)
+    return all(not (used == code).any() for code in _SPACE_BYTES)
 
 
 def _may_hold_prose(distinct: pa.Array) -> bool:
