@@ -18,7 +18,7 @@ from deid_desktop.core.facts.dates import DateCache
 from deid_desktop.core.facts.persons import all_positions, spec_for
 from deid_desktop.core.facts.shared import facts_for
 from deid_desktop.core.model import ColumnClass, Role
-from deid_desktop.core.pathways.common import pool_ages, year_text
+from deid_desktop.core.pathways.number_text import pool_ages, year_text
 from deid_desktop.core.risk.cells import small_cells
 from deid_desktop.core.verify.base import VerifyContext
 

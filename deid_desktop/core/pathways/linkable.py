@@ -60,11 +60,11 @@ from deid_desktop.core.pathways.common import (
     apply_risk_settings,
     plan_columns,
     plural,
-    pool_ages,
     redaction_sentences,
     removed_below_k_sentences,
     zip3_series,
 )
+from deid_desktop.core.pathways.number_text import pool_ages
 from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.zip3 import load_table_for

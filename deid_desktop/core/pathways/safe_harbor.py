@@ -39,16 +39,15 @@ from deid_desktop.core.pathways.common import (
     apply_risk_settings,
     plan_columns,
     plural,
-    pool_ages,
     random_subject_ids,
     redaction_sentences,
     released_name_of,
     row_order,
     subject_crosswalk,
     take_rows,
-    year_text,
     zip3_series,
 )
+from deid_desktop.core.pathways.number_text import pool_ages, year_text
 from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.zip3 import load_table_for
