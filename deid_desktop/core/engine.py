@@ -533,9 +533,12 @@ def run(
     """Open, load, review and export in one call (what ``deid run`` does); the scan uses
     the word list of ``crosswalk_dir`` (else of the project's default held-back folder)."""
     from deid_desktop.core.held_back import project_word_list
+    from deid_desktop.core.project import load_project
 
     rep = Reporter(progress, cancel)
-    project, _problems = open_project(project_path)
+    # not ``open_project``: its input report (each file hashed) would go unread here, and
+    # the load hashes the bytes it parses and refuses a changed file itself
+    project = load_project(Path(project_path))
     extract = load(project, project_path, progress=_slice(rep, 0.0, 0.3), cancel=cancel)
     result = review(
         project,

@@ -21,8 +21,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError
+from deid_desktop.core.facts.text import arrow_text
 from deid_desktop.core.resources import resource
 
 #: A prefix is kept only if its population is MORE than this.
@@ -326,10 +329,15 @@ def zip3_or_000(zips: pd.Series, table: Zip3Table) -> pd.Series:
     Restricted prefixes, prefixes absent from the table (PO-box, military, unique
     ZIPs), malformed and missing values all become "000". Vectorised; index kept.
     """
-    text = zips.astype(pd.StringDtype("pyarrow")).str.strip()
-    valid = text.str.match(_ZIP_SHAPE).fillna(False).astype(bool)
-    prefix = text.str.slice(0, 3)
-    allowed = prefix.isin(list(table.allowed_prefixes)).fillna(False).astype(bool)
-    keep = (valid & allowed).to_numpy()
-    out = np.where(keep, prefix.fillna(ZIP3_UNKNOWN).to_numpy(dtype=object), ZIP3_UNKNOWN)
-    return pd.Series(out, index=zips.index, dtype=pd.StringDtype("pyarrow"), name=zips.name)
+    text = pc.utf8_trim_whitespace(arrow_text(zips.astype(pd.StringDtype("pyarrow"))))
+    valid = pc.fill_null(pc.match_substring_regex(text, _ZIP_SHAPE), False)
+    prefix = pc.utf8_slice_codeunits(text, 0, 3)
+    allowed = pa.array(sorted(table.allowed_prefixes), type=pa.large_string())
+    keep = pc.and_(valid, pc.is_in(prefix, value_set=allowed, skip_nulls=True))
+    out = pc.if_else(keep, prefix, pa.scalar(ZIP3_UNKNOWN, pa.large_string()))
+    return pd.Series(
+        pd.StringDtype("pyarrow").__from_arrow__(pa.chunked_array([out])),
+        index=zips.index,
+        name=zips.name,
+        copy=False,
+    )

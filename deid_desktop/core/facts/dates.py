@@ -3,6 +3,8 @@ date per person."""
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -22,9 +24,24 @@ class DateCache:
     """Parses each date column once (core.io.dates), honouring a tag's stored format."""
 
     def __init__(self, extract: Extract) -> None:
-        self._extract = extract
+        # held weakly: a cache shared for the extract's life (``facts.shared``) must not
+        # keep its frames alive
+        self._extract_ref = weakref.ref(extract)
         self._cache: dict[tuple[str, str], pd.Series] = {}
         self.formats: dict[str, str] = {}  # "table.column" -> strptime format used
+
+    def seed(self, table: str, column: str, fmt: str, parsed: pd.Series) -> None:
+        """Dates already parsed with ``fmt`` (the load checks every date column): what
+        ``get`` would return for a tag of ``column`` with that stored or inferred format."""
+        self._cache[(table, column)] = parsed
+        self.formats[f"{table}.{column}"] = fmt
+
+    @property
+    def _extract(self) -> Extract:
+        extract = self._extract_ref()
+        if extract is None:  # pragma: no cover - the caller holds the extract
+            raise RuntimeError("the extract of these dates is gone")
+        return extract
 
     def get(self, table: str, tag: ColumnTag) -> pd.Series:
         cached = self._cache.get((table, tag.name))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
+
 from deid_desktop.core.errors import ProjectError
 from deid_desktop.core.io.dates import infer_date_format, parse_dates
 from deid_desktop.core.io.relations import check_relations, require_person_rows
@@ -77,11 +79,16 @@ def load_extract(
     person, events = tables[0], tables[1:]
     require_person_rows(person)
     reporter.step(0.86, "Checking how the tables link")
-    check_relations(
+    positions = check_relations(
         person, specs[0].key, [(t, spec.key) for t, spec in zip(events, specs[1:], strict=True)]
     )
     extract = Extract(person=person, events=tuple(events))
-    return prepare_extract(extract, project, reporter=reporter.sub(0.9, 1.0))
+    prepared = prepare_extract(extract, project, reporter=reporter.sub(0.9, 1.0))
+    if positions is not None:
+        from deid_desktop.core.facts.shared import facts_for
+
+        facts_for(prepared, project).seed_positions(positions)
+    return prepared
 
 
 def _restored_warning(count: int, column: str) -> str:
@@ -109,8 +116,12 @@ def _is_date(tag: ColumnTag) -> bool:
     return tag.cls == ColumnClass.DATE or tag.role in DATE_ROLES
 
 
-def _prepare_table(table: LoadedTable, spec: TableSpec) -> LoadedTable:
+def _prepare_table(
+    table: LoadedTable, spec: TableSpec
+) -> tuple[LoadedTable, dict[str, tuple[str, pd.Series]]]:
+    """The prepared table, and its date columns as parsed: column -> (format, dates)."""
     frame = table.frame
+    dates: dict[str, tuple[str, pd.Series]] = {}
     file = table.report.file
     warnings: list[str] = []
     changed = False
@@ -130,12 +141,13 @@ def _prepare_table(table: LoadedTable, spec: TableSpec) -> LoadedTable:
         if _is_date(tag):
             values = frame[tag.name]
             fmt = tag.date_format or infer_date_format(values, file=file, column=tag.name)
-            parse_dates(values, fmt, file=file, column=tag.name)  # every value a real date
+            # every value a real date; kept for the release (``facts.shared``)
+            dates[tag.name] = (fmt, parse_dates(values, fmt, file=file, column=tag.name))
     fresh = [w for w in warnings if w not in table.report.warnings]  # prepare twice: once
     if not fresh and not changed:
-        return table
+        return table, dates
     report = replace(table.report, warnings=(*table.report.warnings, *fresh))
-    return replace(table, frame=frame, report=report)
+    return replace(table, frame=frame, report=report), dates
 
 
 def prepare_extract(
@@ -145,6 +157,7 @@ def prepare_extract(
     table's report), date columns checked against their format (or one inferred)."""
     reporter = reporter or Reporter()
     prepared: list[LoadedTable] = []
+    parsed: dict[str, dict[str, tuple[str, pd.Series]]] = {}
     for i, table in enumerate(extract.tables):
         reporter.step(i / len(extract.tables), f"Preparing {table.report.file}")
         try:
@@ -152,6 +165,14 @@ def prepare_extract(
         except KeyError:
             prepared.append(table)
             continue
-        prepared.append(_prepare_table(table, spec))
+        ready, parsed[table.name] = _prepare_table(table, spec)
+        prepared.append(ready)
     reporter.step(1.0, "Extract ready")
-    return Extract(person=prepared[0], events=tuple(prepared[1:]))
+    out = Extract(person=prepared[0], events=tuple(prepared[1:]))
+    from deid_desktop.core.facts.shared import facts_for
+
+    dates = facts_for(out, project).dates
+    for table_name, columns in parsed.items():
+        for column, (fmt, values) in columns.items():
+            dates.seed(table_name, column, fmt, values)
+    return out

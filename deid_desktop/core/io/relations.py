@@ -55,9 +55,14 @@ def _common(
 
 
 def relation_problems(
-    person: LoadedTable, person_key: str, events: Sequence[tuple[LoadedTable, str]]
+    person: LoadedTable,
+    person_key: str,
+    events: Sequence[tuple[LoadedTable, str]],
+    positions: dict[str, np.ndarray] | None = None,
 ) -> list[Problem]:
-    """Every relationship problem, counted (never the key values)."""
+    """Every relationship problem, counted (never the key values). ``positions``, when
+    given and nothing is wrong, receives each table's rows as person row positions (the
+    same hash pass: ``facts.persons.all_positions`` need not encode the keys again)."""
     problems: list[Problem] = []
     keys = _key_column(person, person_key)
     file = person.report.file
@@ -89,6 +94,12 @@ def relation_problems(
         absent = int(values.isna().sum())
         linked = int(((codes >= 0) & (codes < distinct)).sum())
         _event_problems(problems, table, key, person, absent, len(values) - absent - linked)
+    if positions is not None and not problems and len(person_codes) == len(keys):
+        # unique, present person keys: codes 0..n-1 in row order, an event's code is
+        # its person's row
+        positions[person.name] = np.arange(len(keys), dtype=np.int64)
+        for (table, _key, _values), codes in zip(event_keys, event_codes, strict=True):
+            positions[table.name] = codes.astype(np.int64)
     return problems
 
 
@@ -183,12 +194,15 @@ def _problems_by_sets(
 
 def check_relations(
     person: LoadedTable, person_key: str, events: Sequence[tuple[LoadedTable, str]]
-) -> None:
+) -> dict[str, np.ndarray] | None:
     """Raise one ``InputError`` listing every problem: missing or repeated person keys,
-    event rows without a key or whose key is not in the person table. Counts only."""
-    problems = relation_problems(person, person_key, events)
+    event rows without a key or whose key is not in the person table. Counts only.
+    When the tables link up: each table's rows as person row positions, if the keys
+    were encoded together as text (else None)."""
+    positions: dict[str, np.ndarray] = {}
+    problems = relation_problems(person, person_key, events, positions)
     if not problems:
-        return
+        return positions or None
     hint = (
         "Fix the keys in the source files (or choose the right key columns) and load "
         "the extract again."

@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE, age_tag
+from deid_desktop.core.facts.ages import age_tag
 from deid_desktop.core.facts.dates import is_person_date
 from deid_desktop.core.facts.persons import MIN_KEY_LENGTH, spec_for
 from deid_desktop.core.facts.text import STRING, arrow_text, in_set
@@ -191,8 +191,15 @@ def _format_ids(numbers: np.ndarray, prefix: str, width: int) -> pa.Array:
     return pc.binary_join_element_wise(prefix, digits, "")
 
 
-def _contains_own_key(ids: np.ndarray, keys: np.ndarray, eligible: np.ndarray) -> np.ndarray:
-    return eligible & (np.strings.find(ids, keys) >= 0)
+def _contains_own_key(
+    numbers: np.ndarray, prefix: str, width: int, keys: np.ndarray, eligible: np.ndarray
+) -> np.ndarray:
+    """Rows (ascending) whose ID contains the person's own key, among ``eligible`` rows
+    (``keys`` holds their keys, in row order): only those IDs are written and compared."""
+    if not len(eligible):
+        return eligible
+    ids = _format_ids(numbers[eligible], prefix, width).to_numpy(zero_copy_only=False)
+    return eligible[np.strings.find(np.asarray(ids, dtype=str), keys) >= 0]
 
 
 def _equals_an_id(keys: pa.Array, prefix: str, width: int, n: int) -> bool:
@@ -220,54 +227,31 @@ def random_subject_ids(person_keys: pd.Series, seed: int) -> SubjectIds:
     rng = np.random.default_rng(seed)
     numbers = rng.permutation(n).astype(np.int64) + 1
     width = max(4, len(str(n)))
-    keys = person_keys.astype(STRING).fillna("").to_numpy(dtype=str)
-    key_text = arrow_text(keys)
+    key_text = arrow_text(person_keys.astype(STRING).fillna(""))
     prefix = next(
         (p for p in _ID_PREFIXES if not _equals_an_id(key_text, p, width, n)),
         _ID_PREFIXES[0],
     )
-    eligible = np.strings.str_len(keys) >= MIN_KEY_LENGTH
-    ids = np.asarray(_format_ids(numbers, prefix, width).to_numpy(zero_copy_only=False), dtype=str)
-    bad = _contains_own_key(ids, keys, eligible)
+    # a key can lie inside an ID only if it is no longer than the ID
+    length = pc.utf8_length(key_text).to_numpy(zero_copy_only=False)
+    eligible = np.flatnonzero((length >= MIN_KEY_LENGTH) & (length <= len(prefix) + width))
+    keys = np.asarray(key_text.take(pa.array(eligible)).to_numpy(zero_copy_only=False), dtype=str)
+    offenders = _contains_own_key(numbers, prefix, width, keys, eligible)
     reassigned = 0
     for _ in range(50):
-        offenders = np.flatnonzero(bad)
         if len(offenders) == 0 or n < 2:
             break
         for i in offenders:  # few: a random coincidence, swapped with another person
             j = int(rng.integers(0, n))
             numbers[i], numbers[j] = numbers[j], numbers[i]
             reassigned += 1
-        ids = np.asarray(
-            _format_ids(numbers, prefix, width).to_numpy(zero_copy_only=False), dtype=str
-        )
-        bad = _contains_own_key(ids, keys, eligible)
+        offenders = _contains_own_key(numbers, prefix, width, keys, eligible)
     series = pd.Series(
         pd.arrays.ArrowStringArray(_format_ids(numbers, prefix, width)),
         index=person_keys.index,
         name=SUBJECT_ID,
     )
     return SubjectIds(series, numbers, width, prefix, reassigned)
-
-
-# --------------------------------------------------------------------------- dates
-
-
-def year_text(dates: pd.Series) -> pd.Series:
-    """The year of each date as text ("2024"); missing stays missing."""
-    return dates.dt.year.astype("Int64").astype(STRING)
-
-
-# --------------------------------------------------------------------------- ages
-
-
-def pool_ages(numbers: pd.Series, force: np.ndarray | None = None) -> pd.Series:
-    """Ages as text: above 89 (or where ``force``) -> "90+", else the whole number."""
-    over = (numbers > MAX_AGE).fillna(False).to_numpy(dtype=bool)
-    if force is not None:
-        over = over | (force & numbers.notna().to_numpy(dtype=bool))
-    text = numbers.astype(STRING)
-    return text.where(~over, AGE_POOLED)
 
 
 # --------------------------------------------------------------------------- ZIP, free text

@@ -33,7 +33,8 @@ import re
 
 import pandas as pd
 
-from deid_desktop.core.facts.persons import all_positions, spec_for
+from deid_desktop.core.facts.persons import spec_for
+from deid_desktop.core.facts.shared import facts_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.model import (
     ColumnClass,
@@ -138,7 +139,7 @@ def build_limited(
     pspec = spec_for(project, person)
     rep.step(0.0, "Assigning random subject IDs")
     subjects = random_subject_ids(person.frame[pspec.key], project.seed)
-    positions = all_positions(extract, project)
+    positions = facts_for(extract, project).positions  # shared with the gate
     treatments, redacted = plan_columns(extract, project, keep_direct_zip=True)
     removed: list[str] = []
     kept_geo: list[str] = []

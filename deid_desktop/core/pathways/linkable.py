@@ -31,9 +31,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError, UsageError
-from deid_desktop.core.facts.ages import age_numbers, assess_ages, maybe_age_numbers
-from deid_desktop.core.facts.dates import DateCache
-from deid_desktop.core.facts.persons import all_positions, spec_for
+from deid_desktop.core.facts.ages import age_numbers, maybe_age_numbers
+from deid_desktop.core.facts.persons import spec_for
+from deid_desktop.core.facts.shared import facts_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.linkage import (
     date_offsets,
@@ -61,11 +61,11 @@ from deid_desktop.core.pathways.common import (
     crosswalk_key_name,
     plan_columns,
     plural,
-    pool_ages,
     redaction_sentences,
     removed_below_k_sentences,
     zip3_series,
 )
+from deid_desktop.core.pathways.number_text import pool_ages
 from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.zip3 import load_table_for
@@ -159,7 +159,8 @@ def build_linkable(
             hint="Use 'zip3' (allow-listed three digits) or 'drop'.",
         )
     rep.step(0.0, "Checking relationships")
-    positions = all_positions(extract, project)
+    facts = facts_for(extract, project)  # shared with the gate
+    positions = facts.positions
     person = extract.person
     pspec = spec_for(project, person)
 
@@ -171,8 +172,8 @@ def build_linkable(
     numbers = person_numbers(keys)
 
     rep.step(0.2, "Assessing ages")
-    dates = DateCache(extract)
-    ages = assess_ages(extract, project, dates, positions, project.transform.age_reference)
+    dates = facts.dates
+    ages = facts.ages(project.transform.age_reference)
     over = ages.over_89
     withheld = ages.years_withheld  # over 89 now, or at the data's cut-off
     zip_table = load_table_for(project.transform.zip3_table) if opts.zip_rule == "zip3" else None

@@ -18,11 +18,11 @@ from deid_desktop.core.facts.ages import (
     MAX_AGE,
     AgeFacts,
     age_numbers,
-    assess_ages,
     maybe_age_numbers,
 )
 from deid_desktop.core.facts.dates import DateCache
-from deid_desktop.core.facts.persons import all_positions, spec_for
+from deid_desktop.core.facts.persons import spec_for
+from deid_desktop.core.facts.shared import facts_for
 from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.model import (
     ColumnTag,
@@ -39,16 +39,15 @@ from deid_desktop.core.pathways.common import (
     apply_risk_settings,
     plan_columns,
     plural,
-    pool_ages,
     random_subject_ids,
     redaction_sentences,
     released_name_of,
     row_order,
     subject_crosswalk,
     take_rows,
-    year_text,
     zip3_series,
 )
+from deid_desktop.core.pathways.number_text import pool_ages, year_text
 from deid_desktop.core.pathways.registry import pathway_spec
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.zip3 import load_table_for
@@ -122,11 +121,12 @@ def build_safe_harbor(
 
     rep.step(0.0, "Assigning random subject IDs")
     subjects = random_subject_ids(person.frame[person_spec.key], project.seed)
-    positions = all_positions(extract, project)
+    facts = facts_for(extract, project)  # shared with the gate
+    positions = facts.positions
 
     rep.step(0.15, "Reading dates and ages")
-    dates = DateCache(extract)
-    ages = assess_ages(extract, project, dates, positions, options.age_reference)
+    dates = facts.dates
+    ages = facts.ages(options.age_reference)
     zip_table = load_table_for(options.zip3_table)
 
     treatments, redacted = plan_columns(extract, project)
@@ -159,6 +159,7 @@ def build_safe_harbor(
         # The subject IDs are taken straight in release order; the other columns below
         # are built in input order and then put in that order.
         out: dict[str, pd.Series] = {SUBJECT_ID: take_rows(subjects.ids, pos[order])}
+        ordered = {SUBJECT_ID}  # columns built in release order already
         for col, treatment in treatments[table.name].items():
             where = f"{table.name}.{col}"
             values = table.frame[col].reset_index(drop=True)
@@ -183,13 +184,13 @@ def build_safe_harbor(
                 zip_cells += len(values)
             elif treatment == Treatment.DATE:
                 tag = spec_for(project, table).column(col)
-                years = year_text(dates.get(table.name, tag)).reset_index(drop=True)
-                present = years.notna().to_numpy(dtype=bool)
+                parsed = dates.get(table.name, tag)
+                present = parsed.notna().to_numpy(dtype=bool)
                 blanked_years += int((present & over_rows).sum())
                 blanked_cutoff += int((present & cutoff_rows).sum())
                 blanked_far += int((present & blank_rows & ~over_rows & ~cutoff_rows).sum())
-                years[blank_rows] = pd.NA
-                out[name] = years
+                out[name] = year_text(parsed, blank_rows, order)  # in release order
+                ordered.add(name)
                 date_columns.append(where)
                 year_columns.setdefault(table.name, []).append(name)
             elif treatment == Treatment.AGE:
@@ -198,7 +199,9 @@ def build_safe_harbor(
                     out[name] = values.astype(STRING)
                     continue
                 role = ages.age_columns.get(table.name) == col
-                out[name] = pool_ages(numbers, force=over_rows if is_person and role else None)
+                force = over_rows if is_person and role else None
+                out[name] = pool_ages(numbers, force, order)  # in release order
+                ordered.add(name)
                 if not role:
                     pooled_named[where] = int((out[name] == AGE_POOLED).sum())
             elif treatment == Treatment.REDACT:
@@ -207,7 +210,7 @@ def build_safe_harbor(
                 out[name] = values.astype(STRING)
         tables[table.name] = pd.DataFrame(
             {
-                name: values if name == SUBJECT_ID else take_rows(values, order)
+                name: values if name in ordered else take_rows(values, order)
                 for name, values in out.items()
             },
             copy=False,

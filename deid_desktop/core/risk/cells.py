@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from deid_desktop.core.model import ColumnClass, Project, Release
 
@@ -56,10 +58,10 @@ def small_cells(
 ) -> tuple[SmallCells, ...]:
     """Small cells of each column, counted over distinct persons (``person`` column)."""
     out = []
-    person_codes, _ = pd.factorize(frame[person], use_na_sentinel=True)
+    person_codes = _person_codes(frame[person])
     n_persons = int(person_codes.max()) + 1 if person_codes.size else 0
     for column in columns:
-        codes, uniques = pd.factorize(frame[column], use_na_sentinel=True)
+        codes, uniques = _codes(frame[column])
         keep = (codes >= 0) & (person_codes >= 0)
         v, p = codes[keep].astype(np.int64), person_codes[keep].astype(np.int64)
         n_values = len(uniques)
@@ -76,7 +78,9 @@ def small_cells(
         is_small[small] = True
         held = np.zeros(n_persons, dtype=bool)
         held[(pairs % n_persons)[is_small[pair_value]]] = True
-        names = [str(x) for x in np.asarray(uniques.take(small), dtype=object)]
+        picked = uniques.take(small)
+        listed_values = picked.to_pylist() if isinstance(picked, pa.Array) else list(picked)
+        names = [str(x) for x in listed_values]
         listed = tuple(
             sorted(zip(names, (int(h) for h in holders[small]), strict=True), key=lambda t: t[1])
         )
@@ -86,6 +90,35 @@ def small_cells(
             )
         )
     return tuple(out)
+
+
+def _codes(values: pd.Series) -> tuple[np.ndarray, pa.Array | pd.Index]:
+    """``pd.factorize`` (codes in order of first appearance, -1 where missing; and the
+    distinct values) by one Arrow hash pass for text columns."""
+    if not isinstance(values.dtype, pd.StringDtype) or values.dtype.storage != "pyarrow":
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        return codes, pd.Index(uniques)
+    arr = pa.array(values.array)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    encoded = arr.dictionary_encode()
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return codes, encoded.dictionary
+
+
+def _person_codes(ids: pd.Series) -> np.ndarray:
+    """A code per row for its person (-1: missing), as ``pd.factorize``; a release is in
+    ID order, so there the codes are the runs of equal IDs (no hashing)."""
+    if isinstance(ids.dtype, pd.StringDtype) and ids.dtype.storage == "pyarrow" and len(ids) > 1:
+        arr = pa.array(ids.array)
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks()
+        if arr.null_count == 0:
+            head, tail = arr.slice(0, len(arr) - 1), arr.slice(1)
+            if pc.all(pc.less_equal(head, tail)).as_py():
+                change = pc.not_equal(head, tail).to_numpy(zero_copy_only=False)
+                return np.concatenate(([0], np.cumsum(change))).astype(np.int64)
+    return _codes(ids)[0]
 
 
 def _all_numbers(values: pd.Series) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 #: Keys with a range up to this (or 4x the rows) are compacted with bincount, not hashing.
 _BINCOUNT_LIMIT = 1 << 24
@@ -20,6 +21,14 @@ _KEY_LIMIT = 1 << 62
 
 def factorize_column(series: pd.Series) -> tuple[np.ndarray, int]:
     """Integer codes for a column (missing values form their own code) and their count."""
+    if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
+        # pd.factorize's own pass, without pandas' wrapping: one Arrow dictionary encode
+        arr = pa.array(series.array)
+        encoded = (
+            arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        ).dictionary_encode(null_encoding="encode")
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        return codes, len(encoded.dictionary)
     codes, uniques = pd.factorize(series, use_na_sentinel=False)
     return np.asarray(codes, dtype=np.int64), len(uniques)
 

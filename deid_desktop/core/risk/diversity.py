@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from deid_desktop.core.risk.classes import factorize_column
 
@@ -83,6 +84,20 @@ def _pair_counts(
     return uniq // n_values, uniq % n_values, counts.astype(np.int64)
 
 
+def _factorize(series: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize(series)`` (-1 where missing), by one Arrow dictionary encode for
+    pyarrow strings."""
+    if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
+        arr = pa.array(series.array)
+        encoded = (
+            arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        ).dictionary_encode()
+        codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        return codes, pd.Index(series.dtype.__from_arrow__(encoded.dictionary))
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.int64), pd.Index(uniques)
+
+
 def _numeric_order(series: pd.Series, uniques: pd.Index) -> np.ndarray | None:
     """Rank of each distinct filled value when every filled value is a number, else None."""
     filled = pd.Series(uniques, dtype=object).dropna()
@@ -110,8 +125,7 @@ def diversity(
     """Distinct, entropy and recursive (c, l)-diversity and t-closeness of one column."""
     if n_classes == 0:
         return Diversity(column, None, 0, 0, c=c)
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    codes = np.asarray(codes, dtype=np.int64)
+    codes, uniques = _factorize(series)
     # The (class, value, count) pairs of every record, missing as a value of its own
     # (t-closeness counts it). For categories l takes the same pairs less the missing
     # value's; numbers are ranked by value ("1" and "1.0" one rank), so l counts its own.

@@ -287,7 +287,7 @@ def risk_report(
     )
 
     lone_pos = np.flatnonzero(lone_mask)
-    lone_records = frame.iloc[lone_pos][list(qis)].reset_index(drop=True)
+    lone_records = frame[list(qis)].iloc[lone_pos].reset_index(drop=True)  # QI columns only
     lone_records.insert(0, "row", lone_pos)
 
     rescues: list[Rescue] = []

@@ -21,9 +21,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from deid_desktop.core.facts.ages import AgeFacts, assess_ages
+from deid_desktop.core.facts.ages import AgeFacts
 from deid_desktop.core.facts.dates import DateCache
-from deid_desktop.core.facts.persons import all_positions, positions_in
+from deid_desktop.core.facts.persons import positions_in
+from deid_desktop.core.facts.shared import facts_for
 from deid_desktop.core.facts.text import STRING, arrow_text
 from deid_desktop.core.model import PATHWAY_LABELS, Extract, Pathway, Project, Release
 from deid_desktop.core.zip3 import Zip3Table, load_table_for
@@ -77,11 +78,11 @@ class VerifyContext:
 
     @cached_property
     def dates(self) -> DateCache:
-        return DateCache(self.extract)
+        return facts_for(self.extract, self.project).dates
 
     @cached_property
     def positions(self) -> dict[str, np.ndarray]:
-        return all_positions(self.extract, self.project)
+        return facts_for(self.extract, self.project).positions
 
     _counts: dict[tuple[str, str], pd.Series] = field(default_factory=dict, init=False, repr=False)
     _positions: dict[tuple[int, str | None], tuple[Release, ReleasedPositions]] = field(
@@ -101,13 +102,7 @@ class VerifyContext:
     def ages(self) -> AgeFacts:
         """Who is over 89 (at the reference date, in any age column, at the cut-off),
         decided once for every check that asks."""
-        return assess_ages(
-            self.extract,
-            self.project,
-            self.dates,
-            self.positions,
-            self.project.transform.age_reference,
-        )
+        return facts_for(self.extract, self.project).ages(self.project.transform.age_reference)
 
     def released_positions(self, release: Release, person: str | None) -> ReleasedPositions:
         """The released IDs of table ``person`` (empty: none) and, for every released

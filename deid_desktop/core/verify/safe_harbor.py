@@ -98,22 +98,26 @@ def check_no_full_dates(
 
 def _subjects_over_89(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
-) -> set[str]:
-    """Subject IDs of persons over 89: from the input (via the crosswalk) and from
-    every released "90+" in the person table's age column."""
-    out: set[str] = set()
+) -> pa.Array:
+    """Subject IDs of persons over 89 (distinct, as Arrow text): from the input (via
+    the crosswalk) and from every released "90+" in the person table's age column."""
+    found: list[pa.Array] = []
     person = extract.person.name
     frame = release.tables.get(person)
     tag = project.table(person).by_role(Role.AGE)
     if frame is not None and tag is not None and tag.name in frame.columns:
-        pooled = frame[tag.name].astype(STRING) == AGE_POOLED
-        out |= set(frame.loc[pooled.fillna(False).to_numpy(dtype=bool), release.id_column])
+        pooled = pc.fill_null(pc.equal(arrow_text(frame[tag.name]), AGE_POOLED), False)
+        found.append(arrow_text(frame[release.id_column]).filter(pooled))
     if release.crosswalk is not None:
-        keys = person_keys(extract, project)[ctx.ages.years_withheld]
+        withheld = ctx.ages.years_withheld
+        keys = arrow_text(person_keys(extract, project)).filter(pa.array(withheld))
         key_col = next(c for c in release.crosswalk.columns if c != release.id_column)
         cw = release.crosswalk
-        out |= set(cw.loc[in_set(cw[key_col].astype(STRING), keys), release.id_column])
-    return out
+        hit = in_set(arrow_text(cw[key_col]), keys)
+        found.append(arrow_text(cw[release.id_column]).filter(pa.array(hit)))
+    if not found:
+        return pa.array([], type=pa.large_string())
+    return pc.unique(pa.concat_arrays(found))
 
 
 def _year_columns(release: Release, project: Project, table: str, ctx: VerifyContext) -> list[str]:
@@ -261,7 +265,9 @@ def check_no_age_revealing_year(
 ) -> Finding:
     ry = _released_years(release, project, ctx)
     known_ids = _subjects_over_89(extract, release, project, ctx)
-    known = in_set(ry.ids, known_ids) if known_ids and len(ry.ids) else np.zeros(len(ry.ids), bool)
+    known = (
+        in_set(ry.ids, known_ids) if len(known_ids) and len(ry.ids) else np.zeros(len(ry.ids), bool)
+    )
     far_apart = _persons_with_years_far_apart(ry) & ~known
     at_cutoff = _persons_old_at_release_cutoff(release, project, ry) & ~known & ~far_apart
     old = known | far_apart | at_cutoff

@@ -152,7 +152,10 @@ def text_columns(release: Release, project: Project) -> tuple[list[TextColumn], 
             if accepted(project, table, column):
                 skipped.append(f"{table}.{column}")
                 continue
-            encoded = arrow_text(values).dictionary_encode()
+            text = arrow_text(values)
+            if _short_and_unspaced(text):  # no value could hold prose: no hash pass
+                continue
+            encoded = text.dictionary_encode()
             distinct = encoded.dictionary
             if len(distinct) == 0 or not _may_hold_prose(distinct):
                 continue
@@ -162,6 +165,26 @@ def text_columns(release: Release, project: Project) -> tuple[list[TextColumn], 
                 TextColumn(table, column, distinct.to_pylist(), codes.astype(np.int64), persons)
             )
     return out, sorted(skipped)
+
+
+#: ASCII whitespace (RE2's ``\s``, and the vertical tab)
+_SPACE_BYTES = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint8)
+
+
+def _short_and_unspaced(text: pa.Array) -> bool:
+    """Every value at most ``CODE_LENGTH`` bytes and no whitespace byte anywhere: then
+    no distinct value can pass ``_may_hold_prose``. Read from the Arrow buffers."""
+    if len(text) == 0:
+        return True
+    _validity, offsets_buf, data_buf = text.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[text.offset : text.offset + len(text) + 1]
+    if int(np.diff(offsets).max()) > CODE_LENGTH:
+        return False
+    if data_buf is None:
+        return True
+    used = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    # a comparison per byte value (np.isin would sort the buffer)
+    return all(not (used == code).any() for code in _SPACE_BYTES)
 
 
 def _may_hold_prose(distinct: pa.Array) -> bool:
