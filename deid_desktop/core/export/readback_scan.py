@@ -53,14 +53,18 @@ class _Column:
         self.file, self.sheet, self.name, self.shapes = file, sheet, name, shapes
         self.generated = generated
         if isinstance(values, pd.Series):
-            codes, uniques = pd.factorize(values.astype(str).to_numpy(dtype=object), sort=False)
+            codes, distinct = pd.factorize(values.astype(str).to_numpy(dtype=object), sort=False)
+            distinct = pa.array(np.asarray(distinct, dtype=object), type=pa.large_string())
         else:  # a column of text read by Arrow: its dictionary encoding
             encoded = values.dictionary_encode()
-            codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-            uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
-        uniques = np.asarray(uniques, dtype=object)
-        if generated and not shapes and len(uniques):
-            codes, uniques = _without_id_shapes(np.asarray(codes, dtype=np.int64), uniques)
+            codes = encoded.indices.to_numpy(zero_copy_only=False)
+            distinct = encoded.dictionary
+        codes = np.asarray(codes, dtype=np.int64)
+        if generated and not shapes and len(distinct):
+            # the ID-shaped texts are left out while still in Arrow: no Python string
+            # is made for each of a million subject IDs
+            codes, distinct = _without_id_shapes(codes, distinct)
+        uniques = np.asarray(distinct.to_numpy(zero_copy_only=False), dtype=object)
         self.codes: np.ndarray = codes
         self.uniques: np.ndarray = uniques
         self.global_ids: np.ndarray = np.empty(0, dtype=np.int64)
@@ -79,18 +83,18 @@ class _Column:
 _ID_SHAPE = r"^(?:[A-Za-z]{0,3}[0-9]+|[0-9a-f]{12,64})$"
 
 
-def _without_id_shapes(codes: np.ndarray, uniques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _without_id_shapes(codes: np.ndarray, distinct: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """The column's codes and distinct texts with the ID-shaped texts left out (their
     rows get code -1, which ``rows_of`` never lists)."""
     import pyarrow.compute as pc
 
-    shaped = pc.match_substring_regex(pa.array(uniques, type=pa.large_string()), _ID_SHAPE)
+    shaped = pc.match_substring_regex(distinct, _ID_SHAPE)
     keep = ~shaped.to_numpy(zero_copy_only=False)
     if keep.all():
-        return codes, uniques
+        return codes, distinct
     new_index = np.cumsum(keep) - 1
     kept_code = keep[codes] if len(codes) else np.zeros(0, dtype=bool)
-    return np.where(kept_code, new_index[codes], -1), uniques[keep]
+    return np.where(kept_code, new_index[codes], -1), distinct.filter(pa.array(keep))
 
 
 def _header(path: Path) -> list[str]:

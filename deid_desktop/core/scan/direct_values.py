@@ -67,10 +67,7 @@ class DirectValues:
     def dictionary_for(self, calls: Sequence[Sequence[str]]) -> ScanDictionary:
         """The dictionary of the values that may be found in the texts of ``calls``
         (each: the texts one ``scan_text_arrays`` call is given)."""
-        arrays = {
-            kind: pa.concat_arrays(list(cols)) if cols else pa.array([], type=pa.large_string())
-            for kind, cols in self.columns.items()
-        }
+        arrays = {kind: _joined(cols) for kind, cols in self.columns.items()}
         with gc_paused():
             found = TextCandidates(calls)
             kept: dict[str, list[str]] = {}
@@ -78,6 +75,17 @@ class DirectValues:
                 keep = may_occur(arr, found, words=kind == "name", phone=kind in _DIGIT_KINDS)
                 kept[kind] = _distinct(arr.filter(pa.array(keep)) if not keep.all() else arr)
             return _from_distinct(kept)
+
+
+def _joined(columns: tuple[pa.Array, ...]) -> pa.Array:
+    """The columns of one kind as one array; several columns (a person key repeated in
+    every table) hashed to their distinct values first, which is cheaper than reading
+    each value's words again."""
+    if not columns:
+        return pa.array([], type=pa.large_string())
+    if len(columns) == 1:
+        return columns[0]
+    return pc.unique(pa.chunked_array(columns, type=pa.large_string()))
 
 
 def _distinct(values: pa.Array) -> list[str]:

@@ -235,11 +235,14 @@ def _present_trigrams(haystack: str) -> pa.Array:
 
 def _plausible(values: pa.Array, present: pa.Array) -> pa.Array:
     """The values that may occur in the haystack: their first, second and last three
-    characters all occur in it (a cheap necessary condition, all in pyarrow)."""
+    characters all occur in it (a cheap necessary condition, all in pyarrow). The first
+    three are held against it first, so the other tests read only the few that pass."""
     if len(values) == 0:
         return values
-    keep = pc.is_in(pc.utf8_slice_codeunits(values, 0, 3), value_set=present)
-    keep = pc.and_(keep, pc.is_in(pc.utf8_slice_codeunits(values, -3), value_set=present))
+    values = pc.filter(values, pc.is_in(pc.utf8_slice_codeunits(values, 0, 3), value_set=present))
+    if len(values) == 0:
+        return values
+    keep = pc.is_in(pc.utf8_slice_codeunits(values, -3), value_set=present)
     middle = pc.utf8_slice_codeunits(values, 3, 6)
     keep = pc.and_(
         keep,
