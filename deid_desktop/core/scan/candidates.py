@@ -298,8 +298,9 @@ class _Quick:
         n = data.size
         seg_end = np.concatenate((seg_start[1:], [n])) if count else seg_start
         size = seg_end - seg_start
-        is_digit = np.zeros(n + 1, dtype=bool)
-        np.less(data - np.uint8(48), 10, out=is_digit[:-1])  # bytes below '0' wrap round
+        is_digit = np.zeros(n + 1 if numbers or phone else 0, dtype=bool)
+        if numbers or phone:  # bytes below '0' wrap round
+            np.less(data - np.uint8(48), 10, out=is_digit[:-1])
         if terms or numbers:
             folded = np.frombuffer(
                 (data.tobytes() if prefolded else data.tobytes().translate(_FOLD_BYTES))
