@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from deid_desktop.core.risk.intruder import IntruderReport
     from deid_desktop.core.risk.verdict import Verdict
     from deid_desktop.core.scan import ScanDictionary, ScanReport, WordList
+    from deid_desktop.core.scan.direct_values import DirectValues
     from deid_desktop.core.verify import Verification
 
 
@@ -91,9 +92,12 @@ class ReviewResult:
     #: the plain verdict (level, headline, access model, next steps); None only when a
     #: caller built the result by hand
     verdict: Verdict | None = None
-    #: the values of the direct columns the release does not keep, looked for again when
-    #: the written files are read back before the export commits (``readback_gate``)
-    dictionary: ScanDictionary | None = field(default=None, compare=False, repr=False)
+    #: the values of the direct columns the release does not keep and the word list's
+    #: terms, looked for again when the written files are read back before the export
+    #: commits (``readback_gate``)
+    dictionary: DirectValues | ScanDictionary | None = field(
+        default=None, compare=False, repr=False
+    )
     #: the combination with earlier releases of the same source in the register (None:
     #: nothing of the same source went out before, or the register could not be read)
     cross_release: CrossReleaseReport | None = None
@@ -339,7 +343,13 @@ def review(
         )
     from deid_desktop.core.export.readback import readback_dictionary
 
-    readback = readback_dictionary(extract, project, release) if readback else None
+    readback = (
+        readback_dictionary(
+            extract, project, release, None if words is None else words.by_dictionary_kind()
+        )
+        if readback
+        else None
+    )
     # The risk is measured before the gate, so that a check may read it (a k target).
     rep.step(0.6, "Measuring the residual risk")
     qis = quasi_identifiers_for(project, release)

@@ -283,16 +283,19 @@ def review(
     )
 
 
-def with_readback(result: ReviewResult, extract: Extract) -> ReviewResult:
+def with_readback(result: ReviewResult, extract: Extract, held_back: Path) -> ReviewResult:
     """``result`` with the read-back dictionary the export checks the written files
-    against (built now from ``extract`` when the review left it out)."""
+    against (built now from ``extract`` when the review left it out), with the project
+    word list of ``held_back`` (the crosswalk folder), as ``deid run`` builds it."""
     if result.dictionary is not None:
         return result
     from dataclasses import replace
 
     from deid_desktop.core.export.readback import readback_dictionary
+    from deid_desktop.core.scan.wordlist import load_word_list
 
-    dictionary = readback_dictionary(extract, result.project, result.release)
+    words = load_word_list(held_back).by_dictionary_kind()
+    dictionary = readback_dictionary(extract, result.project, result.release, words)
     return replace(result, dictionary=dictionary)
 
 
@@ -319,7 +322,7 @@ def export(
     return engine.export(
         result.project,
         project_path,
-        with_readback(result, extract),
+        with_readback(result, extract, crosswalk_dir),
         out_dir=out_dir,
         crosswalk_dir=crosswalk_dir,
         meta=meta,

@@ -17,10 +17,13 @@ from hypothesis import strategies as st
 from deid_desktop.core.export.readback_scan import scan_distinct
 from deid_desktop.core.export.tables import write_xlsx
 from deid_desktop.core.scan import build_dictionary_from_values, scan_written
+from deid_desktop.core.scan.direct_values import DirectValues
 
-DICT = build_dictionary_from_values(
-    {"name": ["Ann Quigg"], "mrn": ["MR778812"], "id": ["HF0042", "5551234567"]}
-)
+VALUES = {"name": ["Ann Quigg"], "mrn": ["MR778812"], "id": ["HF0042", "5551234567"]}
+DICT = build_dictionary_from_values(VALUES)
+#: The same values as the read-back keeps them: columns, made into a dictionary of the
+#: values the written cells may hold.
+DIRECT = DirectValues.from_columns({k: [pd.Series(v)] for k, v in VALUES.items()})
 CELLS = (
     "S0001", "S0002", "S0003", "2019", "2020", "90+", "921", "000", "", "stable",
     "Quigg", "Ann Quigg called", "MR778812", "hf0042", "HF0042 seen", "5551234567",
@@ -53,12 +56,13 @@ def tables(draw: st.DrawFn) -> dict[str, pd.DataFrame]:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tables(), st.booleans(), st.booleans(), st.booleans())
+@given(tables(), st.booleans(), st.booleans(), st.booleans(), st.booleans())
 def test_distinct_scan_finds_what_the_cell_by_cell_scan_finds(
-    frames: dict[str, pd.DataFrame], xlsx: bool, all_shapes: bool, id_made: bool
+    frames: dict[str, pd.DataFrame], xlsx: bool, all_shapes: bool, id_made: bool, direct: bool
 ) -> None:
     """``id_made``: the "id" column is the release's own ID column (numbers do not count
-    there; the distinct scan skips its ID-shaped texts altogether)."""
+    there; the distinct scan skips its ID-shaped texts altogether). ``direct``: the
+    distinct scan is given the values as columns (``DirectValues``)."""
     made = ("id",) if id_made else ()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -68,7 +72,8 @@ def test_distinct_scan_finds_what_the_cell_by_cell_scan_finds(
                 write_xlsx(frame, folder / f"{name}.xlsx", sheet=name)
         shapes = None if all_shapes else {name: {"note"} for name in frames}
         expected = scan_written(folder, DICT, shape_columns=shapes, generated=made)
-        got = scan_distinct(folder, DICT, shape_columns=shapes, generated=made)
+        given = DIRECT if direct else DICT
+        got = scan_distinct(folder, given, shape_columns=shapes, generated=made)
     assert got == expected
 
 
@@ -90,3 +95,4 @@ def test_a_repeated_identifier_is_a_hit_in_every_cell_that_holds_it(tmp_path: Pa
     ]
     assert found.cells == 8  # the empty sheet has no data cells
     assert found == scan_written(tmp_path, DICT, shape_columns={"visits": set()})
+    assert found == scan_distinct(tmp_path, DIRECT, shape_columns={"visits": set()})

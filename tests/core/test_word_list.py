@@ -117,3 +117,43 @@ def test_a_crosswalk_folder_holding_only_the_word_list_takes_the_first_export(
     assert word_list_path(xw).is_file() and not (out / word_list_path(xw).name).exists()
     record = json.loads((xw / FULL_RECORD_JSON).read_text(encoding="utf-8"))
     assert record["word_list"] == {"terms": 1, "by_kind": {"OTHER": 1}}
+
+
+WORD = "Unscheduled"  # a released visit type of the demo: a user's word list term here
+
+
+def test_a_released_cell_holding_a_word_list_term_fails_the_export(
+    demo: Path, tmp_path: Path
+) -> None:
+    """The read-back looks for the word list's terms in every released file, like the
+    extract's direct values: the export fails and writes nothing, naming the file and
+    column, never the term."""
+    from deid_desktop.core.errors import CheckFailed
+
+    out, xw = tmp_path / "out", tmp_path / "xw"
+    add_word(xw, "LOCATION", WORD)
+    with pytest.raises(CheckFailed) as err:
+        engine.run(demo, out_dir=out, crosswalk_dir=xw, register_path=tmp_path / "r.jsonl")
+    message = str(err.value)
+    assert "visits.csv column 'visit_type'" in message and "Nothing was written" in message
+    assert WORD.lower() not in message.lower()
+    assert not out.exists()
+    assert [p.name for p in xw.iterdir()] == [word_list_path(xw).name]  # the list alone
+
+
+def test_deid_run_refuses_a_release_holding_a_word_list_term_with_exit_3(
+    demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.e2e._cli import main_captured
+
+    out, xw = tmp_path / "out", tmp_path / "xw"
+    code, _, err = main_captured(capsys, "run", demo, "--out", out, "--crosswalk-out", xw)
+    assert code == 0, err  # without the term the release goes out
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    add_word(xw, "NAME", WORD)
+    code, _, err = main_captured(
+        capsys, "run", demo, "--out", out, "--crosswalk-out", xw, "--overwrite"
+    )
+    assert code == 3, err
+    assert "visits.csv column 'visit_type'" in err and WORD.lower() not in err.lower()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the earlier release

@@ -52,3 +52,44 @@ def test_the_review_holds_no_dictionary_and_the_export_still_reads_back(
     assert "baseline.csv column 'nyha_class' (1)" in info.value.message
     assert surname not in str(info.value)
     assert not out.exists()
+
+
+def test_the_export_reads_back_the_word_list_of_the_chosen_crosswalk_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A term of the project word list (kept in the crosswalk folder the user chose) in a
+    written file fails the GUI's export as it fails ``deid run``'s: the dictionary the
+    export builds holds the word list too."""
+    from deid_desktop.core.scan.wordlist import add_word
+
+    monkeypatch.setenv("DEID_REGISTER", str(tmp_path / "register.jsonl"))
+    project, _ = engine.open_project(DEMO)
+    extract = engine.load(project, DEMO)
+    crosswalk = tmp_path / "chosen" / "crosswalk"
+    add_word(crosswalk, "location", "Ward Qelvin")
+    review = backend.review(extract, project, held_back=crosswalk)
+    assert review.passed and review.dictionary is None
+    real = release_mod.neutralise_frame
+
+    def leaky(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+        safe, n = real(frame)
+        if "nyha_class" in safe.columns:
+            safe = safe.copy()
+            safe["nyha_class"] = safe["nyha_class"].astype(object)
+            safe.iloc[5, safe.columns.get_loc("nyha_class")] = "moved to ward qelvin"
+        return safe, n
+
+    monkeypatch.setattr(release_mod, "neutralise_frame", leaky)
+    out = tmp_path / "out"
+    with pytest.raises(CheckFailed) as info:
+        backend.export(
+            None,
+            review,
+            project.export,
+            extract=extract,
+            out_dir=out / "release",
+            crosswalk_dir=crosswalk,
+        )
+    assert "baseline.csv column 'nyha_class' (1)" in info.value.message
+    assert "qelvin" not in str(info.value).lower()
+    assert not (out / "release").exists()

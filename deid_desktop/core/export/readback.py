@@ -16,7 +16,7 @@ purpose, and measurement columns read as phone numbers or record numbers.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,20 +25,26 @@ import pandas as pd
 from deid_desktop.core.errors import CheckFailed
 from deid_desktop.core.export.readback_scan import scan_distinct
 from deid_desktop.core.model import ColumnClass, Extract, Project, Release
-from deid_desktop.core.scan.dictionary import (
-    ScanDictionary,
-    dictionary_from_columns,
-    dictionary_kind,
-)
+from deid_desktop.core.scan.dictionary import ScanDictionary, dictionary_kind
+from deid_desktop.core.scan.direct_values import DirectValues
 from deid_desktop.core.scan.written import WrittenScan
 
 #: How many (file, column) places the message lists before "and N more".
 _LISTED = 8
 
 
-def readback_dictionary(extract: Extract, project: Project, release: Release) -> ScanDictionary:
+def readback_dictionary(
+    extract: Extract,
+    project: Project,
+    release: Release,
+    words: Mapping[str, Sequence[str]] | None = None,
+) -> DirectValues:
     """The values of every direct column the release does not keep (a column a pathway
-    keeps on purpose, such as a limited data set's town, was judged by the gate)."""
+    keeps on purpose, such as a limited data set's town, was judged by the gate), and
+    the project word list's terms (``words``: dictionary kind -> terms, see
+    ``wordlist.WordList.by_dictionary_kind``): a released file holding one fails the
+    export like a direct value. Kept as columns: the read-back makes its dictionary of
+    the values that may be found in the written files only."""
     columns: dict[str, list[pd.Series]] = {}
     for spec in project.tables:
         try:
@@ -50,8 +56,11 @@ def readback_dictionary(extract: Extract, project: Project, release: Release) ->
         for tag in spec.by_class(ColumnClass.DIRECT):
             if tag.name not in frame.columns or tag.name in kept:
                 continue
-            columns.setdefault(dictionary_kind(tag.category), []).append(frame[tag.name].dropna())
-    return dictionary_from_columns(columns)
+            columns.setdefault(dictionary_kind(tag.category), []).append(frame[tag.name])
+    for kind, terms in (words or {}).items():
+        if terms:
+            columns.setdefault(kind, []).append(pd.Series(list(terms), dtype=object))
+    return DirectValues.from_columns(columns)
 
 
 def free_text_columns(
@@ -88,7 +97,7 @@ def readback_message(found: WrittenScan) -> str:
 
 def readback_gate(
     staging: Path,
-    dictionary: ScanDictionary | None,
+    dictionary: ScanDictionary | DirectValues | None,
     shape_columns: Mapping[str, set[str]],
     generated: Collection[str] = (),
 ) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from deid_desktop.core.scan.dictionary import ScanDictionary
+from deid_desktop.core.scan.direct_values import DirectValues
 from deid_desktop.core.scan.engine import at_level, scan_text_arrays
 from deid_desktop.core.scan.written import (
     IDENTIFYING_PROPERTIES,
@@ -52,14 +53,18 @@ class _Column:
         self.file, self.sheet, self.name, self.shapes = file, sheet, name, shapes
         self.generated = generated
         if isinstance(values, pd.Series):
-            codes, uniques = pd.factorize(values.astype(str).to_numpy(dtype=object), sort=False)
+            codes, distinct = pd.factorize(values.astype(str).to_numpy(dtype=object), sort=False)
+            distinct = pa.array(np.asarray(distinct, dtype=object), type=pa.large_string())
         else:  # a column of text read by Arrow: its dictionary encoding
             encoded = values.dictionary_encode()
-            codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-            uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
-        uniques = np.asarray(uniques, dtype=object)
-        if generated and not shapes and len(uniques):
-            codes, uniques = _without_id_shapes(np.asarray(codes, dtype=np.int64), uniques)
+            codes = encoded.indices.to_numpy(zero_copy_only=False)
+            distinct = encoded.dictionary
+        codes = np.asarray(codes, dtype=np.int64)
+        if generated and not shapes and len(distinct):
+            # the ID-shaped texts are left out while still in Arrow: no Python string
+            # is made for each of a million subject IDs
+            codes, distinct = _without_id_shapes(codes, distinct)
+        uniques = np.asarray(distinct.to_numpy(zero_copy_only=False), dtype=object)
         self.codes: np.ndarray = codes
         self.uniques: np.ndarray = uniques
         self.global_ids: np.ndarray = np.empty(0, dtype=np.int64)
@@ -78,18 +83,18 @@ class _Column:
 _ID_SHAPE = r"^(?:[A-Za-z]{0,3}[0-9]+|[0-9a-f]{12,64})$"
 
 
-def _without_id_shapes(codes: np.ndarray, uniques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _without_id_shapes(codes: np.ndarray, distinct: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """The column's codes and distinct texts with the ID-shaped texts left out (their
     rows get code -1, which ``rows_of`` never lists)."""
     import pyarrow.compute as pc
 
-    shaped = pc.match_substring_regex(pa.array(uniques, type=pa.large_string()), _ID_SHAPE)
+    shaped = pc.match_substring_regex(distinct, _ID_SHAPE)
     keep = ~shaped.to_numpy(zero_copy_only=False)
     if keep.all():
-        return codes, uniques
+        return codes, distinct
     new_index = np.cumsum(keep) - 1
     kept_code = keep[codes] if len(codes) else np.zeros(0, dtype=bool)
-    return np.where(kept_code, new_index[codes], -1), uniques[keep]
+    return np.where(kept_code, new_index[codes], -1), distinct.filter(pa.array(keep))
 
 
 def _header(path: Path) -> list[str]:
@@ -130,20 +135,22 @@ def _sheets(path: Path) -> Iterable[tuple[str, list[str], list[pd.Series | pa.Ar
 
 def scan_distinct(
     folder: Path | str,
-    dictionary: ScanDictionary,
+    dictionary: ScanDictionary | DirectValues,
     *,
     level: str = "high",
     shape_columns: Mapping[str, Collection[str]] | None = None,
     generated: Collection[str] = (),
 ) -> WrittenScan:
     """``scan.scan_written(folder, dictionary, level=..., shape_columns=...,
-    generated=...)``, scanning each distinct cell text of the folder once."""
+    generated=...)``, scanning each distinct cell text of the folder once. Given the
+    extract's ``DirectValues``, the dictionary is made of the values that may be found
+    in the folder's texts only (``DirectValues.dictionary_for``): the same findings."""
     folder = Path(folder)
     files = sorted(
         p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".csv", ".xlsx")
     )
-    # in file order: the hits of properties and headers, and the columns to scan
-    blocks: list[list[WrittenHit] | _Column] = []
+    # in file order: the hits of properties, the headers and the columns to scan
+    blocks: list[list[WrittenHit] | _Header | _Column] = []
     cells = 0
     for path in files:
         if path.suffix.lower() == ".xlsx":
@@ -157,12 +164,7 @@ def scan_distinct(
             )
         text_here = None if shape_columns is None else set(shape_columns.get(path.stem, ()))
         for sheet, header, values in _sheets(path):
-            blocks.append(
-                [
-                    WrittenHit(path.name, sheet, header[i], -1, kind, rule, conf)
-                    for i, kind, rule, conf in _found(header, dictionary, level, text_here is None)
-                ]
-            )
+            blocks.append(_Header(path.name, sheet, header, text_here is None))
             for column, cells_of in zip(header, values, strict=True):
                 cells += len(cells_of)
                 shapes = text_here is None or column in text_here
@@ -171,22 +173,31 @@ def scan_distinct(
             del values
     names = tuple(p.name for p in files)
     columns = [b for b in blocks if isinstance(b, _Column)]
-    hits: list[WrittenHit] = []
-    if not columns:
-        return WrittenScan(files=names, cells=cells, hits=tuple(h for b in blocks for h in b))
+    headers = [b for b in blocks if isinstance(b, _Header)]
 
     # the folder's distinct texts, each scanned once
-    every = np.concatenate([c.uniques for c in columns])
-    global_codes, distinct = pd.factorize(every, sort=False)
-    at = 0
-    for c in columns:
-        c.global_ids = global_codes[at : at + len(c.uniques)]
-        at += len(c.uniques)
-    texts: list[str] = list(distinct)
+    texts: list[str] = []
+    if columns:
+        every = np.concatenate([c.uniques for c in columns])
+        global_codes, distinct = pd.factorize(every, sort=False)
+        at = 0
+        for c in columns:
+            c.global_ids = global_codes[at : at + len(c.uniques)]
+            at += len(c.uniques)
+        texts = list(distinct)
+    if isinstance(dictionary, DirectValues):
+        dictionary = dictionary.dictionary_for([texts, *(h.names for h in headers)])
+    for h in headers:
+        h.hits = [
+            WrittenHit(h.file, h.sheet, h.names[i], -1, kind, rule, conf)
+            for i, kind, rule, conf in _found(h.names, dictionary, level, h.shapes)
+        ]
+    hits: list[WrittenHit] = []
+    if not columns:
+        return WrittenScan(files=names, cells=cells, hits=tuple(_listed(blocks)))
     found = at_level(scan_text_arrays(texts, dictionary), level)
     if found.note.size == 0:
-        hits = [h for b in blocks if not isinstance(b, _Column) for h in b]
-        return WrittenScan(files=names, cells=cells, hits=tuple(hits))
+        return WrittenScan(files=names, cells=cells, hits=tuple(_listed(blocks)))
 
     by_text = np.argsort(found.note, kind="stable")  # the hits of each distinct text
     hit_starts = np.searchsorted(found.note[by_text], np.arange(len(texts) + 1))
@@ -194,7 +205,7 @@ def scan_distinct(
     confs, starts, ends = found.confidence.tolist(), found.start.tolist(), found.end.tolist()
     for c in blocks:
         if not isinstance(c, _Column):
-            hits.extend(c)
+            hits.extend(c.hits if isinstance(c, _Header) else c)
             continue
         local = c.global_ids
         with_hits = np.flatnonzero(hit_starts[local + 1] > hit_starts[local])
@@ -215,3 +226,22 @@ def scan_distinct(
             for r, _, kind, rule, conf in per_row
         )
     return WrittenScan(files=names, cells=cells, hits=tuple(hits))
+
+
+class _Header:
+    """The header of one sheet; its hits, found once the dictionary is known."""
+
+    def __init__(self, file: str, sheet: str, names: list[str], shapes: bool):
+        self.file, self.sheet, self.names, self.shapes = file, sheet, names, shapes
+        self.hits: list[WrittenHit] = []
+
+
+def _listed(blocks: Iterable[list[WrittenHit] | _Header | _Column]) -> list[WrittenHit]:
+    """The hits of the properties and headers, in file order (the columns hold none)."""
+    out: list[WrittenHit] = []
+    for b in blocks:
+        if isinstance(b, _Header):
+            out.extend(b.hits)
+        elif not isinstance(b, _Column):
+            out.extend(b)
+    return out

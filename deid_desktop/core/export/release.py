@@ -74,6 +74,7 @@ from deid_desktop.core.transaction import ReleaseTransaction, sweep_staging
 
 if TYPE_CHECKING:
     from deid_desktop.core.scan.dictionary import ScanDictionary
+    from deid_desktop.core.scan.direct_values import DirectValues
     from deid_desktop.core.verify import Verification
 
 README = "README.txt"
@@ -362,7 +363,7 @@ def export_release(
     crosswalk_dir: Path | None,
     risk: Any | None = None,
     scan: Any | None = None,
-    dictionary: ScanDictionary | None = None,
+    dictionary: DirectValues | ScanDictionary | None = None,
     sample_review: Mapping[str, Any] | None = None,
     meta: ExportMeta | None = None,
     register_path: Path | None = None,

@@ -291,13 +291,22 @@ def _from_distinct(values_by_kind: Mapping[str, list[str] | pa.Array]) -> ScanDi
             found = [d for d in found if len(d) >= 7]
             skipped -= len(found)
             _enter(digits, found, hit_kind)
-        else:
-            texts, folded = _folded(values)
-            kept = [f for f in folded if len(f) >= _MIN_ID]
+        elif isinstance(values, pa.Array):  # filtered in Arrow: a Python string per entry
+            folded = _folded_arrow(values)
+            long = pc.greater_equal(pc.utf8_length(folded), _MIN_ID)
+            kept = folded.filter(long).to_pylist()
             skipped += len(folded) - len(kept)
             _enter(terms, kept, hit_kind)
+            _enter(digits, values.filter(pc.and_(long, _is_digit(values))).to_pylist(), hit_kind)
+        else:
+            texts, folded_list = _folded(values)
+            kept = [f for f in folded_list if len(f) >= _MIN_ID]
+            skipped += len(folded_list) - len(kept)
+            _enter(terms, kept, hit_kind)
             numbers = [
-                v for v, f in zip(texts, folded, strict=True) if len(f) >= _MIN_ID and v.isdigit()
+                v
+                for v, f in zip(texts, folded_list, strict=True)
+                if len(f) >= _MIN_ID and v.isdigit()
             ]
             _enter(digits, numbers, hit_kind)
     return ScanDictionary(MappingProxyType(terms), MappingProxyType(digits), skipped)
@@ -331,6 +340,44 @@ def _folded(values: list[str] | pa.Array) -> tuple[list[str], list[str]]:
     return values.to_pylist(), _merge(
         ascii_mask, folded.to_pylist(), [f.strip() for f in _fold_all(others)]
     )
+
+
+#: ``fold.fold`` of each ASCII byte (``fold._ASCII_TABLE``).
+_FOLD_BYTES = bytes(
+    (c + 32 if 65 <= c <= 90 else c) if chr(c).isalnum() else 32 for c in range(128)
+) + bytes(range(128, 256))
+
+
+def _folded_arrow(values: pa.Array) -> pa.Array:
+    """``fold(v).strip()`` of each value, in order (Arrow): ASCII values folded by one
+    translation of their bytes, the others by ``fold``."""
+    values = values.cast(pa.large_string())
+    ascii_mask = pc.string_is_ascii(values).to_numpy(zero_copy_only=False)
+    plain = values if ascii_mask.all() else values.filter(pa.array(ascii_mask))
+    n = len(plain)
+    bufs = plain.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64)[plain.offset : plain.offset + n + 1]
+    lo, hi = (int(offsets[0]), int(offsets[-1])) if n else (0, 0)
+    data = b"" if bufs[2] is None else bufs[2].to_pybytes()[lo:hi]
+    folded = pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer((offsets - lo).tobytes()), pa.py_buffer(data.translate(_FOLD_BYTES))
+    )
+    folded = pc.utf8_trim(folded, " ")
+    if ascii_mask.all():
+        return folded
+    others = values.filter(pa.array(~ascii_mask)).to_pylist()
+    rest = pa.array([f.strip() for f in _fold_all(others)], type=pa.large_string())
+    order = np.concatenate((np.flatnonzero(ascii_mask), np.flatnonzero(~ascii_mask)))
+    return pa.concat_arrays([folded, rest]).take(pa.array(np.argsort(order, kind="stable")))
+
+
+def _is_digit(values: pa.Array) -> pa.Array:
+    """``str.isdigit`` of each value (Arrow's test for ASCII values, Python's else)."""
+    out = pc.ascii_is_decimal(values).to_numpy(zero_copy_only=False).copy()
+    other = np.flatnonzero(~pc.string_is_ascii(values).to_numpy(zero_copy_only=False))
+    if other.size:
+        out[other] = [v.isdigit() for v in values.take(pa.array(other)).to_pylist()]
+    return pa.array(out)
 
 
 def _digits_of(values: list[str] | pa.Array, kind: str) -> list[str]:

@@ -125,6 +125,15 @@ def _all_digits(arr: pa.Array) -> np.ndarray:
     return (size > 0) & (counts == size)
 
 
+def _where(values: pa.Array, keep: np.ndarray) -> pa.Array:
+    """``values.filter(keep)``, without a copy when every value or none is kept."""
+    if keep.all():
+        return values
+    if not keep.any():
+        return values.slice(0, 0)
+    return values.filter(pa.array(keep))
+
+
 def _lowered(values: pd.Series) -> pa.Array:
     return pc.utf8_lower(pc.utf8_trim_whitespace(arrow_text(values))).drop_null()
 
@@ -194,15 +203,15 @@ def _direct_dictionary(
         counts["numbers"] += int(small.sum())
         text = ~numeric & ~short
         wanted = numeric & ~short & ~small
-        return uniq.filter(pa.array(text)), uniq.filter(pa.array(wanted))
+        return _where(uniq, text), _where(uniq, wanted)
 
     id_text, id_numbers = split(ids)
     del ids
     name_text, name_numbers = split(names)
     # A short code is searched as a word: as a substring it is inside ordinary words.
-    short_id = pc.less(pc.utf8_length(id_text), MIN_SUBSTRING_LENGTH)
-    name_text = pc.unique(pa.chunked_array([name_text, pc.filter(id_text, short_id)]))
-    id_text = pc.filter(id_text, pc.invert(short_id))
+    short_id = pc.less(pc.utf8_length(id_text), MIN_SUBSTRING_LENGTH).to_numpy(zero_copy_only=False)
+    name_text = pc.unique(pa.chunked_array([name_text, _where(id_text, short_id)]))
+    id_text = _where(id_text, ~short_id)
     # A value that is both a name and an ID is searched as an ID (the stricter test):
     # the IDs probe the (few) names, then the names lose those found among the IDs.
     both = pc.filter(id_text, pc.is_in(id_text, value_set=name_text))
@@ -235,11 +244,14 @@ def _present_trigrams(haystack: str) -> pa.Array:
 
 def _plausible(values: pa.Array, present: pa.Array) -> pa.Array:
     """The values that may occur in the haystack: their first, second and last three
-    characters all occur in it (a cheap necessary condition, all in pyarrow)."""
+    characters all occur in it (a cheap necessary condition, all in pyarrow). The first
+    three are held against it first, so the other tests read only the few that pass."""
     if len(values) == 0:
         return values
-    keep = pc.is_in(pc.utf8_slice_codeunits(values, 0, 3), value_set=present)
-    keep = pc.and_(keep, pc.is_in(pc.utf8_slice_codeunits(values, -3), value_set=present))
+    values = pc.filter(values, pc.is_in(pc.utf8_slice_codeunits(values, 0, 3), value_set=present))
+    if len(values) == 0:
+        return values
+    keep = pc.is_in(pc.utf8_slice_codeunits(values, -3), value_set=present)
     middle = pc.utf8_slice_codeunits(values, 3, 6)
     keep = pc.and_(
         keep,

@@ -1,0 +1,102 @@
+"""The read-back's dictionary is made of the direct values that may be found in the
+texts it scans (``DirectValues.dictionary_for``): the scanner must find exactly what it
+finds with the dictionary of every value (``dictionary_from_columns``) - the same hits,
+spans, kinds and rules - whatever the values and texts hold: names of several words,
+record numbers with prefixes, phones written with a leading 1, numeric IDs, accents,
+characters that fold to ASCII digits, text joined across cells."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from deid_desktop.core.scan.candidates import TextCandidates, may_occur
+from deid_desktop.core.scan.dictionary import dictionary_from_columns
+from deid_desktop.core.scan.direct_values import DirectValues
+from deid_desktop.core.scan.engine import scan_text_arrays
+
+KINDS = ("name", "mrn", "phone", "email", "ssn", "id", "site")
+#: Pieces of values and texts, with the edge cases of folding and word boundaries.
+PIECES = (
+    "Ann", "Quigg", "ann", "QUIGG", "Zoë", "Zoe", "José", "Peña", "Øst", "ß", "İz", "May",
+    "Will", "dr", "Jr", "de la", "O'Neil", "SYN", "syn-", "MR", "HF", "0042", "778812",
+    "8365111", "555", "0133", "(858)", "858", "1", "+1", "617-555-0199", "5551234567",
+    "15551234567", "123-45-6789", "12", "2023", "٣٤٥", "３４５", "a@b.org", "x.y",
+    "Main St", "Unit 4B", "www", "http", " ", "  ", "-", ", ", "\t", "\n", "\x00", ".",
+    "#", "/", "é", "",
+)  # fmt: skip
+piece = st.sampled_from(PIECES)
+value = st.lists(piece, min_size=0, max_size=4).map("".join)
+text = st.lists(st.one_of(piece, value), min_size=0, max_size=12).map(" ".join)
+
+
+def _columns(values: dict[str, list[list[str]]]) -> dict[str, list[pd.Series]]:
+    return {kind: [pd.Series(col, dtype=object) for col in cols] for kind, cols in values.items()}
+
+
+def _same_hits(texts: list[str], columns: dict[str, list[pd.Series]]) -> None:
+    whole = dictionary_from_columns(columns)
+    small = DirectValues.from_columns(columns).dictionary_for([texts])
+    assert set(small.terms.items()) <= set(whole.terms.items())
+    assert set(small.digits.items()) <= set(whole.digits.items())
+    expected = scan_text_arrays(texts, whole)
+    got = scan_text_arrays(texts, small)
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(
+        st.sampled_from(KINDS),
+        st.lists(st.lists(value, min_size=0, max_size=6), min_size=1, max_size=2),
+        max_size=4,
+    ),
+    st.lists(text, min_size=0, max_size=6),
+    st.data(),
+)
+@example(
+    {"mrn": [["SYN-8365111"]], "phone": [["1 (858) 555-0133"]], "name": [["Ann Quigg"]]},
+    ["call 858.555.0133 re SYN 8365111", "Quigg", "ann"],
+    None,
+)
+@example({"id": [["0042"], ["HF", "12"]]}, ["A0042", "HF\x0012", "x 12"], None)
+@example({"name": [["Zoë Øst"]], "id": [["３４５６７８"]]}, ["zoe", "ØST 345678"], None)
+def test_the_restricted_dictionary_finds_what_the_whole_one_finds(
+    values: dict[str, list[list[str]]], texts: list[str], data: st.DataObject | None
+) -> None:
+    if data is not None and values:  # some texts made of the values themselves
+        pool = [v for cols in values.values() for col in cols for v in col]
+        if pool:
+            texts = texts + [
+                " ".join(data.draw(st.lists(st.sampled_from(pool), max_size=3)))
+                for _ in range(data.draw(st.integers(0, 3)))
+            ]
+    _same_hits(texts, _columns(values))
+
+
+def test_a_value_is_kept_only_when_the_texts_may_hold_it() -> None:
+    values = pa.array(
+        ["HF0000001", "SYN-8365111", "Dana", "(858) 555-0133", "1 858 555 0134", "0000123"],
+        type=pa.large_string(),
+    )
+    found = TextCandidates([["hello dana", "(858) 555-0134", "A0000123", "SYN 99"]])
+    names = may_occur(values, found, words=True, phone=False)
+    assert names.tolist() == [False, True, True, True, True, False]  # any word: syn, 858
+    phones = may_occur(values, found, words=False, phone=True)
+    assert phones.tolist() == [False, False, False, False, True, True]
+    ids = may_occur(values, found, words=False, phone=False)
+    assert ids.tolist() == [False, False, True, False, False, True]
+
+
+def test_the_read_back_dictionary_of_a_million_values_keeps_what_the_cells_hold() -> None:
+    keys = pd.Series([f"HF{i:07d}" for i in range(200_000)])
+    mrns = pd.Series([f"SYN-{i:07d}" for i in range(200_000)])
+    columns = {"id": [keys], "mrn": [mrns]}
+    small = DirectValues.from_columns(columns).dictionary_for(
+        [["2019", "stable", "HF0000042 seen", "syn 0000007"]]
+    )
+    assert dict(small.terms) == {"hf0000042": "ID", "syn 0000007": "MRN"}
