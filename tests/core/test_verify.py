@@ -258,7 +258,9 @@ def test_a_check_that_cannot_run_fails_instead_of_passing() -> None:
 
     check = Check("broken", "Broken", "test", BLOCKING, "always raises", broken)
     outcome = run_check(check, EXTRACT, CLEAN, PROJECT, VerifyContext(EXTRACT, PROJECT))
-    assert not outcome.passed and outcome.detail == {"could_not_run": "RuntimeError"}
+    assert not outcome.passed and outcome.detail["could_not_run"] == "RuntimeError"
+    assert outcome.detail["at"].startswith("RuntimeError at test_verify.py:")
+    assert "boom" not in str(outcome.detail)  # where it happened, never the text
     assert not Verification((outcome,)).passed
 
 
