@@ -89,7 +89,7 @@ MORE_TRAPS = (
     "Note written with dot phrase.",
     "SBP in the 90s overnight.",
     "Pt in his 80s, lives alone.",
-    "Sats high 90s on RA.",
+    "SpO2 in the 90s on RA.",
     "Plate and screws in L hip.",
 )
 STREET_NAMES = ("Broadway", "Main", "Washington", "Elm", "Maple", "Highland", "Beacon", "Center")
