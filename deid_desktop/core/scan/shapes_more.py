@@ -5,16 +5,19 @@ numbers (check digit validated), licence plates and device serial numbers after 
 street names after "on" ("lives on Mass Ave"), unit designators ("Apt 4B", "Suite 300")
 and ages over 89 in decades ("in her 90s", "late nineties").
 
-Every finder is guarded by a substring test on the whole batch (C speed), and its regex
-runs on the folded batch (lower case, every other character a space, same offsets)
-starting with a literal, so that it skips text without the cue quickly; the few matches
-are then checked one by one. Only the VIN search reads every character, through one
-bytes.translate and one literal regex.
+Nothing here reads every character of the batch: each finder starts from its few anchor
+words among the batch's words (``words.Words``, cut once for the context finders) - a
+cue word found by its hash (``ssn``, ``plate``, ``serial``, ``apt``, ``dot``...), a
+number before a direction word, a 17-character word, a month after "of", a street word
+two or three words after "on", the number 90 - found with numpy; a regex then reads the
+text at those few places only (``Pattern.match`` at an offset, in the folded batch or
+the original one), and what it finds is checked one by one.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 
 import numpy as np
@@ -62,11 +65,6 @@ _EMAIL_TEXT = re.compile(
 _LOCAL = re.compile(r"([A-Za-z0-9._%+-]+)[ \t]*[\[({<]?[ \t]*\Z")
 
 # --------------------------------------------------------------------------- VIN
-_VIN_CHARS = b"ABCDEFGHJKLMNPRSTUVWXYZ0123456789"
-_VIN_MAP = bytes(
-    ord("V") if c in _VIN_CHARS else ord("x") if chr(c).isalnum() else ord(" ") for c in range(256)
-)
-_VIN_RUN = re.compile(rb"V{17}")
 _VIN_VALUE = {
     **{str(d): d for d in range(10)},
     **dict(zip("ABCDEFGH", range(1, 9), strict=True)),
@@ -155,9 +153,9 @@ _CUE_HASH = word_hash(
 _CUE_FINDER = np.array([_FINDERS.index(f) for f in _CUES.values()], dtype=np.int64)
 _HASH_ORDER = np.argsort(_CUE_HASH)
 _SORTED_HASH = _CUE_HASH[_HASH_ORDER]
-_TABLE_BITS = 14
-_TABLE = np.zeros(1 << _TABLE_BITS, dtype=bool)
-_TABLE[(_CUE_HASH >> np.uint64(64 - _TABLE_BITS)).astype(np.int64)] = True
+_LITTLE = sys.byteorder == "little"
+_TABLE = np.zeros(1 << 16, dtype=bool)
+_TABLE[(_CUE_HASH >> np.uint64(48)).astype(np.int64)] = True
 _OPEN = np.zeros(256, dtype=bool)
 _OPEN[list(b"[({<")] = True
 _DIR_FIRST = np.zeros(256, dtype=bool)
@@ -184,7 +182,11 @@ def find_more(text: str, folded: str, w: Words, hashes: np.ndarray | None = None
         start, length = w.start[:n], w.lengths[:n]
         if hashes is None:
             hashes = word_hash(ascii_projection(folded) + bytes(16), start, length)
-        maybe = np.flatnonzero(_TABLE[(hashes >> np.uint64(64 - _TABLE_BITS)).astype(np.int64)])
+        if _LITTLE and hashes.flags.c_contiguous:
+            top = hashes.view(np.uint16)[3::4]  # the top 16 bits, no copy
+        else:
+            top = (hashes >> np.uint64(48)).astype(np.intp)
+        maybe = np.flatnonzero(np.take(_TABLE, top))
         if maybe.size:
             h = hashes[maybe]
             k = np.minimum(np.searchsorted(_SORTED_HASH, h), _SORTED_HASH.size - 1)
@@ -343,13 +345,14 @@ def _numbers(text: str, folded: str, w: Words, add: _Add) -> None:
     num = w.numbers
     if num.size == 0:
         return
-    nx = num + 1
     raw = w.raw
-    s = w.start[nx]
-    n = w.lengths[nx]
+    nx = w.start[num + 1]
+    num = num[_DIR_FIRST[raw[nx]] & (nx == w.end[num] + 1)]  # "12 N", "12 South": one space
+    s = w.start[num + 1]
+    n = w.lengths[num + 1]
     b0, b1 = raw[s], raw[s + 1]
     b2, b3 = raw[s + 2] | 32, raw[s + 3] | 32
-    one = (n == 1) & _DIR_FIRST[b0]
+    one = n == 1
     two = (n == 2) & ((b0 == 78) | (b0 == 83)) & ((b1 == 69) | (b1 == 87))  # NE NW SE SW
     four = (n == 4) & ((b0 == 69) | (b0 == 87)) & (((b1 | 32) == 97) | ((b1 | 32) == 101))
     four &= (b2 == 115) & (b3 == 116)  # East, West
@@ -357,6 +360,7 @@ def _numbers(text: str, folded: str, w: Words, add: _Add) -> None:
     ok = (one | two | four | five) & w.digits[num] & (w.lengths[num] <= 5)
     for i in num[ok].tolist():
         _directional(text, int(w.start[i]), add)
+    num = w.numbers
     ninety = num[w.values[num] == 90]
     for i in ninety.tolist():
         _decade(folded, int(w.start[i]), add)
