@@ -65,6 +65,7 @@ CONTEXT_RULES = (
     ("LOCATION", "address:directional", HIGH),  # "1234 N. Broadway"
     ("LOCATION", "address:street-name", MEDIUM),  # "lives on Mass Ave"
     ("LOCATION", "address:unit", HIGH),  # "Apt 4B", "Suite 300" by an address
+    ("LOCATION", "address:town-state", MEDIUM),  # "Somerville MA"
     ("AGE", "age:decade", HIGH),  # "in her 90s"
     ("AGE", "age:decade-bare", MEDIUM),  # "late 90s", "nineties"
 )

@@ -40,6 +40,7 @@ C_DAY_OF = CODE[("DATE", "date:day-of-month")]
 C_DIRECTIONAL = CODE[("LOCATION", "address:directional")]
 C_STREET_NAME = CODE[("LOCATION", "address:street-name")]
 C_UNIT = CODE[("LOCATION", "address:unit")]
+C_TOWN = CODE[("LOCATION", "address:town-state")]
 C_DECADE = CODE[("AGE", "age:decade")]
 C_DECADE_BARE = CODE[("AGE", "age:decade-bare")]
 
@@ -117,6 +118,7 @@ _STREET_WORDS = (
 )
 _STREET_ALT = "|".join(x for w in _STREET_WORDS.split("|") for x in (w.title(), w.upper()))
 _ON_STREET = re.compile(r"(?:on|ON) ((?:[A-Z][A-Za-z]+\.? ){1,2}(?:" + _STREET_ALT + r")\b)")
+_STATE_END = re.compile(r"(?![A-Za-z0-9])(?!\.[A-Za-z])")  # "MA." ends; "M.A.R." does not
 _NEXT_WORD = re.compile(r" [A-Z][A-Za-z]+")
 _DIGIT_AFTER = re.compile(r",? *\d")
 _NAME_AFTER = re.compile(r"\.? [A-Z][a-z]")
@@ -380,6 +382,18 @@ def _directional(text: str, p: int, add: _Add) -> None:
 def _months_and_streets(text: str, folded: str, w: Words, add: _Add) -> None:
     at = w.anchors
     f = w.flags[at]
+    # a town before a state code in capitals: "Somerville MA", "Somerville, MA" (also in
+    # a short note of Title words, which the context finders read as written in capitals)
+    towns = at[((f & lx.PLACE) != 0) & w.title[at]]
+    if towns.size:
+        nx = towns + 1
+        g = w.gap(nx)
+        ok = w.has(nx, lx.STATE_CODE) & w.caps[nx] & (w.lengths[nx] == 2) & (g.space | g.comma)
+        ok &= (w.lengths[towns] > 2) & ~w.has(towns, lx.COMMON | lx.CLINICAL | lx.MONTH)
+        for i in towns[ok].tolist():
+            s, e = int(w.start[i]), int(w.end[i])
+            if _STATE_END.match(text, int(w.end[i + 1])):
+                add(s, e, C_TOWN)
     months = at[(f & lx.MONTH) != 0]
     if months.size:
         of = months - 1

@@ -219,11 +219,10 @@ def cut_words(
         v = (c * inside * _POW10[np.maximum(k_len - 1 - _COLS4, 0)]).sum(axis=1)
         values[short] = np.where(ok, v, -1)
         digits[short] &= ok
-    # notes written in capitals: more words of 2+ capitals than lower-case words (x3); a
-    # short note of Title words ("Lives at Apt 4B, 1234 N. Broadway, Somerville MA.") is not
+    # notes written in capitals: more words starting upper-case than lower-case (x3)
     seps = np.flatnonzero(raw[: len(text)] == 0)
     bounds = np.concatenate(([0], np.searchsorted(start[:n], seps), [n]))
-    score = (caps & ~one)[:n].view(np.int8) - 3 * lower[:n].view(np.int8)
+    score = up[:n].view(np.int8) - 3 * lower[:n].view(np.int8)
     cum = np.concatenate(([0], np.cumsum(score, dtype=np.int32)))
     capsnotes = _padded(n, np.bool_, False)
     capsnotes[:n] = np.repeat(np.diff(cum[bounds]) > 0, np.diff(bounds))
