@@ -79,6 +79,32 @@ TRAPS = (
     "Pt is 45 yo, ambulatory.",
     "Age 67 at onset of symptoms.",
 )
+#: Traps of the forms below: vitals, rooms, "at home", "dot phrase", decades that are no age.
+MORE_TRAPS = (
+    "SpO2 98% on 2L.",
+    "INR 2.3 today.",
+    "BP 120/80.",
+    "Moved to room 4B.",
+    "Pt is at home with family.",
+    "Note written with dot phrase.",
+    "SBP in the 90s overnight.",
+    "Pt in his 80s, lives alone.",
+    "SpO2 in the 90s on RA.",
+    "Plate and screws in L hip.",
+)
+STREET_NAMES = ("Broadway", "Main", "Washington", "Elm", "Maple", "Highland", "Beacon", "Center")
+DIRECTIONS = ("N.", "S.", "E.", "W.", "N", "NW", "North", "South")
+UNITS = ("Apt", "Suite", "Unit")
+VIN_CHARS = "ABCDEFGHJKLMNPRSTUVWXYZ0123456789"
+_VIN_VALUE = {
+    **{str(d): d for d in range(10)},
+    **dict(zip("ABCDEFGH", range(1, 9), strict=True)),
+    **dict(zip("JKLMN", range(1, 6), strict=True)),
+    "P": 7,
+    "R": 9,
+    **dict(zip("STUVWXYZ", range(2, 10), strict=True)),
+}
+_VIN_WEIGHTS = (8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2)
 CAPS_TRAPS = ("WIFE IN TO VISIT.", "SON AT BEDSIDE.", "DAUGHTER CALLED, UPDATED.",
               "MD AWARE.", "HUSBAND WITH PT.")  # fmt: skip
 
@@ -217,6 +243,78 @@ class _Gen:
             return [(f"{r.choice(self.towns)} Rehab", "LOCATION")]
         return [(r.choice(self.towns), "LOCATION")]
 
+    # ------------------------------------------------- forms of real notes (shapes_more)
+    def vin(self, valid: bool = True) -> str:
+        """17 VIN characters whose 9th is the check digit (or, for a trap, is not)."""
+        r = self.rng
+        chars = [r.choice(VIN_CHARS) for _ in range(17)]
+        chars[0], chars[12] = r.choice("12345JKLSTW"), r.choice("0123456789")
+        total = sum(_VIN_VALUE[c] * w for c, w in zip(chars, _VIN_WEIGHTS, strict=True))
+        check = "X" if total % 11 == 10 else str(total % 11)
+        if not valid:
+            check = r.choice([c for c in "0123456789X" if c != check])
+        chars[8] = check
+        return "".join(chars)
+
+    def plate(self) -> str:
+        r = self.rng
+        letters = "".join(r.choice("ABCDEFGHJKLMNPRSTVWXYZ") for _ in range(3))
+        return f"{r.randint(1, 9)}{letters}{r.randint(100, 999)}"
+
+    def more(self, p: Person) -> list[Piece]:
+        """One sentence with a form the scan learnt from real notes, or its trap."""
+        r = self.rng
+        ssn = f"{r.randint(100, 899)} {r.randint(10, 99)} {r.randint(1000, 9999)}"
+        user = f"{p.first.lower()}{p.last.lower()[:3]}{r.randint(1, 99)}"
+        day = r.randint(1, 28)
+        suffix = "th" if 4 <= day <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+        month = r.choice(MONTHS)
+        town = r.choice(self.towns)
+        address = f"{r.randint(2, 9999)} {r.choice(DIRECTIONS)} {r.choice(STREET_NAMES)}"
+        dev = self.split == "dev"
+        forms: list[list[Piece]] = [
+            ["SSN ", (ssn, "ID"), " on file."]
+            if dev
+            else ["Social security number ", (ssn, "ID"), "."],
+            [
+                "Email ",
+                (f"{user} at gmail dot com" if dev else f"{user} (at) yahoo (dot) com", "CONTACT"),
+                ".",
+            ],
+            ["Send to ", (f"{user} [at] comcast [dot] net", "CONTACT"), " per pt."],
+            [("Car VIN " if dev else "Vehicle ID "), (self.vin(), "ID"), " for parking form."],
+            [("License plate " if dev else "Plate no. "), (self.plate(), "ID"), " in lot B."],
+            ["Tag # ", (self.plate(), "ID"), "."],
+            [
+                ("Pacemaker serial # " if dev else "Device S/N "),
+                (f"{r.choice('ABPRX')}{r.choice('JKMW')}{r.randint(100000, 999999)}", "ID"),
+                ".",
+            ],
+            ["Seen on the ", (f"{day}{suffix} of {month}", "DATE"), "."],
+            ["Surgery ", (f"{day}{suffix} of {month}", "DATE"), " at outside hospital."],
+            ["Lives at ", (address, "LOCATION"), "."],
+            [
+                "Lives at ",
+                (f"{r.choice(UNITS)} {r.randint(1, 40)}{r.choice(('', 'B', 'C'))}", "LOCATION"),
+                ", ",
+                (address, "LOCATION"),
+                ", ",
+                (town, "LOCATION"),
+                " MA.",
+            ],
+            [
+                ("Lives on " if dev else "Home on "),
+                (r.choice(("Mass Ave", "Comm Ave", "Beacon St", "Centre St")), "LOCATION"),
+                ".",
+            ],
+            ["Pt is a woman in her ", (r.choice(("90s", "late 90s", "nineties")), "AGE"), "."],
+            ["Father in his ", ("90s" if dev else "early 90s", "AGE"), ", lives with pt."],
+            [("Accession " if dev else "Lab ID "), self.vin(valid=False), " sent to lab."],
+            [r.choice(MORE_TRAPS)],
+            [r.choice(MORE_TRAPS)],
+        ]
+        return r.choice(forms)
+
     # ----------------------------------------------------------------------- names
     def clinician(self) -> list[Piece]:
         r = self.rng
@@ -275,6 +373,8 @@ class _Gen:
             lambda: [r.choice(TRAPS)],
             lambda: [r.choice(FILLER)],
             lambda: [r.choice(FILLER)],
+            lambda: self.more(p),
+            lambda: self.more(p),
         ]
         if self.split == "dev":
             common += [

@@ -374,7 +374,8 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
         g = w.gap(p)
         cue = w.has(p - 1, lx.PLACE_CUE) & g.space
         state = w.has(p + 1, lx.STATE_CODE | lx.STATE) & ~w.case(p + 1)[2]
-        state &= w.gap(p + 1).comma
+        # "Somerville, MA", or "Somerville MA" with the code in capitals
+        state &= w.gap(p + 1).comma | (w.gap(p + 1).space & w.case(p + 1)[1])
         tn, _, _ = names.kinds(p)
         strong = ((f & (lx.ENGLISH | lx.GIVEN | lx.SURNAME)) == 0) | cue | state
         strong &= ~tn | ((f & lx.GIVEN) == 0) | cue | state

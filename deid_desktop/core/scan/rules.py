@@ -55,6 +55,19 @@ CONTEXT_RULES = (
     ("LOCATION", "address:po-box", HIGH),
     ("LOCATION", "facility", MEDIUM),
     ("LOCATION", "gazetteer", MEDIUM),
+    # shapes_more: forms of real notes
+    ("SSN", "pattern:ssn-spaced", HIGH),  # "SSN 123 45 6789"
+    ("EMAIL", "pattern:email-spelled", HIGH),  # "jdoe at gmail dot com"
+    ("ID", "vehicle:vin", HIGH),  # 17 characters, check digit right
+    ("ID", "vehicle:plate", HIGH),  # "plate 7XYZ123", "tag # 7XYZ123"
+    ("ID", "device:serial", HIGH),  # "serial # AB12345", "S/N 123456"
+    ("DATE", "date:day-of-month", MEDIUM),  # "the 3rd of March"
+    ("LOCATION", "address:directional", HIGH),  # "1234 N. Broadway"
+    ("LOCATION", "address:street-name", MEDIUM),  # "lives on Mass Ave"
+    ("LOCATION", "address:unit", HIGH),  # "Apt 4B", "Suite 300" by an address
+    ("LOCATION", "address:town-state", MEDIUM),  # "Somerville MA"
+    ("AGE", "age:decade", HIGH),  # "in her 90s"
+    ("AGE", "age:decade-bare", MEDIUM),  # "late 90s", "nineties"
 )
 _MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
 
