@@ -42,6 +42,9 @@ from pathlib import Path
 from _common import ROOT, cached_keyed_demo
 
 SIZES = (100_000, 1_000_000)
+#: The environment as the user started the bench, before importing the engine (which
+#: sets Arrow's allocator for itself): the script runs in it, as a user would run it.
+USER_ENV = dict(os.environ)
 
 #: The hand-written script: plain pandas, no checks. argv: source folder, output folder,
 #: seed, restricted ZIP3 prefixes (comma-separated).
@@ -137,7 +140,7 @@ def _deid(project: Path, work: Path) -> dict[str, float]:
 def _script(project: Path, work: Path, seed: int, restricted: str) -> dict[str, float]:
     shutil.rmtree(work, ignore_errors=True)
     argv = [sys.executable, "-c", SCRIPT, str(project.parent), str(work / "out"), str(seed)]
-    return _measured([*argv, restricted])
+    return _measured([*argv, restricted], env=USER_ENV)
 
 
 STAGES_CHILD = r"""
