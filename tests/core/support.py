@@ -81,3 +81,22 @@ def synthea_project(src: Path, folder: Path, pathway: object) -> tuple:
     save_project(project, project_path)
     project, _ = engine.open_project(project_path)
     return project, engine.load(project, project_path)
+
+
+def leak_into_written_file(monkeypatch: object, text: str, row: int = 3) -> None:
+    """Make the export write ``text`` into row ``row`` of the demo's kept clinical column
+    ``nyha_class`` (one the gate never scanned) just before writing: a leak only the
+    read-back of the written files can catch."""
+    from deid_desktop.core.export import release as release_mod
+
+    real = release_mod.neutralise_frame
+
+    def leaky(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+        safe, n = real(frame)
+        if "nyha_class" in safe.columns:
+            safe = safe.copy()
+            safe["nyha_class"] = safe["nyha_class"].astype(object)
+            safe.iloc[row, safe.columns.get_loc("nyha_class")] = text
+        return safe, n
+
+    monkeypatch.setattr(release_mod, "neutralise_frame", leaky)  # type: ignore[attr-defined]

@@ -13,9 +13,9 @@ import pytest
 from deid_desktop.core import engine
 from deid_desktop.core.errors import CheckFailed
 from deid_desktop.core.export import RECORD_JSON
-from deid_desktop.core.export import release as release_mod
 from deid_desktop.core.resources import resources_dir
 from deid_desktop.core.scan import build_dictionary_from_values, scan_written
+from tests.core.support import leak_into_written_file
 
 DEMO = resources_dir() / "demo" / "demo.deid.json"
 
@@ -58,17 +58,7 @@ def test_a_name_only_the_read_back_sees_fails_with_nothing_written(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     result, surname = reviewed
-    real = release_mod.neutralise_frame
-
-    def leaky(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-        safe, n = real(frame)
-        if "nyha_class" in safe.columns:  # a kept clinical column the gate never scanned
-            safe = safe.copy()
-            safe["nyha_class"] = safe["nyha_class"].astype(object)
-            safe.iloc[3, safe.columns.get_loc("nyha_class")] = f"seen by {surname}"
-        return safe, n
-
-    monkeypatch.setattr(release_mod, "neutralise_frame", leaky)
+    leak_into_written_file(monkeypatch, f"seen by {surname}")
     with pytest.raises(CheckFailed) as info:
         _export(result, tmp_path)
     err = info.value

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from deid_desktop.core import engine
 from deid_desktop.core.errors import CheckFailed
-from deid_desktop.core.export import release as release_mod
+from deid_desktop.core.model import Extract
 from deid_desktop.core.resources import resources_dir
 from deid_desktop.gui import backend
+from tests.core.support import leak_into_written_file
 
 DEMO = resources_dir() / "demo" / "demo.deid.json"
 
@@ -28,29 +28,10 @@ def test_the_review_holds_no_dictionary_and_the_export_still_reads_back(
     review = backend.review(extract, project, held_back=tmp_path / "held-back")
     assert review.passed and review.dictionary is None
     surname = str(extract.table("demographics").frame["last_name"].dropna().iloc[0])
-    real = release_mod.neutralise_frame
-
-    def leaky(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-        safe, n = real(frame)
-        if "nyha_class" in safe.columns:  # a kept clinical column the gate never scanned
-            safe = safe.copy()
-            safe["nyha_class"] = safe["nyha_class"].astype(object)
-            safe.iloc[3, safe.columns.get_loc("nyha_class")] = f"seen by {surname}"
-        return safe, n
-
-    monkeypatch.setattr(release_mod, "neutralise_frame", leaky)
+    leak_into_written_file(monkeypatch, f"seen by {surname}")
     out = tmp_path / "out"
-    with pytest.raises(CheckFailed) as info:
-        backend.export(
-            None,
-            review,
-            project.export,
-            extract=extract,
-            out_dir=out / "release",
-            crosswalk_dir=out / "crosswalk",
-        )
-    assert "baseline.csv column 'nyha_class' (1)" in info.value.message
-    assert surname not in str(info.value)
+    refused = _export_refused(review, extract, out / "release", out / "crosswalk")
+    assert surname not in str(refused)
     assert not out.exists()
 
 
@@ -69,27 +50,25 @@ def test_the_export_reads_back_the_word_list_of_the_chosen_crosswalk_folder(
     add_word(crosswalk, "location", "Ward Qelvin")
     review = backend.review(extract, project, held_back=crosswalk)
     assert review.passed and review.dictionary is None
-    real = release_mod.neutralise_frame
-
-    def leaky(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-        safe, n = real(frame)
-        if "nyha_class" in safe.columns:
-            safe = safe.copy()
-            safe["nyha_class"] = safe["nyha_class"].astype(object)
-            safe.iloc[5, safe.columns.get_loc("nyha_class")] = "moved to ward qelvin"
-        return safe, n
-
-    monkeypatch.setattr(release_mod, "neutralise_frame", leaky)
+    leak_into_written_file(monkeypatch, "moved to ward qelvin", row=5)
     out = tmp_path / "out"
+    refused = _export_refused(review, extract, out / "release", crosswalk)
+    assert "qelvin" not in str(refused).lower()
+    assert not (out / "release").exists()
+
+
+def _export_refused(
+    review: engine.ReviewResult, extract: Extract, out: Path, crosswalk: Path
+) -> CheckFailed:
+    """The GUI's export of ``review`` refused by the read-back, naming the leaked cell."""
     with pytest.raises(CheckFailed) as info:
         backend.export(
             None,
             review,
-            project.export,
+            review.project.export,
             extract=extract,
-            out_dir=out / "release",
+            out_dir=out,
             crosswalk_dir=crosswalk,
         )
     assert "baseline.csv column 'nyha_class' (1)" in info.value.message
-    assert "qelvin" not in str(info.value).lower()
-    assert not (out / "release").exists()
+    return info.value

@@ -84,6 +84,16 @@ def _words(word: np.ndarray, seg_start: np.ndarray) -> tuple[np.ndarray, np.ndar
     """The words (runs of ``word`` bytes) of the segments of the buffer that start at
     ``seg_start`` (sorted, the first at 0; each runs to the next): their starts,
     lengths and segment numbers, in order."""
+    begin, finish = _edges(word, seg_start)
+    starts = np.flatnonzero(begin)
+    ends = np.flatnonzero(finish)
+    owner = np.repeat(np.arange(seg_start.size), _per_segment(begin, seg_start))
+    return starts, ends - starts, owner
+
+
+def _edges(word: np.ndarray, seg_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Flags (one past the buffer's end) where a word of ``word`` bytes begins and where
+    one has just finished; a word never runs across two segments."""
     n = word.size
     begin = np.zeros(n + 1, dtype=bool)
     finish = np.zeros(n + 1, dtype=bool)
@@ -91,14 +101,10 @@ def _words(word: np.ndarray, seg_start: np.ndarray) -> tuple[np.ndarray, np.ndar
     begin[1:n] &= ~word[:-1]
     finish[1:] = word
     finish[1:n] &= ~word[1:]
-    # a word never runs across two segments
     cut = seg_start[(seg_start > 0) & (seg_start < n)]
     begin[cut] |= word[cut]
     finish[cut] |= word[cut - 1]
-    starts = np.flatnonzero(begin)
-    ends = np.flatnonzero(finish)
-    owner = np.repeat(np.arange(seg_start.size), _per_segment(begin, seg_start))
-    return starts, ends - starts, owner
+    return begin, finish
 
 
 def _per_segment(flags: np.ndarray, seg_start: np.ndarray) -> np.ndarray:
@@ -371,16 +377,7 @@ class _Quick:
 def _word_spans(word: np.ndarray, seg_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where each word (a run of ``word`` bytes not across two segments) starts, and
     its length."""
-    n = word.size
-    begin = np.zeros(n + 1, dtype=bool)
-    begin[:n] = word
-    begin[1:n] &= ~word[:-1]
-    finish = np.zeros(n + 1, dtype=bool)
-    finish[1:] = word
-    finish[1:n] &= ~word[1:]
-    cut = seg_start[(seg_start > 0) & (seg_start < n)]
-    begin[cut] |= word[cut]
-    finish[cut] |= word[cut - 1]
+    begin, finish = _edges(word, seg_start)
     starts = np.flatnonzero(begin)
     return starts, np.flatnonzero(finish) - starts
 
