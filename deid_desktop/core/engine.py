@@ -37,11 +37,10 @@ from deid_desktop.core.export import (
     scan_skipped_summary,
     scan_summary,
 )
+from deid_desktop.core.generalize_choice import chosen_generalization, unapplied_person
 from deid_desktop.core.model import (
     ExportMeta,
     Extract,
-    Generalization,
-    GeneralizedColumn,
     Project,
     Release,
 )
@@ -59,8 +58,6 @@ from deid_desktop.core.review_verdict import (
 )
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from deid_desktop.core.cross_release import CrossReleaseReport
     from deid_desktop.core.risk import RiskReport
     from deid_desktop.core.risk.cells import SmallCells
@@ -184,59 +181,6 @@ def load(
 
 
 # -- review -----------------------------------------------------------------------------
-
-
-def unapplied_person(
-    project: Project,
-    extract: Extract,
-    salt: bytes | None,
-    *,
-    progress: ProgressFn | None = None,
-    cancel: CancelToken | None = None,
-) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """The released person table as the generalization search receives it (built in
-    memory, before any chosen generalization and without "suppress below k") and the
-    quasi-identifiers the review counts on it (``deid generalize PROJECT``, the GUI)."""
-    from deid_desktop.core.pathways import build_release
-
-    bare = replace(project, generalization=None, risk=replace(project.risk, suppress_below_k=False))
-    release = build_release(extract, bare, salt=salt, progress=progress, cancel=cancel)
-    return release.tables[project.person_table.name], quasi_identifiers_for(project, release)
-
-
-def chosen_generalization(
-    project_path: Path,
-    levels: Mapping[str, int],
-    sources: Mapping[str, tuple[str, str | Path]],
-    *,
-    k: int,
-    max_suppression: float,
-    metric: str,
-) -> Generalization:
-    """What ``deid generalize --apply`` (and the GUI's Apply) saves: per column its level
-    and hierarchy, ``sources[column]`` = ("builtin", KIND) or (SEP, ARX CSV file path);
-    a file is stored relative to the project with its SHA-256."""
-    import hashlib
-
-    from deid_desktop.core.project import store_path
-
-    columns = []
-    for col, level in levels.items():
-        how, what = sources[col]
-        if how == "builtin":
-            columns.append(GeneralizedColumn(col, int(level), builtin=str(what)))
-            continue
-        path = Path(what)
-        columns.append(
-            GeneralizedColumn(
-                col,
-                int(level),
-                path=store_path(path, project_path),
-                sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
-                sep=how,
-            )
-        )
-    return Generalization(tuple(columns), k=k, max_suppression=max_suppression, metric=metric)
 
 
 def scan_extract(
@@ -591,6 +535,7 @@ def released_rows(result: ReviewResult) -> dict[str, dict[str, int | None]]:
 __all__ = [
     "ReviewResult",
     "RiskNotAccepted",
+    "chosen_generalization",
     "cross_release_for",
     "export",
     "load",
@@ -605,5 +550,6 @@ __all__ = [
     "run",
     "scan_extract",
     "text_columns_for",
+    "unapplied_person",
     "verdict_for",
 ]

@@ -94,7 +94,17 @@ CORE_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"pathways", "project", "held_back"}),
     frozenset({"verify"}),
     frozenset({"export"}),
-    frozenset({"engine", "demo", "demo_tags", "attack", "release_columns", "review_verdict"}),
+    frozenset(
+        {
+            "engine",
+            "demo",
+            "demo_tags",
+            "attack",
+            "release_columns",
+            "review_verdict",
+            "generalize_choice",
+        }
+    ),
 )
 
 
