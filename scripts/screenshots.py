@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +30,8 @@ def wait(until: Callable[[], bool], timeout_ms: int = 120_000) -> None:
     timer = QElapsedTimer()
     timer.start()
     while not until():
-        QTest.qWait(50)
+        QTest.qWait(10)  # qWait keeps the GIL: sleep so the app's worker thread can run
+        time.sleep(0.04)
         if timer.elapsed() > timeout_ms:
             raise SystemExit("screenshots: timed out waiting for the app")
     QTest.qWait(50)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
+from PySide6.QtCharts import QChart, QChartView
 from PySide6.QtCore import (
     Qt,
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from deid_desktop.core.model import RiskSettings
 from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
+from deid_desktop.gui.bar_chart import draw_bars
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review_failures import FailurePanel, detail_text
@@ -523,31 +524,14 @@ class ReviewPage(Page):
                 if lo <= cs.size <= hi:
                     bucket_records[i] += cs.records
                     break
-        bar = QBarSet("Records")
-        bar.append([float(x) for x in bucket_records])
-        pal = self.palette()
-        bar.setColor(pal.color(QPalette.ColorRole.Highlight))
-        bar.setBorderColor(pal.color(QPalette.ColorRole.Highlight))
-        series = QBarSeries()
-        series.append(bar)
-        chart.addSeries(series)
-        x = QBarCategoryAxis()
-        x.append([b[2] for b in SIZE_BUCKETS])
-        x.setTitleText("Class size")
-        y = QValueAxis()
-        y.setRange(0, max(max(bucket_records), 1) * 1.1)
-        y.setLabelFormat("%d")
-        y.applyNiceNumbers()
-        y.setTitleText("Records")
-        text = pal.color(QPalette.ColorRole.WindowText)
-        for axis in (x, y):
-            axis.setLabelsColor(text)
-            axis.setTitleBrush(text)
-        chart.setTitleBrush(text)
-        chart.addAxis(x, Qt.AlignmentFlag.AlignBottom)
-        chart.addAxis(y, Qt.AlignmentFlag.AlignLeft)
-        series.attachAxis(x)
-        series.attachAxis(y)
+        draw_bars(
+            chart,
+            self.palette(),
+            "Records",
+            bucket_records,
+            [b[2] for b in SIZE_BUCKETS],
+            "Class size",
+        )
 
     def apply_risk_settings(self) -> None:
         project = self.session.project

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
+from PySide6.QtCharts import QBarSeries, QChart, QChartView
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.gui import backend
+from deid_desktop.gui.bar_chart import draw_bars
 from deid_desktop.gui.widgets import plain_error
 
 if TYPE_CHECKING:
@@ -264,35 +265,19 @@ class IntruderPanel(QWidget):
             return
         labels = list(report.hidden_among)
         counts = [float(report.hidden_among[b]) for b in labels]
-        bar = QBarSet("Persons")
-        bar.append(counts)
-        pal = self.palette()
-        bar.setColor(pal.color(QPalette.ColorRole.Highlight))
-        bar.setBorderColor(pal.color(QPalette.ColorRole.Highlight))
-        series = QBarSeries()
-        series.append(bar)
+        series, bar, text = draw_bars(
+            chart,
+            self.palette(),
+            "Persons",
+            counts,
+            labels,
+            "Look-alikes in the intruder's list (0: not found as released)",
+            headroom=1.15,
+        )
         series.setLabelsVisible(True)
         series.setLabelsFormat("@value")
-        chart.addSeries(series)
-        x = QBarCategoryAxis()
-        x.append(labels)
-        x.setTitleText("Look-alikes in the intruder's list (0: not found as released)")
-        y = QValueAxis()
-        y.setRange(0, max(max(counts, default=0.0), 1.0) * 1.15)
-        y.setLabelFormat("%d")
-        y.applyNiceNumbers()
-        y.setTitleText("Persons")
-        text = pal.color(QPalette.ColorRole.WindowText)
-        for axis in (x, y):
-            axis.setLabelsColor(text)
-            axis.setTitleBrush(text)
         series.setLabelsPosition(QBarSeries.LabelsPosition.LabelsOutsideEnd)
         bar.setLabelColor(text)  # the counts above the bars, in the text colour
-        chart.setTitleBrush(text)
-        chart.addAxis(x, Qt.AlignmentFlag.AlignBottom)
-        chart.addAxis(y, Qt.AlignmentFlag.AlignLeft)
-        series.attachAxis(x)
-        series.attachAxis(y)
 
     # -- running ---------------------------------------------------------------------
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
