@@ -3,7 +3,7 @@ and values that only look numeric-ish (versions, ratios, blood pressures) are no
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pandas as pd
 import pytest
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from deid_desktop.core.io.date_shapes import (
     COMPACT_DATE,
     EXCEL_SERIAL,
+    UNIX_TIME,
     count_finer_than_year,
     date_shape_of,
     finer_than_year,
@@ -230,3 +231,53 @@ def test_a_long_column_mixes_dates_and_numbers() -> None:
     months = [f"{MONTHS[i % 12]} {1950 + i % 70}" for i in range(50_000)]
     numbers = [f"{i / 7:.2f}" for i in range(50_000)]
     assert count_finer_than_year(_col(months + numbers)) == 50_000
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.datetimes(min_value=datetime(2001, 9, 10), max_value=datetime(2029, 12, 31)),
+        min_size=1,
+        max_size=20,
+    ),
+    st.sampled_from(["s", "ms", "s.frac"]),
+)
+def test_a_column_of_unix_times_is_dates_whatever_its_name(
+    chosen: list[datetime], unit: str
+) -> None:
+    stamps = [d.replace(tzinfo=UTC).timestamp() for d in chosen]
+    cells = {
+        "s": [str(int(t)) for t in stamps],
+        "ms": [str(int(t * 1000)) for t in stamps],
+        "s.frac": [f"{t:.3f}" for t in stamps],
+    }[unit]
+    shapes = date_shape_of(_col(cells), column="admit_ms")
+    assert (shapes == UNIX_TIME).all()
+    assert finer_than_year(_col(cells), column="lab_value").all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(2_000_000_000, 9_999_999_999), min_size=1, max_size=20))
+def test_ten_digit_phone_numbers_are_not_unix_times(phones: list[int]) -> None:
+    # US area codes start at 2, so a 10-digit phone is never 1xxxxxxxxx
+    assert not finer_than_year(_col([str(p) for p in phones])).any()
+
+
+def test_provider_npis_are_not_unix_times() -> None:
+    # NPIs are 10 digits starting with 1 whose Luhn check (prefix 80840) holds
+    def npi(body: int) -> str:
+        digits = [int(c) for c in "80840" + str(body)]
+        total = 0
+        for i, d in enumerate(reversed(digits)):
+            d = d * 2 if i % 2 == 0 else d
+            total += d - 9 if d > 9 else d
+        return f"{body}{(10 - total % 10) % 10}"
+
+    npis = [npi(123456789 + 7919 * i) for i in range(50)]
+    assert npis[0] == "1234567893"  # the CMS example
+    assert not finer_than_year(_col(npis)).any()
+
+
+def test_a_few_unix_looking_numbers_among_others_are_not_dates() -> None:
+    cells = ["1611975491", "1636079976"] + [str(120 + i) for i in range(20)]
+    assert not finer_than_year(_col(cells)).any()

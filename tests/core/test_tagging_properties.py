@@ -127,6 +127,26 @@ def test_a_column_full_of_phone_numbers_is_never_clinical(name: str, phones: lis
     assert tag.cls is ColumnClass.DIRECT, (name, tag.evidence)
 
 
+@SETTINGS
+@given(
+    name=st.sampled_from(
+        ("lvef", "value", "result", "count", "date", "age", "col", "admit_ms", "event_ts")
+    ),
+    stamps=st.lists(st.integers(1_000_000_000, 1_893_455_999), min_size=1, max_size=40),
+    millis=st.booleans(),
+    is_person=st.booleans(),
+)
+def test_a_column_of_unix_times_is_never_clinical_nor_a_date_to_parse(
+    name: str, stamps: list[int], millis: bool, is_person: bool
+) -> None:
+    # the loader reads dates written as text only: a date tag would stop the load, a
+    # clinical one would release the day; direct removes the column
+    cells = [str(t * 1000 if millis else t) for t in stamps]
+    (tag,) = suggest_tags(_frame({name: cells}), table="t", is_person=is_person)
+    assert tag.cls is ColumnClass.DIRECT, (name, tag.evidence)
+    assert "Unix time" in " ".join(tag.evidence)
+
+
 # Values that cannot occur in our own sentences: a fixed odd prefix plus random letters.
 planted = st.text(alphabet=string.ascii_letters + string.digits, min_size=3, max_size=12).map(
     lambda s: "Qzx" + s

@@ -49,6 +49,16 @@ def test_excel_serials_fail_in_a_date_named_column_only() -> None:
     assert judge(serials, name="sodium_level").passed
 
 
+def test_unix_times_fail_whatever_the_column_name() -> None:
+    # a visit's time kept as epoch milliseconds under a clinical tag (seen in EHR exports)
+    stamps = [str(1644796800000 + 86_400_000 * 37 * i) for i in range(12)]
+    found = judge(stamps, name="admit_ms")
+    assert not found.passed and found.count == 12
+    (message,) = found.detail["messages"]
+    assert "Unix time" in message and "direct identifier" in message
+    assert not any(s in message for s in stamps)
+
+
 def test_years_and_numbers_pass() -> None:
     assert judge(["2024", "1999", "120/80", "5.4", "12-15", "Week 4"]).passed
 

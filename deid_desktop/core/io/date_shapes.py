@@ -12,6 +12,11 @@ positives on values that are not dates: plain numbers, versions (``1.2.3``), rat
 Years must lie in 1800-2099 (four digits) or be two digits after a month name or in a
 day-month-year with two-digit day and month.
 
+A column whose values are nearly all Unix times - 10-digit seconds or 13-digit
+milliseconds since 1970 that fall in 2001-2029 (``1611975491``, ``1644796800000``) - holds
+dates whatever its name (``UNIX_TIME``): no phone number (area codes start at 2) and no
+9-digit SSN has that shape, and provider NPIs (10 digits, Luhn-checked) are told apart.
+
 Two shapes are only dates in a column whose *name* says date (``date``, ``dob``,
 ``admitted_on``...): Excel serial day numbers (1900 and 1904 date systems) and bare
 eight-digit ``YYYYMMDD`` numbers; elsewhere they are just numbers.
@@ -82,6 +87,17 @@ SERIAL_SHARE = 0.8
 EPOCH_1900 = date(1899, 12, 30)  # serial 1 = 1900-01-01, past Excel's phantom 1900-02-29
 EPOCH_1904 = date(1904, 1, 1)
 
+#: A column of Unix times (seconds or milliseconds since 1970-01-01 UTC, 2001-09-09 to
+#: 2029-12-31): whatever its name, when this share of its values have the shape.
+UNIX_TIME = "Unix time (seconds or milliseconds since 1970)"
+UNIX_SHARE = 0.8
+_UNIX = r"1[0-8]\d{8}(?:\.\d{1,6})?|1[0-8]\d{11}"
+UNIX_SECONDS_MAX = 1_893_455_999  # 2029-12-31 23:59:59 UTC
+#: NPIs: 10 digits whose Luhn check with the prefix 80840 holds; random Unix times pass
+#: it one time in ten, a column of NPIs every time. Told apart from at least this many.
+NPI_SHARE = 0.9
+NPI_MIN = 5
+
 _DATE_WORDS = frozenset(
     {"dob", "dod", "dt", "dttm", "date", "dates", "datetime", "timestamp", "time", "day"}
     | {"birth", "birthday", "fecha", "datum"}
@@ -149,6 +165,43 @@ def _serial_mask(col: pa.ChunkedArray, candidates: np.ndarray) -> np.ndarray:
     return mask
 
 
+def _npi_valid(digits: np.ndarray) -> np.ndarray:
+    """Which 10-digit numbers (int64) pass the NPI check digit (Luhn over 80840 + 9 digits)."""
+    body = digits // 10
+    check = digits % 10
+    total = np.full(len(digits), 24, dtype=np.int64)  # the prefix 80840's Luhn sum
+    for position in range(9):  # rightmost body digit doubled first
+        d = (body // 10**position) % 10
+        if position % 2 == 0:
+            d = d * 2
+            d = np.where(d > 9, d - 9, d)
+        total += d
+    return (10 - total % 10) % 10 == check
+
+
+def _unix_mask(col: pa.ChunkedArray, candidates: np.ndarray) -> np.ndarray:
+    """Values of a column of Unix times; all False unless most values are (and they are
+    not mostly NPIs)."""
+    hit = _match(col, _UNIX) & candidates
+    present = int(pc.sum(pc.is_valid(col)).as_py() or 0)
+    if present == 0 or hit.sum() < UNIX_SHARE * present:
+        return np.zeros(len(col), dtype=bool)
+    idx = np.flatnonzero(hit)
+    taken = pc.take(col, pa.array(idx)).combine_chunks()
+    seconds = pc.cast(taken, pa.float64()).to_numpy(zero_copy_only=False)
+    seconds = np.where(seconds > 1e11, seconds / 1000.0, seconds)
+    in_range = seconds <= UNIX_SECONDS_MAX
+    if in_range.sum() < UNIX_SHARE * present:
+        return np.zeros(len(col), dtype=bool)
+    whole = np.floor(seconds).astype(np.int64)
+    ten = (seconds == whole) & (whole < 10**10)
+    if ten.sum() >= NPI_MIN and _npi_valid(whole[ten]).mean() >= NPI_SHARE:
+        return np.zeros(len(col), dtype=bool)
+    mask = np.zeros(len(col), dtype=bool)
+    mask[idx[in_range]] = True
+    return mask
+
+
 def serial_to_date(serial: float, *, system: int = 1900) -> date:
     """The day an Excel serial number stands for (``system`` 1900 or 1904)."""
     from datetime import timedelta
@@ -164,8 +217,8 @@ _ANY_SHAPE = "|".join(f"(?:{pattern})" for pattern in SHAPES.values())
 
 
 def _masks(values: pd.Series, column: str | None) -> tuple[pa.ChunkedArray, np.ndarray, np.ndarray]:
-    """(the column as Arrow, values of a general shape, values of a date-named column's
-    own shapes: compact dates and serials). One regex pass over the whole column."""
+    """(the column as Arrow, values of a general shape, values of the column-wide shapes:
+    Unix times in any column, compact dates and serials in a date-named one)."""
     n = len(values)
     none = np.zeros(n, dtype=bool)
     if n == 0:
@@ -175,17 +228,18 @@ def _masks(values: pd.Series, column: str | None) -> tuple[pa.ChunkedArray, np.n
     if not candidates.any():
         return col, none, none
     general = _match(col, _ANY_SHAPE) & candidates
-    special = none
-    if name_says_date(column):
-        rest = candidates & ~general
-        if rest.any():
-            special = (_match(col, _COMPACT) & rest) | _serial_mask(col, rest)
+    rest = candidates & ~general
+    special = _unix_mask(col, rest) if rest.any() else none
+    rest &= ~special
+    if name_says_date(column) and rest.any():
+        special = special | (_match(col, _COMPACT) & rest) | _serial_mask(col, rest)
     return col, general, special
 
 
 def date_shape_of(values: pd.Series, *, column: str | None = None) -> pd.Series:
     """For each value, the name of the date shape it has (a key of ``SHAPES``,
-    ``COMPACT_DATE`` or ``EXCEL_SERIAL``), or <NA> when it is not a date finer than a year.
+    ``UNIX_TIME``, ``COMPACT_DATE`` or ``EXCEL_SERIAL``), or <NA> when it is not a date
+    finer than a year.
 
     ``column`` (the column's name) enables the two shapes that are dates only in a
     date-named column. The shapes are told apart only among the values found to be dates.
@@ -203,9 +257,11 @@ def date_shape_of(values: pd.Series, *, column: str | None = None) -> pd.Series:
             if not todo.any():
                 break
     if special.any():
-        compact = _match(col, _COMPACT) & special
+        unix = _match(col, _UNIX) & special
+        compact = _match(col, _COMPACT) & special & ~unix
+        labels[unix] = UNIX_TIME
         labels[compact] = COMPACT_DATE
-        labels[special & ~compact] = EXCEL_SERIAL
+        labels[special & ~compact & ~unix] = EXCEL_SERIAL
     return pd.Series(labels, index=values.index, dtype="string")
 
 

@@ -205,6 +205,31 @@ def strongest_identifier(p: ValueProfile, threshold: float) -> tuple[Cat, str, f
 # --- building blocks -----------------------------------------------------------------
 
 
+#: Share of sampled values written as Unix times that makes a column dates (as the gate's
+#: ``io.date_shapes.UNIX_SHARE``).
+UNIX_SHARE = 0.8
+
+
+def unix_times(p: ValueProfile) -> Draft | None:
+    """Dates written as Unix times: a date finer than a year that the loader cannot read
+    as a date, so suggested as direct (removed)."""
+    share = p.share("unix_time")
+    if p.empty or share < UNIX_SHARE:
+        return None
+    draft = Draft(
+        ColumnClass.DIRECT,
+        category=Cat.C,
+        evidence=[
+            f"{pct(share)} of sampled values read as dates written as Unix time (seconds or "
+            "milliseconds since 1970)"
+        ],
+    )
+    return draft.doubt(
+        "dates finer than a year written as numbers, which the app does not read as dates; "
+        "suggested as direct (removed): write them as dates in the extract to keep the year"
+    )
+
+
 def guard_clinical(draft: Draft, p: ValueProfile) -> Draft:
     """Clinical only when nothing in the values looks like an identifier."""
     trace = strongest_identifier(p, TRACE)
@@ -355,6 +380,9 @@ def _decide(hints: tuple[NameHint, ...], p: ValueProfile, *, is_person: bool) ->
         if hint.kind in (HintKind.DIRECT, HintKind.PERSON_KEY):
             return _direct_from_name(hint, p)
 
+    unix = unix_times(p)
+    if unix is not None:
+        return unix
     ident = strongest_identifier(p, STRONG)
     if ident is not None:
         cat, what, share = ident

@@ -5,8 +5,9 @@ year, in any column and in any format (45 CFR 164.514(b)(2)(i)(C)).
 each released cell as a whole with the loader's date-shape detector
 (``core.io.date_shapes``): year-month (``2024-03``, ``03/2024``), month-name and year
 (``March 2024``), day and month (``12 Mar``, ``Mar. 12``), two-digit years
-(``12-Mar-24``), compact date-times (``20240312 1015``), ISO weeks (``2024-W11``), and,
-in a column whose name says date, Excel serial day numbers (1900 and 1904 systems) and
+(``12-Mar-24``), compact date-times (``20240312 1015``), ISO weeks (``2024-W11``), a
+column of Unix times (seconds or milliseconds since 1970, whatever its name), and, in a
+column whose name says date, Excel serial day numbers (1900 and 1904 systems) and
 bare ``YYYYMMDD`` numbers. Each column's distinct cells are read once. The outcome
 names the columns and the number of cells of each shape; never a value.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import pandas as pd
 
 from deid_desktop.core.facts.text import STRING
+from deid_desktop.core.io.date_shapes import EXCEL_SERIAL, UNIX_TIME, date_shape_of
 from deid_desktop.core.model import Extract, Project, Release
 from deid_desktop.core.verify.base import (
     BLOCKING,
@@ -26,6 +28,9 @@ from deid_desktop.core.verify.base import (
     released_columns,
 )
 
+#: Dates written as numbers, which the loader does not read as dates.
+_NUMBER_DATES = frozenset({EXCEL_SERIAL, UNIX_TIME})
+
 
 def _sentence(where: str, shapes: dict[str, int]) -> str:
     table, _, column = where.partition(".")
@@ -33,17 +38,20 @@ def _sentence(where: str, shapes: dict[str, int]) -> str:
         f"{n:,} cell{'s' if n != 1 else ''} shaped as {shape}"
         for shape, n in sorted(shapes.items(), key=lambda kv: (-kv[1], kv[0]))
     )
-    return (
-        f"Column '{column}' of table '{table}' holds dates finer than a year ({said}); "
-        "tag it as a date (only the year is kept) or remove it."
-    )
+    if set(shapes) & _NUMBER_DATES:
+        fix = (
+            "the app reads dates written as text, not as numbers: tag it as a direct "
+            "identifier so that it is removed, or write it as dates in the extract and tag "
+            "it as a date (only the year is kept)"
+        )
+    else:
+        fix = "tag it as a date (only the year is kept) or remove it"
+    return f"Column '{column}' of table '{table}' holds dates finer than a year ({said}); {fix}."
 
 
 def check_no_date_elements(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    from deid_desktop.core.io.date_shapes import date_shape_of
-
     per_column: dict[str, int] = {}
     shapes_by_column: dict[str, dict[str, int]] = {}
     for t, c, values in released_columns(release):
@@ -79,7 +87,8 @@ CHECKS: tuple[Check, ...] = (
         BLOCKING,
         "No released cell, in any column, is a date or part of a date finer than a year in "
         "any format: year-month, month-name and year, day and month, two-digit years, "
-        "compact date-times, ISO weeks, and, in a column whose name says date, Excel "
+        "compact date-times, ISO weeks, Unix times (seconds or milliseconds since 1970) "
+        "whatever the column's name, and, in a column whose name says date, Excel "
         "serial day numbers (1900 and 1904 systems) and YYYYMMDD numbers.",
         check_no_date_elements,
         SAFE_HARBOR,
