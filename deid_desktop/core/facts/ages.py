@@ -44,6 +44,15 @@ _CONTEXT_WORDS = frozenset(
      "admission", "adm", "entry", "enrolment", "enrollment", "diagnosis", "dx", "onset",
      "index", "de", "del", "la", "el", "al", "a", "en", "bei", "di", "da", "na", "op", "bij"}
 )  # fmt: skip
+#: Name words that give an age in a unit other than years -> that unit per year
+#: (``age_months``, ``age_in_days``, ``AgeWeeks``): such a column cannot hold the pooled
+#: '90+' (years), so it is never pooled; the gate fails it when it states 90 years or more.
+AGE_UNITS: dict[str, tuple[str, float]] = {
+    **dict.fromkeys(("months", "month", "mos", "mo", "mths", "mnths"), ("months", 12.0)),
+    **dict.fromkeys(("weeks", "week", "wks", "wk"), ("weeks", 365.2425 / 7)),
+    **dict.fromkeys(("days", "day"), ("days", 365.2425)),
+    **dict.fromkeys(("hours", "hrs"), ("hours", 365.2425 * 24)),
+}
 _NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -68,12 +77,26 @@ def names_an_age(column: str) -> bool:
     )
 
 
+def age_unit(column: str) -> tuple[str, float] | None:
+    """(unit, units per year) when a column named for age says another unit than years
+    (``age_months`` -> ("months", 12.0)); None for years or no age."""
+    if not names_an_age(column):
+        return None
+    return next((AGE_UNITS[w] for w in _name_words(column) if w in AGE_UNITS), None)
+
+
 def age_tag(tag: ColumnTag) -> bool:
     """A column whose ages the pathways pool: the AGE role, or a quasi or clinical column
-    whose name says age (its values must also all be numbers: ``maybe_age_numbers``)."""
+    whose name says age in years (its values must also all be numbers:
+    ``maybe_age_numbers``). A column of ages in months, weeks, days or hours is kept as
+    written: its ages cannot be pooled as '90+' years (the gate reads them)."""
     if tag.role == Role.AGE:
         return True
-    return tag.cls in (ColumnClass.QUASI, ColumnClass.CLINICAL) and names_an_age(tag.name)
+    return (
+        tag.cls in (ColumnClass.QUASI, ColumnClass.CLINICAL)
+        and names_an_age(tag.name)
+        and age_unit(tag.name) is None
+    )
 
 
 def maybe_age_numbers(values: pd.Series) -> pd.Series | None:
@@ -88,7 +111,21 @@ def maybe_age_numbers(values: pd.Series) -> pd.Series | None:
 
 
 def age_numbers(values: pd.Series, *, file: str, column: str) -> pd.Series:
-    """Ages as whole numbers (floored); a value that is not a number is an InputError."""
+    """Ages as whole numbers (floored); a value that is not a number is an InputError, as
+    is a column whose name says ages in another unit than years (the AGE role pools ages
+    over 89 as '90+', which is years)."""
+    unit = age_unit(column)
+    if unit is not None:
+        raise InputError(
+            f"The age role needs ages in years, and this column's name says ages in {unit[0]}",
+            file=file or None,
+            column=column,
+            hint=(
+                "Convert the column to years in the extract, or take the age role off it "
+                "(it is then kept as written, and the review fails if it states an age of "
+                "90 years or more)."
+            ),
+        )
     text = pc.utf8_trim_whitespace(arrow_text(values))
     present = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False)
     valid = pc.fill_null(pc.match_substring_regex(text, r"^\d+(\.\d*)?$"), False)

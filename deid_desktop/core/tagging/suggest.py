@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from deid_desktop.core.facts.ages import age_unit
 from deid_desktop.core.model import ColumnClass, ColumnTag, Role
 from deid_desktop.core.model import IdentifierCategory as Cat
 from deid_desktop.core.tagging.colnames import (
@@ -32,6 +33,21 @@ from deid_desktop.core.tagging.decide import (
     unique_codes,
 )
 from deid_desktop.core.tagging.values import ValueProfile, profile_values
+
+
+def _age_in_other_units(name: str, draft: Draft) -> None:
+    """No age role for ages in months, weeks, days or hours (``age_months``): the role
+    pools ages over 89 as '90+' years, which such a column cannot hold."""
+    unit = age_unit(name)
+    if unit is None or draft.role is not Role.AGE:
+        return
+    draft.role = None
+    draft.evidence.append(
+        f"the name says ages in {unit[0]}, not years, so no age role (the role pools ages "
+        "over 89 as '90+' years); kept as written, and the review fails if any is 90 years "
+        "or more"
+    )
+
 
 #: Words naming an index date, best first. A name word matches when it starts with one
 #: of them ("dischtime", "admitdate"); words of three letters or fewer must match exactly.
@@ -72,6 +88,8 @@ def suggest_tags(
     drafts = [
         decide_column(h, p, is_person=is_person) for h, p in zip(hints, profiles, strict=True)
     ]
+    for column, draft in zip(frame.columns, drafts, strict=True):
+        _age_in_other_units(str(column), draft)
     key = _choose_person_key(names, hints, profiles, is_person=is_person)
     if key is not None:
         index, draft = key

@@ -27,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.ages import MAX_AGE, names_an_age
+from deid_desktop.core.facts.ages import MAX_AGE, age_unit, names_an_age
 from deid_desktop.core.facts.dates import earliest_per_person, is_person_date
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.text import STRING
@@ -51,8 +51,9 @@ def age_over_89(values: pd.Series) -> int:
     return over_89_in(uniq)
 
 
-def over_89_in(uniq: pd.Series) -> int:
-    """``age_over_89`` from a column's distinct cells (-> rows holding each)."""
+def over_89_in(uniq: pd.Series, per_year: float = 1.0) -> int:
+    """``age_over_89`` from a column's distinct cells (-> rows holding each); ``per_year``:
+    the column's unit per year (12 for ages in months: 1,080 months is 90 years)."""
     if uniq.empty:
         return 0
     text = pd.Series(uniq.index, dtype=STRING)
@@ -61,7 +62,10 @@ def over_89_in(uniq: pd.Series) -> int:
     biggest = (
         text.str.extractall(r"(\d+(?:\.\d+)?)")[0].astype(float).groupby(level=0).max()
     ).reindex(range(len(text)))
-    over = (biggest > MAX_AGE).fillna(False) & ~pooled
+    if per_year == 1.0:
+        over = (biggest > MAX_AGE).fillna(False) & ~pooled
+    else:
+        over = (np.floor(biggest / per_year) > MAX_AGE).fillna(False)
     return int(uniq.to_numpy()[over.to_numpy(dtype=bool)].sum())
 
 
@@ -180,18 +184,23 @@ def check_ages(extract: Extract, release: Release, project: Project, ctx: Verify
     messages: list[str] = []
     for where, why in sorted(columns.items()):
         t, c = where.split(".", 1)
-        n = over_89_in(ctx.uniques(t, c, release.tables[t][c]))
+        unit = age_unit(c) if why == "name" else None
+        n = over_89_in(ctx.uniques(t, c, release.tables[t][c]), unit[1] if unit else 1.0)
         if n:
             per_column[where] = n
-            fix = (
-                "tag it with the age role so that they are pooled as '90+'"
-                if why != "role"
-                else "check the age column's tag and values"
-            )
-            messages.append(
-                f"Column {where} ({_WHY[why]}) holds {n:,} age{'s' if n != 1 else ''} over "
-                f"89; {fix}."
-            )
+            said = f"{_WHY[why]} in {unit[0]}" if unit else _WHY[why]
+            if unit:
+                fix = (
+                    f"ages in {unit[0]} cannot be pooled as '90+' years: convert the column "
+                    "to years in the extract and tag it with the age role, or tag it as a "
+                    "direct identifier so that it is removed"
+                )
+            elif why != "role":
+                fix = "tag it with the age role so that they are pooled as '90+'"
+            else:
+                fix = "check the age column's tag and values"
+            what = "age" if n == 1 else "ages"
+            messages.append(f"Column {where} ({said}) holds {n:,} {what} over 89 years; {fix}.")
     count = sum(per_column.values())
     detail: dict[str, object] = {
         "cells_by_column": per_column,

@@ -1,0 +1,107 @@
+"""Ages in months, weeks, days or hours (``age_months``: paediatric and geriatric extracts
+carry them). The AGE role pools ages over 89 as '90+' *years*, which such a column cannot
+hold: pooling it turned every months value above 89 into '90+' and made every person of
+the release "over 89" (all their years removed) under a green verdict. Now such a column
+is never pooled: it is kept as written, the gate fails it when it states 90 years or
+more, and the AGE role on it is refused with a message naming the file and column."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+
+from deid_desktop.core.errors import InputError
+from deid_desktop.core.facts.ages import age_unit
+from deid_desktop.core.model import ColumnClass, Role
+from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
+from deid_desktop.core.tagging import suggest_tags
+from deid_desktop.core.verify import verify_release
+from tests.core.support import CL, TEXT, Q
+from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, replace_frame, tag
+
+
+@pytest.mark.parametrize(
+    ("name", "unit"),
+    [("age_months", "months"), ("AgeInMonths", "months"), ("age_mos", "months"),
+     ("age_weeks", "weeks"), ("gest_age_wks", "weeks"), ("age_in_days", "days"),
+     ("age_days", "days"), ("age_hours", "hours"), ("age", None), ("age_yrs", None),
+     ("months_on_drug", None), ("days_in_icu", None), ("stage_months", None)],
+)  # fmt: skip
+def test_the_unit_a_name_gives_an_age(name: str, unit: str | None) -> None:
+    found = age_unit(name)
+    assert (found[0] if found else None) == unit
+
+
+def _with_months(n: int = 24, *, cls=CL, role: Role | None = None, under_90_only=False):  # type: ignore[no-untyped-def]
+    """The person table with ``age_months`` = age in years x 12 + 0..11 (blank for persons
+    of 90 or more when ``under_90_only``: a paediatric-like column)."""
+    extract, project = make_case(n)
+    people = extract.person.frame.copy()
+    years = pd.to_numeric(people["age"])
+    months = [
+        "" if under_90_only and y > 89 else str(int(y) * 12 + i % 12) for i, y in enumerate(years)
+    ]
+    people["age_months"] = pd.array(months, dtype=TEXT)
+    extract = replace_frame(extract, "people", people)
+    spec = project.table("people")
+    spec = replace(spec, columns=(*PEOPLE_TAGS, tag("age_months", cls, role=role)))
+    project = replace(
+        project, tables=tuple(spec if t.name == "people" else t for t in project.tables)
+    )
+    return extract, project, int((years > 89).sum())
+
+
+@pytest.mark.parametrize("cls", [CL, Q])
+def test_ages_in_months_are_kept_as_written_and_fail_at_90_years(cls) -> None:  # type: ignore[no-untyped-def]
+    extract, project, over = _with_months(cls=cls)
+    assert over >= 2
+    release = build_safe_harbor(extract, project)
+    released = release.tables["people"]
+    # not pooled: no '90+' in a months column, and only the persons over 89 lose years
+    assert not (released["age_months"] == "90+").any()
+    assert released["dob_year"].isna().sum() == over
+    outcome = verify_release(extract, release, project).outcome("ages_pooled")
+    assert not outcome.passed
+    assert outcome.detail["cells_by_column"] == {"people.age_months": over}
+    (message,) = outcome.detail["messages"]
+    assert "in months" in message and f"{over:,} ages over 89 years" in message
+    assert "direct identifier" in message and "convert" in message
+
+
+def test_ages_in_months_under_90_years_pass() -> None:
+    extract, project, _over = _with_months(under_90_only=True)
+    release = build_safe_harbor(extract, project)
+    verification = verify_release(extract, release, project)
+    assert verification.passed, [o.check.id for o in verification.blocking_failures]
+    kept = release.tables["people"]["age_months"].dropna()
+    assert (pd.to_numeric(kept[kept != ""]) > 89).any()  # months above 89 are no age over 89
+
+
+def test_the_age_role_on_ages_in_months_is_refused_naming_file_and_column() -> None:
+    extract, project, _over = _with_months(cls=Q, role=Role.AGE)
+    project = replace(
+        project,
+        tables=tuple(
+            replace(t, columns=tuple(c for c in t.columns if c.name != "age")) if t.is_person else t
+            for t in project.tables
+        ),
+    )
+    with pytest.raises(InputError) as caught:
+        build_safe_harbor(extract, project)
+    assert caught.value.column == "age_months" and caught.value.file
+    assert "months" in str(caught.value) and "years" in str(caught.value)
+
+
+def test_the_tagger_gives_no_age_role_to_ages_in_months() -> None:
+    frame = pd.DataFrame(
+        {
+            "age": pd.array([str(20 + i) for i in range(40)], dtype=TEXT),
+            "age_months": pd.array([str(240 + 13 * i) for i in range(40)], dtype=TEXT),
+        }
+    )
+    years, months = suggest_tags(frame, table="people", is_person=True)
+    assert years.role is Role.AGE
+    assert months.role is None and months.cls is ColumnClass.QUASI
+    assert any("in months" in e for e in months.evidence)
