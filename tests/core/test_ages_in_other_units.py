@@ -105,3 +105,41 @@ def test_the_tagger_gives_no_age_role_to_ages_in_months() -> None:
     assert years.role is Role.AGE
     assert months.role is None and months.cls is ColumnClass.QUASI
     assert any("in months" in e for e in months.evidence)
+
+
+def _visits_with_age_in(extract, column: str, per_year: float):  # type: ignore[no-untyped-def]
+    """The visits table with ``column`` holding each person's age at the visit in a unit
+    (``per_year`` units a year), a whole number."""
+    people = extract.person.frame.set_index("pid")["dob"]
+    visits = extract.table("visits").frame.copy()
+    born = pd.to_datetime(visits["pid"].map(people))
+    days = (pd.to_datetime(visits["visit_date"]) - born).dt.days
+    visits[column] = pd.array([str(int(d * per_year / 365.2425)) for d in days], dtype=TEXT)
+    return replace_frame(extract, "visits", visits)
+
+
+@pytest.mark.parametrize(
+    ("column", "per_year", "unit"),
+    [("days_from_dob", 365.2425, "days"), ("t1", 12.0, "months"), ("wk", 365.2425 / 7, "weeks")],
+)
+def test_ages_in_another_unit_are_found_by_their_values_whatever_the_name(
+    column: str, per_year: float, unit: str
+) -> None:
+    """A clinical column that counts the days (months, weeks) from birth to the visit
+    states the age: 33,000 days is 90 years."""
+    extract, project = make_case(24)
+    extract = _visits_with_age_in(extract, column, per_year)
+    spec = project.table("visits")
+    spec = replace(spec, columns=(*spec.columns, tag(column, CL)))
+    project = replace(
+        project, tables=tuple(spec if t.name == "visits" else t for t in project.tables)
+    )
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("ages_pooled")
+    assert not outcome.passed
+    assert outcome.detail["columns_read_as_ages"][f"visits.{column}"] == "values"
+    over = outcome.detail["cells_by_column"][f"visits.{column}"]
+    years = pd.to_numeric(extract.table("visits").frame[column]) / per_year
+    assert over == int((years // 1 > 89).sum()) > 0
+    (message,) = (m for m in outcome.detail["messages"] if column in m)
+    assert f"in {unit}" in message

@@ -8,10 +8,11 @@ A released column is read as ages when:
   ``Alter``, ``età``, ``idade``, ``leeftijd``, or ``yrs``/``years`` alone:
   ``facts.ages.names_an_age``) and nine in ten of its distinct values are numbers (or
   pooled tops such as "90+") - a quasi column tagged without the role included;
-* or its values are whole numbers from 0 to 120 that agree with the birth dates: for
-  nine in ten of at least ten rows with both, within a year of the person's age at the
-  row's own date (an event table's first date column) or at the reference date (the
-  person table). Without a birth date, values alone never make a column ages (heart
+* or its values are whole numbers that agree with the birth dates: for nine in ten of at
+  least ten rows with both, within a year of the person's age at the row's own date (an
+  event table's first date column) or at the reference date (the person table), read
+  in years (0 to 120), or in months, weeks or days (``days_since_birth`` holding 33,000
+  is 90 years). Without a birth date, values alone never make a column ages (heart
   rates and scores are whole numbers from 0 to 120 too).
 
 Vectorised: distinct cells first (computed once per column by the context), numpy for
@@ -78,14 +79,25 @@ def _numeric_share(uniq: pd.Series) -> float:
     return float(pc.mean(pc.cast(ok, pa.int8())).as_py() or 0.0)
 
 
-def _whole_0_120(uniq: pd.Series) -> bool:
-    """Every distinct cell is a whole number from 0 to 120 (and there are some)."""
+#: Units ages are read in by their values: (unit, units per year), years first.
+VALUE_UNITS: tuple[tuple[str, float], ...] = (
+    ("years", 1.0),
+    ("months", 12.0),
+    ("weeks", _DAYS_PER_YEAR / 7),
+    ("days", _DAYS_PER_YEAR),
+)
+_MAX_YEARS = 120
+
+
+def _whole_largest(uniq: pd.Series) -> int | None:
+    """The largest distinct cell when every one is a whole number (None otherwise or
+    when there is none)."""
     if uniq.empty:
-        return False
+        return None
     text = pa.array(pd.Series(uniq.index, dtype=STRING))
-    if not pc.all(pc.match_substring_regex(text, r"^\s*\d{1,3}\s*$")).as_py():
-        return False
-    return int(pc.max(pc.cast(pc.utf8_trim_whitespace(text), pa.int64())).as_py()) <= 120
+    if not pc.all(pc.match_substring_regex(text, r"^\s*\d{1,6}\s*$")).as_py():
+        return None
+    return int(pc.max(pc.cast(pc.utf8_trim_whitespace(text), pa.int64())).as_py())
 
 
 def _birth_per_person(extract: Extract, project: Project, ctx: VerifyContext) -> np.ndarray | None:
@@ -116,23 +128,25 @@ def _row_date_tag(extract: Extract, project: Project, table: str) -> ColumnTag |
     return None
 
 
-def agrees_with_birth_dates(
-    extract: Extract, project: Project, ctx: VerifyContext, table: str, column: str
-) -> bool:
-    """Whether an input column's whole numbers are, row by row, the person's age (read
-    on an even sample of at most ``SAMPLE_ROWS`` rows)."""
+def _sampled_ages(
+    extract: Extract, project: Project, ctx: VerifyContext, table: str
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(the sampled row positions of an input table, each row's person's age in whole
+    years at the row's date, NaN when unknown), computed once per table; None when the
+    table has no row date or the extract no birth date."""
+    cache: dict[str, tuple[np.ndarray, np.ndarray] | None] = ctx.__dict__.setdefault(
+        "_sampled_ages", {}
+    )
+    if table in cache:
+        return cache[table]
+    cache[table] = None
     born = _birth_per_person(extract, project, ctx)
     loaded = extract.table(table) if table in {t.name for t in extract.tables} else None
-    if born is None or loaded is None or column not in loaded.frame.columns:
-        return False
-    tag = _row_date_tag(extract, project, table)
-    if tag is None:
-        return False
+    tag = _row_date_tag(extract, project, table) if loaded is not None else None
+    if born is None or loaded is None or tag is None:
+        return None
     rows = len(loaded.frame)
     sample = np.unique(np.linspace(0, rows - 1, min(rows, SAMPLE_ROWS)).astype(np.int64))
-    values = pd.to_numeric(
-        loaded.frame[column].iloc[sample].astype(STRING).str.strip(), errors="coerce"
-    ).to_numpy(dtype=np.float64, na_value=np.nan)
     _fmt, parsed = read_dates(
         loaded.frame[tag.name].iloc[sample].reset_index(drop=True),
         tag.date_format or ctx.dates.formats.get(f"{table}.{tag.name}"),
@@ -141,18 +155,53 @@ def agrees_with_birth_dates(
     )
     when = parsed.to_numpy(dtype="datetime64[ns]")
     birth = born[ctx.positions[table][sample]]
-    both = ~np.isnan(values) & ~np.isnat(birth) & ~np.isnat(when)
+    days = (when - birth).astype("timedelta64[D]").astype(np.float64)  # NaT -> NaN
+    days[np.isnat(when) | np.isnat(birth)] = np.nan
+    cache[table] = (sample, np.floor(days / _DAYS_PER_YEAR))
+    return cache[table]
+
+
+def agrees_with_birth_dates(
+    extract: Extract,
+    project: Project,
+    ctx: VerifyContext,
+    table: str,
+    column: str,
+    largest: float = _MAX_YEARS,
+) -> tuple[str, float] | None:
+    """The unit (of ``VALUE_UNITS``) in which an input column's whole numbers are, row by
+    row, the person's age (read on an even sample of at most ``SAMPLE_ROWS`` rows); None
+    when they are not ages. ``largest``: the column's largest value (a unit is tried
+    only when it allows it: 120 years)."""
+    units = [u for u in VALUE_UNITS if largest <= _MAX_YEARS * u[1]]
+    sampled = _sampled_ages(extract, project, ctx, table) if units else None
+    if sampled is None or column not in extract.table(table).frame.columns:
+        return None
+    sample, age = sampled
+    values = pd.to_numeric(
+        extract.table(table).frame[column].iloc[sample].astype(STRING).str.strip(),
+        errors="coerce",
+    ).to_numpy(dtype=np.float64, na_value=np.nan)
+    both = ~np.isnan(values) & ~np.isnan(age)
     if int(both.sum()) < MIN_AGREEING_ROWS:
-        return False
-    days = (when[both] - birth[both]).astype("timedelta64[D]").astype(np.float64)
-    age = np.floor(days / _DAYS_PER_YEAR)
-    return float((np.abs(values[both] - age) <= 1).mean()) >= AGREE
+        return None
+    for unit in units:
+        if float((np.abs(np.floor(values[both] / unit[1]) - age[both]) <= 1).mean()) >= AGREE:
+            return unit
+    return None
 
 
 def age_columns(
-    extract: Extract, release: Release, project: Project, ctx: VerifyContext
+    extract: Extract,
+    release: Release,
+    project: Project,
+    ctx: VerifyContext,
+    units: dict[str, tuple[str, float]] | None = None,
 ) -> dict[str, str]:
-    """Released columns read as ages ("table.column" -> why: role, name or values)."""
+    """Released columns read as ages ("table.column" -> why: role, name or values).
+    ``units`` (filled when given): "table.column" -> (unit, per year) for the columns
+    whose ages are in another unit than years, by their name or their values."""
+    found_units: dict[str, tuple[str, float]] = {} if units is None else units
     out: dict[str, str] = {}
     for t, c, values in released_columns(release):
         try:
@@ -165,8 +214,18 @@ def age_columns(
         uniq = ctx.uniques(t, c, values)
         if names_an_age(c) and _numeric_share(uniq) >= AGREE:
             out[f"{t}.{c}"] = "name"
-        elif _whole_0_120(uniq) and agrees_with_birth_dates(extract, project, ctx, t, c):
+            named_unit = age_unit(c)
+            if named_unit is not None:
+                found_units[f"{t}.{c}"] = named_unit
+            continue
+        largest = _whole_largest(uniq)
+        if largest is None:
+            continue
+        unit = agrees_with_birth_dates(extract, project, ctx, t, c, largest)
+        if unit is not None:
             out[f"{t}.{c}"] = "values"
+            if unit[1] != 1.0:
+                found_units[f"{t}.{c}"] = unit
     return out
 
 
@@ -179,12 +238,13 @@ _WHY = {
 
 def check_ages(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> Finding:
     """No released age above 89 but the pooled '90+', in any column read as ages."""
-    columns = age_columns(extract, release, project, ctx)
+    units: dict[str, tuple[str, float]] = {}
+    columns = age_columns(extract, release, project, ctx, units)
     per_column: dict[str, int] = {}
     messages: list[str] = []
     for where, why in sorted(columns.items()):
         t, c = where.split(".", 1)
-        unit = age_unit(c) if why == "name" else None
+        unit = units.get(where)
         n = over_89_in(ctx.uniques(t, c, release.tables[t][c]), unit[1] if unit else 1.0)
         if n:
             per_column[where] = n

@@ -486,7 +486,8 @@ CHECKS: tuple[Check, ...] = (
         "Every age above 89 is shown as the single category '90+' (bands included), in "
         "every column of every table read as ages: the age role, a name that says age "
         "(age, age_at_visit, yrs, edad, âge, Alter, età, idade, leeftijd...) with numbers, "
-        "or whole numbers from 0 to 120 that agree with the birth dates, whatever the tag.",
+        "or whole numbers that agree with the birth dates (as years, months, weeks or "
+        "days), whatever the tag.",
         check_ages,
         SAFE_HARBOR,
     ),
