@@ -10,10 +10,10 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deid_desktop.core.facts.years import years_by_values
 from deid_desktop.core.pathways.linkable import LINK_KEY, build_linkable
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import verify_release
-from deid_desktop.core.verify.safe_harbor import years_by_values
 from tests.core.linkable_fixtures import SALT, extract_and_project, person_frame, visit_frame
 from tests.core.support import CL, TEXT
 from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, replace_frame, tag
@@ -66,7 +66,8 @@ def test_the_zip_copied_into_a_clinical_code_column_fails_the_zip_check() -> Non
     extract, project = _with_people_column("loc_code", zips.tolist())
     release = build_safe_harbor(extract, project)
     outcome = verify_release(extract, release, project).outcome("no_zip5")
-    five = int(zips.str.contains(r"\d{5}").fillna(False).sum())  # ZIP and ZIP+4 cells
+    # ZIP and ZIP+4 cells, and "1234": the ZIP 01234 that lost its leading zero
+    five = int(zips.str.contains(r"\d{5}|^\d{4}$").fillna(False).sum())
     assert five >= N // 2
     assert not outcome.passed
     assert outcome.detail["cells_by_column"] == {"people.loc_code": five}
@@ -80,6 +81,45 @@ def test_five_digit_codes_that_are_not_the_persons_zips_pass() -> None:
     outcome = verify_release(extract, release, project).outcome("no_zip5")
     assert outcome.passed
     assert "people.cpt" not in outcome.detail["columns_checked"]
+
+
+def _with_zips_and_column(zips: list[str], name: str, values: list[str]):  # type: ignore[no-untyped-def]
+    extract, project = _with_people_column(name, values)
+    people = extract.person.frame.copy()
+    people["zip"] = pd.array(zips, dtype=TEXT)
+    return replace_frame(extract, "people", people), project
+
+
+#: New England ZIPs, whose leading zero a spreadsheet drops ("02134" -> 2134).
+ZERO_ZIPS = ["02134", "02138", "01701", "02446", "01852", "02019"] * (N // 6)
+
+
+def test_zips_that_lost_their_leading_zero_in_a_clinical_column_fail() -> None:
+    extract, project = _with_zips_and_column(ZERO_ZIPS, "loc", [z[1:] for z in ZERO_ZIPS])
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("no_zip5")
+    assert not outcome.passed
+    assert outcome.detail["cells_by_column"] == {"people.loc": N}
+
+
+def test_zips_inside_a_text_cell_fail() -> None:
+    values = [f"Area {z}" if i % 2 else "n/a" for i, z in enumerate(ZERO_ZIPS)]
+    extract, project = _with_zips_and_column(ZERO_ZIPS, "area", values)
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("no_zip5")
+    assert not outcome.passed
+    assert outcome.detail["cells_by_column"] == {"people.area": N // 2}
+
+
+def test_years_that_equal_zips_without_their_zero_pass() -> None:
+    """2019 is also Bellingham's 02019 without its zero: a column of years is no ZIP."""
+    years = ["2019", "2021", "2019", "2020", "2022", "2019"] * (N // 6)
+    zips = ["02019", "02021", "02019", "02020", "02022", "02019"] * (N // 6)
+    extract, project = _with_zips_and_column(zips, "dx_yr_first", years)
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("no_zip5")
+    assert outcome.passed, outcome.detail
+    assert "people.dx_yr_first" not in outcome.detail["columns_checked"]
 
 
 @settings(max_examples=60, deadline=None)

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.text import arrow_text
+from deid_desktop.core.facts.text import STRING, arrow_text
 
 _DIGITS = (1000, 100, 10, 1)
 
@@ -61,3 +61,20 @@ def year_numbers(values: pd.Series | pa.Array) -> np.ndarray:
     if len(longer):
         out[longer] = _by_distinct(arr.take(pa.array(longer)))
     return out
+
+
+#: A column is read as years by its values when this share of its distinct filled cells
+#: are 4-digit years from ``_FIRST_YEAR`` to ``_LAST_YEAR``.
+_YEARS_SHARE = 0.9
+_FIRST_YEAR, _LAST_YEAR = 1850, 2100
+
+
+def years_by_values(uniq: pd.Series) -> bool:
+    """Whether a column's distinct filled cells (-> rows holding each) are years: nine in
+    ten are 4-digit years from 1850 to 2100 (heart rates, scores and 5-digit codes are
+    not)."""
+    if uniq.empty:
+        return False
+    years = year_numbers(pa.array(pd.Series(uniq.index, dtype=STRING)))
+    ok = (years >= _FIRST_YEAR) & (years <= _LAST_YEAR)  # NaN compares False
+    return float(ok.mean()) >= _YEARS_SHARE

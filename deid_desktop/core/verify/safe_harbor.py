@@ -24,7 +24,7 @@ from deid_desktop.core.facts.persons import (
     released_ids,
 )
 from deid_desktop.core.facts.text import STRING, arrow_text, in_set
-from deid_desktop.core.facts.years import year_numbers
+from deid_desktop.core.facts.years import year_numbers, years_by_values
 from deid_desktop.core.model import Extract, Pathway, Project, Release, Role
 from deid_desktop.core.verify.ages import check_ages
 from deid_desktop.core.verify.base import (
@@ -143,23 +143,6 @@ def _year_columns(release: Release, project: Project, table: str, ctx: VerifyCon
             or years_by_values(ctx.uniques(table, c, frame[c]))
         )
     ]
-
-
-#: A column is read as years by its values when this share of its distinct filled cells
-#: are 4-digit years from ``_FIRST_YEAR`` to ``_LAST_YEAR``.
-_YEARS_SHARE = 0.9
-_FIRST_YEAR, _LAST_YEAR = 1850, 2100
-
-
-def years_by_values(uniq: pd.Series) -> bool:
-    """Whether a column's distinct filled cells (-> rows holding each) are years: nine in
-    ten are 4-digit years from 1850 to 2100 (heart rates, scores and 5-digit codes are
-    not)."""
-    if uniq.empty:
-        return False
-    years = year_numbers(pa.array(pd.Series(uniq.index, dtype=STRING)))
-    ok = (years >= _FIRST_YEAR) & (years <= _LAST_YEAR)  # NaN compares False
-    return float(ok.mean()) >= _YEARS_SHARE
 
 
 #: Two years of one person this far apart or more state an age over 89 whatever the

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.text import STRING, arrow_text, in_set
+from deid_desktop.core.facts.years import years_by_values
 from deid_desktop.core.model import Extract, Project, Release, Role
 from deid_desktop.core.pathways.common import ZIP3_COLUMN
 from deid_desktop.core.verify.base import (
@@ -56,14 +57,19 @@ def names_a_postal_code(column: str) -> bool:
     return any(w in ZIP_NAME_WORDS for w in (*words, *pairs))
 
 
-#: A released column copies the extract's ZIPs when this share of its filled cells are
-#: 5-digit ZIPs found in the extract's ZIP columns.
+#: A released column copies the extract's ZIPs when this share of its filled cells hold
+#: one of the extract's 5-digit ZIPs.
 _ZIP_COPY_SHARE = 0.5
 _ZIP5_CELL = r"^\s*(?P<zip>\d{5})(?:-\d{4})?\s*$"
+#: A 5-digit ZIP (or ZIP+4) anywhere in a cell: "Area 02134", "Boston, MA 02134-1234".
+_ZIP5_IN_CELL = r"(?:^|\D)(?P<zip>\d{5})(?:-\d{4})?(?:\D|$)"
+#: A ZIP that lost its leading zero (a spreadsheet read it as a number): "2134".
+_ZIP_LOST_ZERO = r"^\s*(?P<zip>\d{4})\s*$"
 
 
 def _extract_zip5s(extract: Extract, project: Project) -> pa.Array:
-    """The distinct 5-digit ZIPs of the extract's ZIP-role columns (ZIP+4 cut to 5)."""
+    """The distinct 5-digit ZIPs of the extract's ZIP-role columns (ZIP+4 cut to 5, a
+    4-digit ZIP given back its leading zero)."""
     found: list[pa.Array] = []
     for table in extract.tables:
         try:
@@ -71,50 +77,78 @@ def _extract_zip5s(extract: Extract, project: Project) -> pa.Array:
         except KeyError:
             tag = None
         if tag is not None and tag.name in table.frame.columns:
-            found.append(_zip5_of(pc.unique(arrow_text(table.frame[tag.name]))).drop_null())
+            text = pc.unique(arrow_text(table.frame[tag.name]))
+            found.append(_zip5_of(text).drop_null())
+            found.append(_lost_zero(text).drop_null())
     if not found:
         return pa.array([], pa.string())
     return pc.unique(pa.concat_arrays(found))
 
 
+def _field(text: pa.Array, pattern: str) -> pa.Array:
+    return pc.struct_field(pc.extract_regex(text, pattern), [0]).cast(pa.string())
+
+
 def _zip5_of(text: pa.Array) -> pa.Array:
     """Each cell's 5-digit ZIP when the cell is a ZIP or ZIP+4 (null otherwise)."""
-    return pc.struct_field(pc.extract_regex(text, _ZIP5_CELL), [0]).cast(pa.string())
+    return _field(text, _ZIP5_CELL)
+
+
+def _lost_zero(text: pa.Array) -> pa.Array:
+    """Each 4-digit cell with its leading zero given back (null otherwise)."""
+    return pc.binary_join_element_wise("0", _field(text, _ZIP_LOST_ZERO), "")
+
+
+def _holding_extract_zips(uniq: pd.Series, zips: pa.Array) -> tuple[int, int, int]:
+    """Rows (from a column's distinct cells) holding one of ``zips`` anywhere in the cell,
+    rows that are one of them without its leading zero, and filled rows."""
+    text = pa.array(pd.Series(uniq.index, dtype=STRING))
+    inside = pc.fill_null(pc.is_in(_field(text, _ZIP5_IN_CELL), value_set=zips), False)
+    lost = pc.fill_null(pc.is_in(_lost_zero(text), value_set=zips), False)
+    counts = uniq.to_numpy()
+    inside_n = int(counts[inside.to_numpy(zero_copy_only=False)].sum())
+    lost_n = int(counts[lost.to_numpy(zero_copy_only=False)].sum())
+    return inside_n, lost_n, int(counts.sum())
 
 
 def _zip_copies(
     extract: Extract, project: Project, release: Release, ctx: VerifyContext
-) -> set[tuple[str, str]]:
-    """Released columns, whatever their name and tag, whose filled cells are half or more
-    the extract's own 5-digit ZIPs: the ZIP kept as a clinical ``loc_code``. Five-digit
-    codes of another meaning (CPT codes, incomes) rarely are the persons' own ZIPs."""
+) -> dict[tuple[str, str], int]:
+    """Released columns, whatever their name and tag, half or more of whose filled cells
+    hold one of the extract's own 5-digit ZIPs - as the whole cell, inside a text
+    ("Area 02134") or without its leading zero ("2134"): the ZIP kept as a clinical
+    ``loc_code``. Five-digit codes of another meaning (CPT codes, incomes) rarely are the
+    persons' own ZIPs. -> the rows holding a ZIP without its leading zero (which the
+    5-digit pattern does not count)."""
     zips = _extract_zip5s(extract, project)
-    out: set[tuple[str, str]] = set()
+    out: dict[tuple[str, str], int] = {}
     if not len(zips):
         return out
     for t, c, values in released_columns(release):
         uniq = ctx.uniques(t, c, values)
         if uniq.empty:
             continue
-        five = _zip5_of(pa.array(pd.Series(uniq.index, dtype=STRING)))
-        hit = pc.fill_null(pc.is_in(five, value_set=zips), False).to_numpy(zero_copy_only=False)
-        counts = uniq.to_numpy()
-        if counts[hit].sum() >= _ZIP_COPY_SHARE * counts.sum():
-            out.add((t, c))
+        inside, lost, filled = _holding_extract_zips(uniq, zips)
+        if lost and years_by_values(uniq):
+            lost = 0  # years 1850-2100 are also ZIPs 01850-02100 without their zero
+        if inside + lost >= _ZIP_COPY_SHARE * filled:
+            out[(t, c)] = lost
     return out
 
 
 def _zip5_columns(
     extract: Extract, project: Project, release: Release, ctx: VerifyContext
-) -> list[tuple[str, str]]:
+) -> dict[tuple[str, str], int]:
     """What can hold a ZIP: the ZIP3 and ZIP-role columns, every released column whose
     name says postal code, whatever its class, and every column that copies the
-    extract's ZIPs, whatever its name."""
-    out = set(_zip_columns(project, release)) | _zip_copies(extract, project, release, ctx)
+    extract's ZIPs, whatever its name (-> its rows holding a ZIP without its leading
+    zero, 0 for the others)."""
+    out = dict.fromkeys(_zip_columns(project, release), 0)
+    out.update(_zip_copies(extract, project, release, ctx))
     for t, c, _values in released_columns(release):
         if names_a_postal_code(c):
-            out.add((t, c))
-    return sorted(out)
+            out.setdefault((t, c), 0)
+    return dict(sorted(out.items()))
 
 
 def check_no_zip5(
@@ -122,8 +156,8 @@ def check_no_zip5(
 ) -> Finding:
     per_column: dict[str, int] = {}
     checked = _zip5_columns(extract, project, release, ctx)
-    for t, c in checked:
-        n = rows_matching(ctx.uniques(t, c, release.tables[t][c]), _ZIP5_ANYWHERE)
+    for (t, c), lost in checked.items():
+        n = rows_matching(ctx.uniques(t, c, release.tables[t][c]), _ZIP5_ANYWHERE) + lost
         if n:
             per_column[f"{t}.{c}"] = n
     count = sum(per_column.values())
