@@ -59,6 +59,17 @@ def found(text: str) -> list[tuple[str, str, str]]:
         ("pt in her nineties", "nineties", "AGE", "age:decade"),
         ("late 90s, lives alone", "late 90s", "AGE", "age:decade-bare"),
         ("nineties, lives alone", "nineties", "AGE", "age:decade-bare"),
+        ("pt is a 101yo", "101yo", "AGE", "age:glued"),
+        ("95yoF with CHF", "95yoF", "AGE", "age:glued"),
+        ("Pt is a 98y/o M", "98y/o", "AGE", "age:glued"),
+        ("92yrs old", "92yrs", "AGE", "age:glued"),
+        ("She turned 95 last week", "95", "AGE", "age:glued"),
+        ("Pt turns 101 tomorrow", "101", "AGE", "age:glued"),
+        ("Medicare # 1EG4-TE5-MK73", "1EG4-TE5-MK73", "ID", "insurance:mbi"),
+        ("MBI 1EG4TE5MK73 on file", "1EG4TE5MK73", "ID", "insurance:mbi"),
+        ("Last seen Tuesday the 14th", "Tuesday the 14th", "DATE", "date:weekday-day"),
+        ("since Friday, 3rd", "Friday, 3rd", "DATE", "date:weekday-day"),
+        ("on Sunday the first", "Sunday the first", "DATE", "date:weekday-day"),
     ],
 )
 def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
@@ -92,6 +103,14 @@ def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
         "ssn 123-45 6789",  # mixed separators
         "on Friday Dr. Jones called",
         "gave 2 N saline",
+        "turned 90 degrees q2h",
+        "turning 90 x2",
+        "given 100mg IV",
+        "Hgb 10.1 and 120/80",
+        "pt 89yo",  # 89 is no age over 89
+        "code 1SO4-TE5-MK73",  # S and O are not MBI letters
+        "Tuesday the 45th",
+        "on Monday, then clinic",
     ],
 )
 def test_trap_is_not_flagged_by_the_new_rules(text: str) -> None:
@@ -112,6 +131,9 @@ _NEW_RULES = (
     ("LOCATION", "address:town-state", "medium"),
     ("AGE", "age:decade", "high"),
     ("AGE", "age:decade-bare", "medium"),
+    ("AGE", "age:glued", "high"),
+    ("ID", "insurance:mbi", "high"),
+    ("DATE", "date:weekday-day", "medium"),
 )
 
 

@@ -91,7 +91,12 @@ MORE_TRAPS = (
     "Pt in his 80s, lives alone.",
     "SpO2 in the 90s on RA.",
     "Plate and screws in L hip.",
+    "Turned 90 degrees q2h.",
+    "Given 100mg IV.",
 )
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+#: Medicare Beneficiary Identifier letters (no S, L, O, I, B, Z).
+MBI_LETTERS = "ACDEFGHJKMNPQRTUVWXY"
 STREET_NAMES = ("Broadway", "Main", "Washington", "Elm", "Maple", "Highland", "Beacon", "Center")
 DIRECTIONS = ("N.", "S.", "E.", "W.", "N", "NW", "North", "South")
 UNITS = ("Apt", "Suite", "Unit")
@@ -261,6 +266,15 @@ class _Gen:
         letters = "".join(r.choice("ABCDEFGHJKLMNPRSTVWXYZ") for _ in range(3))
         return f"{r.randint(1, 9)}{letters}{r.randint(100, 999)}"
 
+    def mbi(self, dashes: bool) -> str:
+        """A Medicare Beneficiary Identifier of CMS's shape (C A AN N A AN N A A N N)."""
+        r = self.rng
+        letter, both = MBI_LETTERS, MBI_LETTERS + "0123456789"
+        digit = "0123456789"
+        shape = ("123456789", letter, both, digit, letter, both, digit, letter, letter, digit)
+        text = "".join(r.choice(chars) for chars in (*shape, digit))
+        return f"{text[:4]}-{text[4:7]}-{text[7:]}" if dashes else text
+
     def more(self, p: Person) -> list[Piece]:
         """One sentence with a form the scan learnt from real notes, or its trap."""
         r = self.rng
@@ -272,6 +286,8 @@ class _Gen:
         town = r.choice(self.towns)
         address = f"{r.randint(2, 9999)} {r.choice(DIRECTIONS)} {r.choice(STREET_NAMES)}"
         dev = self.split == "dev"
+        old = r.randint(90, 104)
+        weekday = r.choice(WEEKDAYS)
         forms: list[list[Piece]] = [
             ["SSN ", (ssn, "ID"), " on file."]
             if dev
@@ -310,6 +326,22 @@ class _Gen:
             ["Pt is a woman in her ", (r.choice(("90s", "late 90s", "nineties")), "AGE"), "."],
             ["Father in his ", ("90s" if dev else "early 90s", "AGE"), ", lives with pt."],
             [("Accession " if dev else "Lab ID "), self.vin(valid=False), " sent to lab."],
+            [
+                "Pt is a ",
+                (f"{old}yo" if dev else f"{old}y/o", "AGE"),
+                " F with CHF." if dev else " M, lives alone.",
+            ],
+            [
+                "She turned " if dev else "Pt turns ",
+                (str(old), "AGE"),
+                " last week." if dev else " next month.",
+            ],
+            ["Medicare # " if dev else "MBI ", (self.mbi(dashes=dev), "ID"), " verified."],
+            [
+                "Last seen ",
+                (f"{weekday} the {day}{suffix}" if dev else f"{weekday}, {day}{suffix}", "DATE"),
+                ".",
+            ],
             [r.choice(MORE_TRAPS)],
             [r.choice(MORE_TRAPS)],
         ]

@@ -68,6 +68,9 @@ CONTEXT_RULES = (
     ("LOCATION", "address:town-state", MEDIUM),  # "Somerville MA"
     ("AGE", "age:decade", HIGH),  # "in her 90s"
     ("AGE", "age:decade-bare", MEDIUM),  # "late 90s", "nineties"
+    ("AGE", "age:glued", HIGH),  # "101yo", "93yoF", "95y/o", "turned 95"
+    ("ID", "insurance:mbi", HIGH),  # Medicare Beneficiary Identifier "1EG4-TE5-MK73"
+    ("DATE", "date:weekday-day", MEDIUM),  # "Tuesday the 14th"
 )
 _MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
 

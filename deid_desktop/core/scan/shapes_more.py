@@ -2,8 +2,10 @@
 cue, spelled-out e-mail addresses ("jdoe at gmail dot com"), vehicle identification
 numbers (check digit validated), licence plates and device serial numbers after a cue,
 "3rd of March", addresses with a directional and no street word ("1234 N. Broadway"),
-street names after "on" ("lives on Mass Ave"), unit designators ("Apt 4B", "Suite 300")
-and ages over 89 in decades ("in her 90s", "late nineties").
+street names after "on" ("lives on Mass Ave"), unit designators ("Apt 4B", "Suite 300"),
+ages over 89 in decades ("in her 90s", "late nineties") or glued to their unit ("101yo",
+"93yoF"), Medicare Beneficiary Identifiers ("1EG4-TE5-MK73", by their fixed shape) and a
+day of the month after a weekday ("Tuesday the 14th").
 
 Nothing here reads every character of the batch: each finder starts from its few anchor
 words among the batch's words (``words.Words``, cut once for the context finders) - a
@@ -43,6 +45,9 @@ C_UNIT = CODE[("LOCATION", "address:unit")]
 C_TOWN = CODE[("LOCATION", "address:town-state")]
 C_DECADE = CODE[("AGE", "age:decade")]
 C_DECADE_BARE = CODE[("AGE", "age:decade-bare")]
+C_GLUED_AGE = CODE[("AGE", "age:glued")]
+C_MBI = CODE[("ID", "insurance:mbi")]
+C_WEEKDAY_DAY = CODE[("DATE", "date:weekday-day")]
 
 _B = r"(?![a-z0-9])"  # end of a word in the folded text
 
@@ -135,6 +140,31 @@ _VITAL_BEFORE = re.compile(
     r"(?:^|[^a-z0-9])(?:sbp|dbp|bp|hr|pulse|sats?|spo2|o2|map|temp|rr|glucose|fsbg|bs|"
     r"sugars?|pressures?|rate|weight|wt|lbs|kg|score|was|were|in the)(?![a-z0-9])"
 )
+#: An age of 90 to 125 glued to its unit: "101yo", "93yoF", "95y/o", "90yrs" (folded).
+#: The folded text writes "y/o" and "y.o." as "y o".
+_GLUED_AGE = re.compile(r"(9\d|1[01]\d|12[0-5])(?:yo|y o|yrs?|years?)(?:[mf]|wm|wf)?" + _B)
+
+#: "turned 95", "turns 101" - not "turned 90 degrees" (folded).
+_TURNED = re.compile(
+    r"turn(?:ed|s|ing) +(9\d|1[01]\d|12[0-5])"
+    + _B
+    + r"(?! *(?:degrees?|deg|°|%|mg|ml|cc|mins?|minutes|times|x|q))"
+)
+
+# --------------------------------------------------------------------------- MBI
+#: Medicare Beneficiary Identifier (CMS): 11 characters, C A AN N A AN N A A N N, letters
+#: without S L O I B Z, written whole or in groups of 4-3-4 with dashes.
+_MBI_L = "[AC-HJKMNP-RT-Y]"
+_MBI_AN = "[AC-HJKMNP-RT-Y0-9]"
+_MBI = re.compile(
+    rf"[1-9]{_MBI_L}{_MBI_AN}\d(-?){_MBI_L}{_MBI_AN}\d\1{_MBI_L}{_MBI_L}\d\d(?![A-Za-z0-9])"
+)
+
+# --------------------------------------------------------------------------- weekday + day
+_WEEKDAY_DAY = re.compile(
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|weds|thurs)\.?,? +"
+    r"(?:the +)?(?:(\d{1,2})(?:st|nd|rd|th)|(" + _ORDINAL_WORDS + r"))" + _B
+)
 
 
 #: Cue words (folded) and the finder each one starts.
@@ -145,8 +175,12 @@ _CUES = {
     "serial": "serial", "sn": "serial", "n": "serial",
     "apt": "unit", "apartment": "unit", "suite": "unit", "ste": "unit", "unit": "unit",
     "nineties": "decade", "90s": "decade",
+    "monday": "weekday", "tuesday": "weekday", "wednesday": "weekday",
+    "thursday": "weekday", "friday": "weekday", "saturday": "weekday", "sunday": "weekday",
+    "tues": "weekday", "weds": "weekday", "thurs": "weekday",
+    "turned": "turned", "turns": "turned", "turning": "turned",
 }  # fmt: skip
-_FINDERS = ("ssn", "email", "plate", "serial", "unit", "decade")
+_FINDERS = ("ssn", "email", "plate", "serial", "unit", "decade", "weekday", "turned")
 _CUE_HASH = word_hash(
     b"".join(c.encode().ljust(16, b" ") for c in _CUES) + bytes(16),
     np.arange(len(_CUES), dtype=np.int64) * 16,
@@ -196,7 +230,9 @@ def find_more(text: str, folded: str, w: Words, hashes: np.ndarray | None = None
             at, finder = maybe[hit], _CUE_FINDER[_HASH_ORDER[k[hit]]]
             _cued(text, folded, w, at, finder, add)
         _vins(text, w, add)
+        _mbis(text, w, add)
         _numbers(text, folded, w, add)
+        _glued_ages(folded, w, add)
         _months_and_streets(text, folded, w, add)
     return (
         np.asarray(starts, dtype=np.int64),
@@ -228,8 +264,12 @@ def _cued(text: str, folded: str, w: Words, at: np.ndarray, finder: np.ndarray, 
             _serial(text, folded, p, add)
         elif f == 4:
             _unit(text, folded, p, add)
-        else:
+        elif f == 5:
             _decade(folded, p, add)
+        elif f == 6:
+            _weekday_day(folded, p, add)
+        else:
+            _turned(folded, p, add)
 
 
 def _word_start(folded: str, at: int) -> bool:
@@ -285,6 +325,53 @@ def _vins(text: str, w: Words, add: _Add) -> None:
         s = int(w.start[i])
         if vin_check_ok(text[s : s + 17]):
             add(s, s + 17, C_VIN)
+
+
+def _mbis(text: str, w: Words, add: _Add) -> None:
+    """Medicare Beneficiary Identifiers: from a word that starts with a digit 1-9 and is
+    not a number, of 11 characters (or 4, then a dash: "1EG4-TE5-MK73"), the fixed
+    shape read in the text."""
+    num = w.numbers
+    if num.size == 0:
+        return
+    size = w.lengths[num]
+    first = w.raw[w.start[num]]
+    num = num[((size == 11) | (size == 4) | (size == 13)) & (first != 48) & ~w.digits[num]]
+    for i in num.tolist():
+        s = int(w.start[i])
+        m = _MBI.match(text, s)
+        if m is not None and (s == 0 or not text[s - 1].isalnum()):
+            add(s, m.end(), C_MBI)
+
+
+def _glued_ages(folded: str, w: Words, add: _Add) -> None:
+    """An age of 90 to 125 written with its unit in one word ("101yo", "93yoF")."""
+    num = w.numbers
+    if num.size == 0:
+        return
+    raw = w.raw
+    s = w.start[num]
+    b0, b1 = raw[s], raw[s + 1]
+    lead = (b0 == 57) | ((b0 == 49) & (b1 >= 48) & (b1 <= 50))  # 9x, 10x-12x
+    num = num[lead & ~w.digits[num] & (w.lengths[num] >= 3)]
+    for i in num.tolist():
+        p = int(w.start[i])
+        m = _GLUED_AGE.match(folded, p)
+        if m is not None and _word_start(folded, p):
+            add(p, m.end(), C_GLUED_AGE)
+
+
+def _turned(folded: str, p: int, add: _Add) -> None:
+    for m in filter(None, (_TURNED.match(folded, p),)):
+        add(m.start(1), m.end(1), C_GLUED_AGE)
+
+
+def _weekday_day(folded: str, p: int, add: _Add) -> None:
+    for m in filter(None, (_WEEKDAY_DAY.match(folded, p),)):
+        day = m.group(1)
+        if day is not None and not 1 <= int(day) <= 31:
+            continue
+        add(p, m.end(), C_WEEKDAY_DAY)
 
 
 def _plate(text: str, folded: str, p: int, add: _Add) -> None:
