@@ -335,8 +335,12 @@ def _mbis(text: str, w: Words, add: _Add) -> None:
     if num.size == 0:
         return
     size = w.lengths[num]
-    first = w.raw[w.start[num]]
-    num = num[((size == 11) | (size == 4) | (size == 13)) & (first != 48) & ~w.digits[num]]
+    raw = w.raw
+    s = w.start[num]
+    b1, b3 = raw[s + 1], raw[s + 3]
+    shape = (raw[s] != 48) & (b1 >= 65) & (b1 <= 90) & (b3 >= 48) & (b3 <= 57)  # 1A?9
+    dash = (size == 4) & (raw[s + 4] == 45)  # "1EG4-", the word cut at the dash
+    num = num[((size == 11) | (size == 13) | dash) & shape & ~w.digits[num]]
     for i in num.tolist():
         s = int(w.start[i])
         m = _MBI.match(text, s)
