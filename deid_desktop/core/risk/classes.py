@@ -86,18 +86,21 @@ class Groups:
         return len(self.sizes)
 
     def pair_counts(
-        self, values: np.ndarray, n_values: int
+        self, values: np.ndarray, n_values: int, remap: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(class, value, count) of every pair present, sorted by class then value, for
-        ``values`` (one code in [0, n_values) a record, in the table's order)."""
+        ``values`` (one code a record, in the table's order; ``remap[code]`` when given)
+        in [0, n_values)."""
+        picked = values[self.order]
         pairs = self.cls * n_values
-        pairs += values[self.order]
+        pairs += picked if remap is None else remap[picked]
+        del picked
         cardinality = self.n * n_values
         if cardinality <= max(_BINCOUNT_LIMIT, 4 * pairs.size):  # one counting pass
             all_counts = np.bincount(pairs, minlength=cardinality)
             uniq = np.flatnonzero(all_counts)
             counts = all_counts[uniq]
-        else:
+        else:  # one sort
             pairs.sort()
             new = np.empty(pairs.size, dtype=bool)
             new[:1] = True
@@ -105,20 +108,29 @@ class Groups:
             starts = np.flatnonzero(new)
             uniq = pairs[starts]
             counts = np.diff(starts, append=pairs.size)
-        return uniq // n_values, uniq % n_values, counts.astype(np.int64)
+        cls, val = np.divmod(uniq, n_values)
+        return cls, val, counts
 
 
 @dataclass(frozen=True)
-class Classes(Groups):
+class Classes:
     """The equivalence classes of a table's records, numbered in ascending key order.
 
-    ``starts`` says where each class begins in ``order``. ``keys`` is each class's
-    mixed-radix key over ``cards`` (None when the product of the cardinalities would
-    overflow and the key was compacted on the way)."""
+    ``order`` lists the record positions class by class (class 0's records first, each
+    class's in the table's order), ``starts`` says where each class begins in ``order``
+    and ``sizes`` how many records it holds. ``keys`` is each class's mixed-radix key
+    over ``cards`` (None when the product of the cardinalities would overflow and the
+    key was compacted on the way)."""
 
+    order: np.ndarray
     starts: np.ndarray
+    sizes: np.ndarray
     keys: np.ndarray | None
     cards: tuple[int, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.sizes)
 
     @property
     def rows(self) -> int:
@@ -126,24 +138,27 @@ class Classes(Groups):
 
     @cached_property
     def alone_rows(self) -> np.ndarray:
-        """The positions of the records alone in their class (not sorted)."""
+        """The positions of the records alone in their class (in class order)."""
         return self.order[self.starts[self.sizes == 1]]
 
     @cached_property
     def shared(self) -> Groups:
         """The classes of two or more records, renumbered 0..m-1 in the same order."""
         many = self.sizes > 1
-        if many.all():
-            return Groups(self.order, self.cls, self.sizes)
-        keep = np.repeat(many, self.sizes)
         sizes = self.sizes[many]
         cls = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
-        return Groups(self.order[keep], cls, sizes)
+        if sizes.size == self.n:
+            return Groups(self.order, cls, sizes)
+        return Groups(self.order[np.repeat(many, self.sizes)], cls, sizes)
 
 
 def equivalence_classes(codes: Sequence[tuple[np.ndarray, int]], rows: int) -> Classes:
     """The classes of records sharing every code: the codes combined into one int64 key
-    by mixed radix (compacted first should the key overflow), the keys sorted once."""
+    by mixed radix (compacted first should the key overflow), the keys sorted once.
+
+    When the key and the row number fit together in 63 bits, one sort of
+    ``key << bits | row`` gives both the order and the sorted keys (several times
+    cheaper than an argsort)."""
     cards = tuple(max(n, 1) for _, n in codes)
     total = 1
     for n in cards:
@@ -155,21 +170,28 @@ def equivalence_classes(codes: Sequence[tuple[np.ndarray, int]], rows: int) -> C
             key += column_codes_
         radix = True
     else:
-        key, _ = combine(codes, rows)
+        key, total = combine(codes, rows)
         radix = False
-    order = np.argsort(key)
-    sorted_key = key[order]
+    row_bits = max(rows - 1, 0).bit_length()
+    if (max(total - 1, 0).bit_length() + row_bits) < 63:
+        key <<= row_bits
+        key |= np.arange(rows, dtype=np.int64)
+        key.sort()
+        order = key & ((1 << row_bits) - 1)
+        key >>= row_bits
+        sorted_key = key
+    else:
+        order = np.argsort(key, kind="stable")
+        sorted_key = key[order]
     del key
     new = np.empty(rows, dtype=bool)
     new[:1] = True
     np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
     starts = np.flatnonzero(new)
+    del new
     keys = sorted_key[starts] if radix else None
-    del sorted_key
-    cls = np.cumsum(new, dtype=np.int64)
-    cls -= 1
     sizes = np.diff(starts, append=rows)
-    return Classes(order, cls, sizes, starts, keys, cards)
+    return Classes(order, starts, sizes, keys, cards)
 
 
 def rescued_counts(classes: Classes, codes: Sequence[tuple[np.ndarray, int]]) -> list[int]:
@@ -180,7 +202,7 @@ def rescued_counts(classes: Classes, codes: Sequence[tuple[np.ndarray, int]]) ->
     class has its values on the other quasi-identifiers. The key without column j is
     ``(key // (stride_j * card_j)) * stride_j + key % stride_j``; when the key had to be
     compacted, the other columns' codes of each class are combined as ``combine`` does."""
-    lone = classes.sizes == 1
+    lone = np.flatnonzero(classes.sizes == 1)
     cards = classes.cards
     out: list[int] = []
     if classes.keys is None:
@@ -191,10 +213,9 @@ def rescued_counts(classes: Classes, codes: Sequence[tuple[np.ndarray, int]]) ->
             stride = 1
             for n in cards[j + 1 :]:
                 stride *= n
-            high, low = np.divmod(classes.keys, stride)
-            key = high // cards[j]
+            key = classes.keys // (stride * cards[j])
             key *= stride
-            key += low
+            key += classes.keys % stride if stride > 1 else 0
             cardinality = 1
             for i, n in enumerate(cards):
                 if i != j:
@@ -202,9 +223,9 @@ def rescued_counts(classes: Classes, codes: Sequence[tuple[np.ndarray, int]]) ->
         else:
             key, cardinality = combine([*class_codes[:j], *class_codes[j + 1 :]], classes.n)
         if cardinality <= max(_BINCOUNT_LIMIT, 4 * key.size):
-            counts = np.bincount(key, minlength=cardinality)
-            out.append(int((counts[key[lone]] > 1).sum()))
+            shared = np.bincount(key, minlength=cardinality) > 1
+            out.append(int(np.count_nonzero(shared[key[lone]])))
         else:
             _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-            out.append(int((counts[inverse[lone]] > 1).sum()))
+            out.append(int(np.count_nonzero(counts[inverse[lone]] > 1)))
     return out

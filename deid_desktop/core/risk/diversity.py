@@ -123,6 +123,7 @@ def diversity(
     n_filled = len(uniques)
     n_codes = n_filled + (1 if n_missing else 0)  # a missing value is the last code
     ranks = _numeric_order(uniques)
+    renumber: np.ndarray | None = None
     if ranks is not None:
         # numbers: codes renumbered by rank (ties by code), so that pairs sorted by code
         # are sorted by rank too; the missing value ranks last
@@ -130,13 +131,13 @@ def diversity(
         renumber = np.empty(n_codes, dtype=np.int64)
         renumber[by_rank] = np.arange(n_filled)
         renumber[n_filled:] = n_filled
-        codes = renumber[codes]
-        rank_of = np.append(ranks[by_rank], int(ranks.max()) + 1)[:n_codes]
+        rank_of = np.append(ranks[by_rank], int(ranks.max()) + 1)[:n_codes]  # new code's
+        code_rank = rank_of[renumber]  # rank of each code as factorized
     else:
-        rank_of = np.arange(n_codes)
+        rank_of = code_rank = np.arange(n_codes)
     n_values = int(rank_of[-1]) + 1 if n_codes else 0  # t's values: categories or ranks
     shared = classes.shared
-    cls_all, val_all, cnt_all = shared.pair_counts(codes, max(n_codes, 1))
+    cls_all, val_all, cnt_all = shared.pair_counts(codes, max(n_codes, 1), renumber)
 
     # l over filled values only (the missing-value convention above)
     if n_missing:
@@ -159,7 +160,7 @@ def diversity(
     # t: the table's distribution over all records; a class of one is the distance of
     # its value alone, measured once per value present in such classes
     overall = np.bincount(
-        rank_of, weights=np.bincount(codes, minlength=n_codes), minlength=n_values
+        code_rank, weights=np.bincount(codes, minlength=n_codes), minlength=n_values
     )
     overall /= max(classes.rows, 1)
     t = 0.0
@@ -174,7 +175,7 @@ def diversity(
             t = _t_closeness(*pairs, overall, ranks is not None, shared.n, shared.sizes)
         if alone:
             present = np.flatnonzero(
-                np.bincount(rank_of[codes[classes.alone_rows]], minlength=n_values)
+                np.bincount(code_rank[codes[classes.alone_rows]], minlength=n_values)
             )
             ones = np.ones(present.size, dtype=np.int64)
             t = max(
@@ -277,14 +278,24 @@ def _t_closeness(
     share = np.cumsum(cnt)  # records up to this pair, then up to it within its class
     share -= (share[group_start] - cnt[group_start])[cls]
     a = share / sizes[cls]  # P on the segment from this pair's value to the next one's
+    del share
     hi = np.empty_like(val)
     hi[:-1] = val[1:]
     hi[np.r_[first[1:], True]] = last  # a class's last value runs to the end
-    cut = np.searchsorted(q_cum, a, side="left")
+    cut = np.searchsorted(q_cum, a, side="left")  # the first i of the segment with Q >= P
     np.clip(cut, val, hi, out=cut)
-    seg = a * (cut - val) - (q_pre[cut] - q_pre[val])  # where Q <= P
-    seg += (q_pre[hi] - q_pre[cut]) - a * (hi - cut)  # where Q > P
-    seg[group_start] += q_pre[val[group_start]]  # from 0 to the first value: P = 0
+    # sum over [val, hi) of |P - Q(i)| = P * (2 cut - val - hi) + Qpre(val) + Qpre(hi)
+    # - 2 Qpre(cut); from 0 to the class's first value P = 0: Qpre(first value)
+    seg = q_pre[cut]
+    seg *= -2.0
+    seg += q_pre[val]
+    seg += q_pre[hi]
+    cut *= 2
+    cut -= val
+    cut -= hi
+    a *= cut
+    seg += a
+    seg[group_start] += q_pre[val[group_start]]
     per_class = np.bincount(cls, weights=seg, minlength=n_classes) / last
     return float(per_class.max())
 
