@@ -107,9 +107,10 @@ class Groups:
             np.not_equal(pairs[1:], pairs[:-1], out=new[1:])
             starts = np.flatnonzero(new)
             uniq = pairs[starts]
-            counts = np.diff(starts, append=pairs.size)
-        cls, val = np.divmod(uniq, n_values)
-        return cls, val, counts
+            counts = _run_lengths(starts, pairs.size)
+        cls = uniq // n_values  # (a division by a constant; divmod would be slower)
+        uniq -= cls * n_values
+        return cls, uniq, counts
 
 
 @dataclass(frozen=True)
@@ -190,8 +191,16 @@ def equivalence_classes(codes: Sequence[tuple[np.ndarray, int]], rows: int) -> C
     starts = np.flatnonzero(new)
     del new
     keys = sorted_key[starts] if radix else None
-    sizes = np.diff(starts, append=rows)
+    sizes = _run_lengths(starts, rows)
     return Classes(order, starts, sizes, keys, cards)
+
+
+def _run_lengths(starts: np.ndarray, total: int) -> np.ndarray:
+    """The length of each run, from the runs' starts (ascending) and the total length."""
+    lengths = np.empty(starts.size, dtype=np.int64)
+    np.subtract(starts[1:], starts[:-1], out=lengths[:-1])
+    lengths[-1:] = total - starts[-1:]
+    return lengths
 
 
 def rescued_counts(classes: Classes, codes: Sequence[tuple[np.ndarray, int]]) -> list[int]:

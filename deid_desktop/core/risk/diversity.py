@@ -159,24 +159,25 @@ def diversity(
 
     # t: the table's distribution over all records; a class of one is the distance of
     # its value alone, measured once per value present in such classes
-    overall = np.bincount(
+    rank_counts = np.bincount(
         code_rank, weights=np.bincount(codes, minlength=n_codes), minlength=n_values
     )
-    overall /= max(classes.rows, 1)
+    overall = rank_counts / max(classes.rows, 1)
     t = 0.0
     kind = "equal" if ranks is None else "ordered"
     if n_values > 1:
+        t_val = val_all if ranks is None else rank_of[val_all]
         if shared.n:
             pairs = (
-                _merge_ranks(cls_all, rank_of[val_all], cnt_all, n_values)
-                if ranks is not None
-                else (cls_all, val_all, cnt_all)
+                (cls_all, t_val, cnt_all)
+                if ranks is None
+                else _merge_ranks(cls_all, t_val, cnt_all, n_values)
             )
             t = _t_closeness(*pairs, overall, ranks is not None, shared.n, shared.sizes)
         if alone:
-            present = np.flatnonzero(
-                np.bincount(code_rank[codes[classes.alone_rows]], minlength=n_values)
-            )
+            # the values of the records alone: all records' less those in shared classes
+            rank_counts -= np.bincount(t_val, weights=cnt_all, minlength=n_values)
+            present = np.flatnonzero(rank_counts > 0)
             ones = np.ones(present.size, dtype=np.int64)
             t = max(
                 t,
@@ -281,7 +282,8 @@ def _t_closeness(
     del share
     hi = np.empty_like(val)
     hi[:-1] = val[1:]
-    hi[np.r_[first[1:], True]] = last  # a class's last value runs to the end
+    hi[group_start[1:] - 1] = last  # a class's last value runs to the end
+    hi[-1] = last
     cut = np.searchsorted(q_cum, a, side="left")  # the first i of the segment with Q >= P
     np.clip(cut, val, hi, out=cut)
     # sum over [val, hi) of |P - Q(i)| = P * (2 cut - val - hi) + Qpre(val) + Qpre(hi)
