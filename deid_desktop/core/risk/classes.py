@@ -209,22 +209,37 @@ def rescued_counts(classes: Classes, codes: Sequence[tuple[np.ndarray, int]]) ->
 
     Counted over the classes, not the records: a lone record is rescued when another
     class has its values on the other quasi-identifiers. The key without column j is
-    ``(key // (stride_j * card_j)) * stride_j + key % stride_j``; when the key had to be
-    compacted, the other columns' codes of each class are combined as ``combine`` does."""
+    ``(key // (stride_j * card_j)) * stride_j + key % stride_j``, counted with bincount
+    (for the last column the keys without it stay sorted: neighbours are compared); when
+    the key had to be compacted, the other columns' codes of each class are combined as
+    ``combine`` does."""
     lone = np.flatnonzero(classes.sizes == 1)
     cards = classes.cards
+    keys = classes.keys
     out: list[int] = []
-    if classes.keys is None:
+    if keys is None:
         rep = classes.order[classes.starts]
         class_codes = [(c[rep], n) for c, n in codes]
     for j in range(len(cards)):
-        if classes.keys is not None:
+        if keys is not None:
             stride = 1
             for n in cards[j + 1 :]:
                 stride *= n
-            key = classes.keys // (stride * cards[j])
+            if stride == 1:
+                # the last column: the keys without it are sorted, so the classes that
+                # share one are neighbours
+                key = keys // cards[j]
+                same = np.zeros(key.size + 1, dtype=bool)
+                np.equal(key[1:], key[:-1], out=same[1:-1])
+                out.append(int(np.count_nonzero(same[lone] | same[lone + 1])))
+                continue
+            # (floor division by a constant is fast; a remainder is not)
+            high = keys // stride
+            key = high // cards[j]
             key *= stride
-            key += classes.keys % stride if stride > 1 else 0
+            high *= stride
+            key -= high
+            key += keys
             cardinality = 1
             for i, n in enumerate(cards):
                 if i != j:
