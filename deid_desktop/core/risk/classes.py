@@ -165,8 +165,8 @@ def equivalence_classes(codes: Sequence[tuple[np.ndarray, int]], rows: int) -> C
     for n in cards:
         total *= n
     if total < _KEY_LIMIT:
-        key = np.zeros(rows, dtype=np.int64)
-        for column_codes_, n in zip((c for c, _ in codes), cards, strict=True):
+        key = np.zeros(rows, dtype=np.int64) if not codes else codes[0][0].astype(np.int64)
+        for (column_codes_, _), n in zip(codes[1:], cards[1:], strict=True):
             key *= n
             key += column_codes_
         radix = True
