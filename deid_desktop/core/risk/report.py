@@ -268,7 +268,11 @@ def risk_report(
         codes.append((column, n))
         missing_counts[q] = n_missing
 
-    classes = equivalence_classes(codes, rows)
+    # the key's columns by falling cardinality: the last one's rescue is the cheapest
+    # (sorted neighbours), and leaving out the one with the fewest values would
+    # otherwise need the largest count. No figure depends on the order of the classes.
+    radix = sorted(range(len(qis)), key=lambda i: -codes[i][1])
+    classes = equivalence_classes([codes[i] for i in radix], rows)
     sizes, n_classes = classes.sizes, classes.n
     lone_classes = sizes == 1
     below_classes = sizes < k_target
@@ -291,7 +295,10 @@ def risk_report(
     rescues: list[Rescue] = []
     if lone:
         rep.step(len(qis) / total_steps, "Finding what would rescue lone records")
-        counts = rescued_counts(classes, codes)
+        by_radix = rescued_counts(classes, [codes[i] for i in radix])
+        counts = [0] * len(qis)
+        for position, i in enumerate(radix):
+            counts[i] = by_radix[position]
         rescues.extend(Rescue(q, n) for q, n in zip(qis, counts, strict=True))
         rescues.sort(key=lambda r: (-r.rescued, qis.index(r.quasi_identifier)))
 
