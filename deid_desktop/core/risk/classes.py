@@ -1,9 +1,15 @@
-"""Equivalence classes without grouping over strings: factorize, mixed radix, bincount.
+"""Equivalence classes without grouping over strings: factorize, mixed radix, sort.
 
 Every quasi-identifier column is factorized once (missing values get their own code:
 a missing value is a value). The codes are combined into one int64 key per record by
 mixed radix; when the product of cardinalities would overflow, the key built so far is
 first compacted to dense class numbers (at most one per row), so the key never overflows.
+
+``combine`` gives each record a dense class number (bincount over the key's range);
+``equivalence_classes`` sorts the keys once and keeps the records grouped class by
+class (``Classes``), which the risk report reuses for everything: class sizes, lone
+records, the rescue analysis (``rescued_counts``, from the classes' keys) and the
+(class, sensitive value) counts of l-diversity and t-closeness (``Groups.pair_counts``).
 """
 
 from __future__ import annotations

@@ -28,8 +28,10 @@ holds for the entropy and recursive figures (computed over filled values, at lea
 For t-closeness a missing value is a category of its own, in the class and in the whole
 table alike (knowing a test was not done can be the disclosure).
 
-Everything is vectorised over class numbers from ``classes.combine`` (numpy, no Python
-loop over classes), so a million rows take a fraction of a second.
+Everything is vectorised over the classes of ``classes.equivalence_classes`` (numpy, no
+Python loop over classes): the (class, value, count) pairs are counted once a column,
+over the classes of two or more records; a class of one record has l = 1 and the
+distance of its value alone, so those are measured once per value, not once per class.
 """
 
 from __future__ import annotations
