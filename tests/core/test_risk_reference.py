@@ -171,7 +171,7 @@ def _cases(draw: st.DrawFn) -> tuple[pd.DataFrame, list[str], list[str], int, fl
     return frame, qis, sensitive, k_target, c, tight
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(_cases())
 def test_the_report_equals_a_plain_group_by(
     case: tuple[pd.DataFrame, list[str], list[str], int, float, bool],
