@@ -28,8 +28,10 @@ holds for the entropy and recursive figures (computed over filled values, at lea
 For t-closeness a missing value is a category of its own, in the class and in the whole
 table alike (knowing a test was not done can be the disclosure).
 
-Everything is vectorised over class numbers from ``classes.combine`` (numpy, no Python
-loop over classes), so a million rows take a fraction of a second.
+Everything is vectorised over the classes of ``classes.equivalence_classes`` (numpy, no
+Python loop over classes): the (class, value, count) pairs are counted once a column,
+over the classes of two or more records; a class of one record has l = 1 and the
+distance of its value alone, so those are measured once per value, not once per class.
 """
 
 from __future__ import annotations
@@ -40,9 +42,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from deid_desktop.core.risk.classes import factorize_column
-
-_BINCOUNT_LIMIT = 1 << 24
+from deid_desktop.core.risk.classes import Classes, factorize_column
 
 #: The c of recursive (c, l)-diversity when the user gives none (ARX's default is 4 too).
 DEFAULT_C = 4.0
@@ -69,36 +69,30 @@ class Diversity:
     t_distance: str = "equal"  # "equal" (categories) or "ordered" (numbers)
 
 
-def _pair_counts(
-    ids: np.ndarray, n_classes: int, values: np.ndarray, n_values: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(class, value, count) of every pair present, sorted by class then value."""
-    pairs = ids * n_values + values
-    cardinality = n_classes * n_values
-    if cardinality <= max(_BINCOUNT_LIMIT, 4 * pairs.size):  # no sort: one counting pass
-        all_counts = np.bincount(pairs, minlength=cardinality)
-        uniq = np.flatnonzero(all_counts)
-        counts = all_counts[uniq]
-    else:
-        uniq, counts = np.unique(pairs, return_counts=True)
-    return uniq // n_values, uniq % n_values, counts.astype(np.int64)
-
-
-def _factorize(series: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """``pd.factorize(series)`` (-1 where missing), by one Arrow dictionary encode for
-    pyarrow strings."""
+def _factorize(series: pd.Series) -> tuple[np.ndarray, pd.Index, int]:
+    """Each record's value code (``pd.factorize`` order; a missing value gets the code
+    ``len(uniques)``), the distinct filled values, and how many values are missing. One
+    Arrow dictionary encode for pyarrow strings."""
     if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
         arr = pa.array(series.array)
-        encoded = (
-            arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
-        ).dictionary_encode()
-        codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-        return codes, pd.Index(series.dtype.__from_arrow__(encoded.dictionary))
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    return np.asarray(codes, dtype=np.int64), pd.Index(uniques)
+        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        encoded = arr.dictionary_encode()
+        n_missing = arr.null_count
+        indices = encoded.indices
+        if n_missing:
+            indices = indices.fill_null(len(encoded.dictionary))
+        codes = indices.to_numpy(zero_copy_only=False)
+        return codes, pd.Index(series.dtype.__from_arrow__(encoded.dictionary)), n_missing
+    raw, uniques = pd.factorize(series, use_na_sentinel=True)
+    codes = np.asarray(raw, dtype=np.int64)
+    missing = codes < 0
+    n_missing = int(missing.sum())
+    if n_missing:
+        codes[missing] = len(uniques)
+    return codes, pd.Index(uniques), n_missing
 
 
-def _numeric_order(series: pd.Series, uniques: pd.Index) -> np.ndarray | None:
+def _numeric_order(uniques: pd.Index) -> np.ndarray | None:
     """Rank of each distinct filled value when every filled value is a number, else None."""
     filled = pd.Series(uniques, dtype=object).dropna()
     if filled.empty:
@@ -116,55 +110,121 @@ def _numeric_order(series: pd.Series, uniques: pd.Index) -> np.ndarray | None:
 def diversity(
     column: str,
     series: pd.Series,
-    ids: np.ndarray,
-    n_classes: int,
-    sizes: np.ndarray,
+    classes: Classes,
     *,
     c: float = DEFAULT_C,
 ) -> Diversity:
-    """Distinct, entropy and recursive (c, l)-diversity and t-closeness of one column."""
-    if n_classes == 0:
+    """Distinct, entropy and recursive (c, l)-diversity and t-closeness of one column.
+
+    A class of one record has l = 1 whatever its value, and its distance to the table
+    depends on its value alone: those classes are measured once per value, and the pairs
+    (class, value, count) are counted over the classes of two or more records only."""
+    if classes.n == 0:
         return Diversity(column, None, 0, 0, c=c)
-    codes, uniques = _factorize(series)
-    # The (class, value, count) pairs of every record, missing as a value of its own
-    # (t-closeness counts it). For categories l takes the same pairs less the missing
-    # value's; numbers are ranked by value ("1" and "1.0" one rank), so l counts its own.
-    values, n_values, missing_value, order = _t_values(series, codes, uniques)
-    cls_all, val_all, cnt_all = _pair_counts(ids, n_classes, values, max(n_values, 1))
-    if order is None:
-        filled_pair = val_all != missing_value
-        cls, cnt = cls_all[filled_pair], cnt_all[filled_pair]
+    codes, uniques, n_missing = _factorize(series)
+    n_filled = len(uniques)
+    n_codes = n_filled + (1 if n_missing else 0)  # a missing value is the last code
+    ranks = _numeric_order(uniques)
+    renumber: np.ndarray | None = None
+    if ranks is not None:
+        # numbers: codes renumbered by rank (ties by code), so that pairs sorted by code
+        # are sorted by rank too; the missing value ranks last
+        by_rank = np.lexsort((np.arange(n_filled), ranks))
+        renumber = np.empty(n_codes, dtype=np.int64)
+        renumber[by_rank] = np.arange(n_filled)
+        renumber[n_filled:] = n_filled
+        rank_of = np.append(ranks[by_rank], int(ranks.max()) + 1)[:n_codes]  # new code's
+        code_rank = rank_of[renumber]  # rank of each code as factorized
     else:
-        filled = codes >= 0
-        cls, _, cnt = _pair_counts(ids[filled], n_classes, codes[filled], max(len(uniques), 1))
+        rank_of = code_rank = np.arange(n_codes)
+    n_values = int(rank_of[-1]) + 1 if n_codes else 0  # t's values: categories or ranks
+    shared = classes.shared
+    cls_all, val_all, cnt_all = shared.pair_counts(codes, max(n_codes, 1), renumber)
 
     # l over filled values only (the missing-value convention above)
-    distinct = np.bincount(cls, minlength=n_classes)
-    l_per_class = np.maximum(distinct, 1)
-    l1 = l_per_class == 1
-    filled_per_class = np.bincount(cls, weights=cnt, minlength=n_classes)
-
-    # entropy over filled values: H = -sum p log p, l_entropy = exp(H)
-    p = cnt / filled_per_class[cls]
-    h = np.bincount(cls, weights=-p * np.log(p), minlength=n_classes)
-    l_entropy = float(np.exp(h).min())
-
+    if n_missing:
+        filled_pair = val_all != n_filled
+        cls, cnt = cls_all[filled_pair], cnt_all[filled_pair]
+    else:
+        cls, cnt = cls_all, cnt_all
+    alone = classes.n - shared.n  # classes of one record: l = 1
+    distinct = np.bincount(cls, minlength=shared.n)
+    l1 = distinct <= 1
+    l_least = 1 if alone or l1.any() else int(distinct.min())
+    any_l1 = l_least == 1
+    # entropy over filled values: H = -sum p log p >= 0, l_entropy = exp(H); a class with
+    # one filled value or none has H = 0 exactly, so the least is then 1 exactly.
+    l_entropy = 1.0 if any_l1 else _entropy_l(cls, cnt, shared.n)
     # recursive (c, l): largest l with r1 < c * (r_l + ... + r_m), per class. A class
     # with one filled value or none has l = 1 (r1 < c * r1), the least there is.
-    l_recursive = 1 if l1.any() else _recursive_l(cls, cnt, n_classes, c)
+    l_recursive = 1 if any_l1 else _recursive_l(cls, cnt, shared.n, c)
 
-    t, kind = _t_closeness(cls_all, val_all, cnt_all, values, n_values, order, n_classes, sizes)
+    # t: the table's distribution over all records; a class of one is the distance of
+    # its value alone, measured once per value present in such classes
+    rank_counts = np.bincount(
+        code_rank, weights=np.bincount(codes, minlength=n_codes), minlength=n_values
+    )
+    overall = rank_counts / max(classes.rows, 1)
+    t = 0.0
+    kind = "equal" if ranks is None else "ordered"
+    if n_values > 1:
+        t_val = val_all if ranks is None else rank_of[val_all]
+        if shared.n:
+            pairs = (
+                (cls_all, t_val, cnt_all)
+                if ranks is None
+                else _merge_ranks(cls_all, t_val, cnt_all, n_values)
+            )
+            t = _t_closeness(*pairs, overall, ranks is not None, shared.n, shared.sizes)
+        if alone:
+            # the values of the records alone: all records' less those in shared classes
+            rank_counts -= np.bincount(t_val, weights=cnt_all, minlength=n_values)
+            present = np.flatnonzero(rank_counts > 0)
+            ones = np.ones(present.size, dtype=np.int64)
+            t = max(
+                t,
+                _t_closeness(
+                    np.arange(present.size),
+                    present,
+                    ones,
+                    overall,
+                    ranks is not None,
+                    present.size,
+                    ones,
+                ),
+            )
     return Diversity(
         column,
-        int(l_per_class.min()),
-        int(l1.sum()),
-        int(sizes[l1].sum()),
+        l_least,
+        alone + int(l1.sum()),
+        alone + int(shared.sizes[l1].sum()),
         l_entropy=round(l_entropy, 6),
         l_recursive=l_recursive,
         c=c,
-        t_closeness=t,
+        t_closeness=round(t, 6),
         t_distance=kind,
     )
+
+
+def _merge_ranks(
+    cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, n_values: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(class, rank, count) pairs from pairs sorted by class then rank, where two codes of
+    one rank ("1" and "1.0") are merged into one pair."""
+    key = cls * n_values + val
+    if key.size < 2 or bool((key[1:] != key[:-1]).all()):
+        return cls, val, cnt
+    new = np.r_[True, key[1:] != key[:-1]]
+    starts = np.flatnonzero(new)
+    return cls[starts], val[starts], np.add.reduceat(cnt, starts)
+
+
+def _entropy_l(cls: np.ndarray, cnt: np.ndarray, n_classes: int) -> float:
+    """The least exp(H) over the classes, H the entropy of the class's filled values."""
+    filled_per_class = np.bincount(cls, weights=cnt, minlength=n_classes)
+    p = cnt / filled_per_class[cls]
+    h = np.bincount(cls, weights=-p * np.log(p), minlength=n_classes)
+    return float(np.exp(h).min())
 
 
 def _recursive_l(cls: np.ndarray, cnt: np.ndarray, n_classes: int, c: float) -> int:
@@ -186,73 +246,62 @@ def _recursive_l(cls: np.ndarray, cnt: np.ndarray, n_classes: int, c: float) -> 
     return int(best.min())
 
 
-def _t_values(
-    series: pd.Series, codes: np.ndarray, uniques: pd.Index
-) -> tuple[np.ndarray, int, int, np.ndarray | None]:
-    """Each record's value for t-closeness (missing a category of its own; for numbers,
-    the rank of the value, missing last), how many values, the missing value's number
-    (-1 when none is missing) and the numeric order (None for categories)."""
-    order = _numeric_order(series, uniques)
-    values = codes.copy()
-    missing = values < 0
-    values[missing] = len(uniques)  # missing is a category of its own
-    n_values = len(uniques) + int(missing.any())
-    if order is not None:
-        # ordered distance over the sorted filled values; missing sorts last
-        ranks = np.append(order, int(order.max()) + 1)
-        values = ranks[values]
-        n_values = int(values.max()) + 1
-    any_missing = bool(missing.any())
-    missing_value = -1
-    if any_missing:
-        missing_value = len(uniques) if order is None else int(order.max()) + 1
-    return values, n_values, missing_value, order
-
-
 def _t_closeness(
     cls: np.ndarray,
     val: np.ndarray,
     cnt: np.ndarray,
-    values: np.ndarray,
-    n_values: int,
-    order: np.ndarray | None,
+    overall: np.ndarray,
+    numeric: bool,
     n_classes: int,
     sizes: np.ndarray,
-) -> tuple[float, str]:
-    """The largest EMD between a class's distribution and the table's (missing = category),
-    from the (class, value, count) pairs of every record (``_t_values``)."""
-    overall = np.bincount(values, minlength=n_values) / max(len(values), 1)
-    if n_values <= 1:
-        return 0.0, "ordered" if order is not None else "equal"
-    if order is None:
+) -> float:
+    """The largest EMD between a class's distribution and the table's (``overall``;
+    missing = category), from the (class, value, count) pairs sorted by class then value,
+    every class 0..n_classes-1 holding at least one pair; for numbers the values are the
+    ranks of the numbers, missing last."""
+    if not numeric:
         # equal distance: 0.5 * sum |p - q|; absent values of a class contribute q each
         p = cnt / sizes[cls]
-        diff = np.abs(p - overall[val]) - overall[val]
+        q = overall[val]
+        diff = np.abs(p - q) - q
         per_class = 0.5 * (np.bincount(cls, weights=diff, minlength=n_classes) + overall.sum())
-        return round(float(per_class.max()), 6), "equal"
-    # ordered distance: the class's cumulative distribution is a step function that
+        return float(per_class.max())
+    # ordered distance: the class's cumulative distribution P is a step function that
     # changes only at its own values, so sum |P(i) - Q(i)| segment by segment, with Q
-    # (the table's cumulative distribution) monotone and its prefix sums precomputed
+    # (the table's cumulative distribution) monotone and its prefix sums precomputed:
+    # before the class's first value P = 0; from each value to the next, P = the share
+    # of the class up to that value (counted in integers, so exact to the last digit)
     q_cum = np.cumsum(overall)[:-1]  # Q(i) for i = 0 .. m-2
     q_pre = np.r_[0.0, np.cumsum(q_cum)]  # sum of Q(i) for i < x
-    last = n_values - 1
-    p = cnt / sizes[cls]
-    starts = np.r_[True, cls[1:] != cls[:-1]]
-    group_start = np.flatnonzero(starts)
-    p_cum = np.cumsum(p)
-    p_cum -= np.repeat(p_cum[group_start] - p[group_start], np.diff(np.r_[group_start, p.size]))
-    nxt = np.r_[val[1:], last]
-    nxt[np.r_[starts[1:], True]] = last
-    seg_cls = np.r_[cls[group_start], cls]
-    seg_lo = np.r_[np.zeros(group_start.size, dtype=np.int64), val]
-    seg_hi = np.r_[val[group_start], nxt]
-    seg_a = np.r_[np.zeros(group_start.size), p_cum]
-    seg_lo, seg_hi = np.minimum(seg_lo, last), np.minimum(seg_hi, last)
-    cut = np.clip(np.searchsorted(q_cum, seg_a, side="left"), seg_lo, seg_hi)
-    below = seg_a * (cut - seg_lo) - (q_pre[cut] - q_pre[seg_lo])
-    above = (q_pre[seg_hi] - q_pre[cut]) - seg_a * (seg_hi - cut)
-    per_class = np.bincount(seg_cls, weights=below + above, minlength=n_classes) / last
-    return round(float(per_class.max()), 6), "ordered"
+    last = overall.size - 1
+    first = np.empty(cls.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(cls[1:], cls[:-1], out=first[1:])
+    group_start = np.flatnonzero(first)
+    share = np.cumsum(cnt)  # records up to this pair, then up to it within its class
+    share -= (share[group_start] - cnt[group_start])[cls]
+    a = share / sizes[cls]  # P on the segment from this pair's value to the next one's
+    del share
+    hi = np.empty_like(val)
+    hi[:-1] = val[1:]
+    hi[group_start[1:] - 1] = last  # a class's last value runs to the end
+    hi[-1] = last
+    cut = np.searchsorted(q_cum, a, side="left")  # the first i of the segment with Q >= P
+    np.clip(cut, val, hi, out=cut)
+    # sum over [val, hi) of |P - Q(i)| = P * (2 cut - val - hi) + Qpre(val) + Qpre(hi)
+    # - 2 Qpre(cut); from 0 to the class's first value P = 0: Qpre(first value)
+    seg = q_pre[cut]
+    seg *= -2.0
+    seg += q_pre[val]
+    seg += q_pre[hi]
+    cut *= 2
+    cut -= val
+    cut -= hi
+    a *= cut
+    seg += a
+    seg[group_start] += q_pre[val[group_start]]
+    per_class = np.bincount(cls, weights=seg, minlength=n_classes) / last
+    return float(per_class.max())
 
 
 __all__ = ["DEFAULT_C", "MISSING_CONVENTION", "Diversity", "diversity", "factorize_column"]

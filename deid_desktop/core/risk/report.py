@@ -18,12 +18,7 @@ import pandas as pd
 
 from deid_desktop.core.errors import UsageError, did_you_mean
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.risk.classes import (
-    class_sizes,
-    combine,
-    factorize_column,
-    rescued_counts,
-)
+from deid_desktop.core.risk.classes import column_codes, equivalence_classes, rescued_counts
 from deid_desktop.core.risk.diversity import DEFAULT_C, MISSING_CONVENTION, Diversity, diversity
 
 #: The formula behind every risk figure, named in the report and the export record.
@@ -264,17 +259,24 @@ def risk_report(
         notes.append("No quasi-identifier was chosen: every record is in one class.")
 
     total_steps = len(qis) * 2 + len(sens) + 1
-    codes = []
+    # each quasi-identifier coded once; the codes serve the classes and the rescue
+    codes: list[tuple[np.ndarray, int]] = []
+    missing_counts: dict[str, int] = {}
     for i, q in enumerate(qis):
         rep.step(i / total_steps, "Grouping quasi-identifiers")
-        codes.append(factorize_column(frame[q]))
-    missing_counts = {q: int(frame[q].isna().sum()) for q in qis}
+        column, n, n_missing = column_codes(frame[q])
+        codes.append((column, n))
+        missing_counts[q] = n_missing
 
-    ids, n_classes = combine(codes, rows)
-    sizes, per_record = class_sizes(ids, n_classes)
-    lone_mask = per_record == 1
-    below_mask = per_record < k_target
-    lone = int(lone_mask.sum())
+    # the key's columns by falling cardinality: the last one's rescue is the cheapest
+    # (sorted neighbours), and leaving out the one with the fewest values would
+    # otherwise need the largest count. No figure depends on the order of the classes.
+    radix = sorted(range(len(qis)), key=lambda i: -codes[i][1])
+    classes = equivalence_classes([codes[i] for i in radix], rows)
+    sizes, n_classes = classes.sizes, classes.n
+    lone_classes = sizes == 1
+    below_classes = sizes < k_target
+    lone = int(lone_classes.sum())
 
     if rows == 0:
         notes.append("The table has no rows, so k is undefined and every count is 0.")
@@ -286,21 +288,24 @@ def risk_report(
         for size in np.flatnonzero(by_size).tolist()
     )
 
-    lone_pos = np.flatnonzero(lone_mask)
+    lone_pos = np.sort(classes.order[classes.starts[lone_classes]])
     lone_records = frame[list(qis)].iloc[lone_pos].reset_index(drop=True)  # QI columns only
     lone_records.insert(0, "row", lone_pos)
 
     rescues: list[Rescue] = []
     if lone:
         rep.step(len(qis) / total_steps, "Finding what would rescue lone records")
-        counts = rescued_counts(codes, rows, lone_pos)
+        by_radix = rescued_counts(classes, [codes[i] for i in radix])
+        counts = [0] * len(qis)
+        for position, i in enumerate(radix):
+            counts[i] = by_radix[position]
         rescues.extend(Rescue(q, n) for q, n in zip(qis, counts, strict=True))
         rescues.sort(key=lambda r: (-r.rescued, qis.index(r.quasi_identifier)))
 
     diversities = []
     for j, s in enumerate(sens):
         rep.step((2 * len(qis) + j) / total_steps, "Measuring l-diversity")
-        diversities.append(diversity(s, frame[s], ids, n_classes, sizes, c=c))
+        diversities.append(diversity(s, frame[s], classes, c=c))
 
     prosecutor_max = 1.0 / k if k else 0.0
     prosecutor_mean = n_classes / rows if rows else 0.0
@@ -311,8 +316,8 @@ def risk_report(
         k=k,
         k_target=k_target,
         lone=lone,
-        below_k=int(below_mask.sum()),
-        below_k_classes=int((sizes < k_target).sum()),
+        below_k=int(sizes[below_classes].sum()),
+        below_k_classes=int(below_classes.sum()),
         quasi_identifiers=qis,
         class_size_distribution=distribution,
         lone_records=lone_records,
