@@ -221,7 +221,9 @@ def build_dictionary_from_values(
 
 def _owner_table(persons: Sequence[str], names: Sequence[object]) -> np.ndarray:
     """Sorted distinct ``owner_hashes`` of each person with each word of their name: the
-    distinct names are cut into words once, then every pair is hashed in one pass."""
+    distinct names are cut into words once, each person key and each distinct word is
+    hashed once, and the pairs are combined from those hashes (as ``owner_hashes`` does,
+    value by value)."""
     if not len(names):
         return np.empty(0, dtype=np.int64)
     codes, uniques = pd.factorize(pd.Series(names, dtype=object), use_na_sentinel=True)
@@ -237,10 +239,15 @@ def _owner_table(persons: Sequence[str], names: Sequence[object]) -> np.ndarray:
     rows = np.repeat(pair, n)
     j = np.arange(rows.size) - np.repeat(np.cumsum(n) - n, n)
     token = first[codes[rows]] + j
-    person_arr = np.asarray(persons, dtype=object)[rows]
-    word_arr = np.asarray(flat, dtype=object)[token]
-    h = np.sort(owner_hashes(person_arr, word_arr))
-    return h[np.concatenate(([True], h[1:] != h[:-1]))] if h.size else h
+    if rows.size == 0:
+        return np.empty(0, dtype=np.int64)
+    # hash_array of an object array is elementwise: hash each person and word once
+    hp = hash_array(np.asarray(persons, dtype=object)[pair], categorize=False)
+    hw = hash_array(np.asarray(flat, dtype=object))
+    with np.errstate(over="ignore"):
+        h = ((np.repeat(hp, n) * _H1) ^ hw[token]).view(np.int64)
+    h = np.sort(h)
+    return h[np.concatenate(([True], h[1:] != h[:-1]))]
 
 
 def _present(values: Iterable[object]) -> list[str]:
@@ -447,7 +454,8 @@ def build_dictionary(
             kind = dictionary_kind(tag.category)
             columns.setdefault(kind, []).append(frame[tag.name].dropna())
             if kind == "name" and spec.key in frame.columns and spec.key != tag.name:
-                pairs = frame[[spec.key, tag.name]].dropna().drop_duplicates()
+                # every pair: the owner table keeps each distinct hash once
+                pairs = frame[[spec.key, tag.name]].dropna()
                 persons += pairs.iloc[:, 0].astype(str).tolist()
                 names += pairs.iloc[:, 1].tolist()
     sites = list(sites)
