@@ -23,7 +23,7 @@ from pandas.util import hash_array
 
 from deid_desktop.core.constants import DICT_KINDS
 from deid_desktop.core.errors import UsageError
-from deid_desktop.core.gc_pause import gc_paused, map_array
+from deid_desktop.core.gc_pause import CHUNK, gc_paused, map_array
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project
 from deid_desktop.core.scan.fold import fold
 from deid_desktop.core.scan.regions import WordIndex
@@ -154,12 +154,17 @@ class WordMatcher:
         special: dict[int, tuple[tuple[str, str], ...]] = {}
         for i in range(len(terms), len(words)):
             special[i] = tuple(context[words[i]])
-        for i, word in enumerate(terms):
-            if word in context:  # a term that is also a context word: both entries
-                kind = terms[word]
-                special[i] = ((kind, f"dictionary:{kind.lower()}"), *context[word])
-                codes[i] = -1
-        other = _automaton((i, w) for i, w in enumerate(words) if not w.isascii())
+        # a term that is also a context word (few): both entries; found from the context
+        # words, in the order of the terms, never by a pass over millions of terms
+        both = sorted(words.index(word) for word in context if word in terms)
+        for i in both:
+            kind = terms[words[i]]
+            special[i] = ((kind, f"dictionary:{kind.lower()}"), *context[words[i]])
+            codes[i] = -1
+        other = None
+        if not _all_ascii(words):
+            at = np.flatnonzero(~map_array(str.isascii, words, np.bool_))
+            other = _automaton((i, words[i]) for i in at.tolist())
         return cls(words, other, lengths, codes, special, WordIndex.build(words))
 
     @cached_property
@@ -169,6 +174,11 @@ class WordMatcher:
         full = _automaton(enumerate(self.words))
         assert full is not None  # the cue, month and URL words are always there
         return full
+
+
+def _all_ascii(words: Sequence[str]) -> bool:
+    """Are all the words ASCII (one C-level join and test a chunk at a time)?"""
+    return all("".join(words[at : at + CHUNK]).isascii() for at in range(0, len(words), CHUNK))
 
 
 def _automaton(words: Iterable[tuple[int, str]]) -> ahocorasick.Automaton | None:

@@ -281,7 +281,9 @@ class _Pairs:
         a0, a1 = _keys(buf, tstart[ids], la[ids])
         b0, b1 = _keys(buf, tstart[ids] + la[ids] + 1, lb[ids])
         h = _pair_hash(a0, a1, la[ids], b0, b1, lb[ids])
-        order = np.argsort(h, kind="stable")
+        # not a stable sort: the terms of one hash are all dropped below, so the order
+        # of those kept is that of their (distinct) hashes whatever the sort
+        order = np.argsort(h)
         h = h[order]
         # two terms of one hash (never seen in practice) are left to the automatons
         dup = np.zeros(h.size, dtype=bool)
@@ -290,9 +292,9 @@ class _Pairs:
             dup[1:] |= same
             dup[:-1] |= same
         order = order[~dup]
-        keys = np.stack([a0, a1, la[ids].view(np.uint64), b0, b1, lb[ids].view(np.uint64)])[
-            :, order
-        ]
+        keys = np.stack(
+            [a[order] for a in (a0, a1, la[ids].view(np.uint64), b0, b1, lb[ids].view(np.uint64))]
+        )
         return cls(h[~dup], ids[order], keys)
 
     def matches(
@@ -332,7 +334,7 @@ class _Sorted:
     @classmethod
     def build(cls, ids: np.ndarray, k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> _Sorted:
         h = key_hash(k0, k1, length)
-        order = np.argsort(h, kind="stable")
+        order = np.argsort(h)  # the terms of one hash are dropped: any sort will do
         h = h[order]
         dup = np.zeros(h.size, dtype=bool)  # one hash for two terms: left to the automatons
         if h.size > 1:
@@ -340,7 +342,7 @@ class _Sorted:
             dup[1:] |= same
             dup[:-1] |= same
         order = order[~dup]
-        keys = np.stack([k0, k1, length.view(np.uint64)])[:, order]
+        keys = np.stack([a[order] for a in (k0, k1, length.view(np.uint64))])
         return cls(h[~dup], ids[order], keys)
 
     def matches(
