@@ -231,3 +231,18 @@ def test_every_rule_code_round_trips() -> None:
         "pattern:url",
         "pattern:ip",
     ]
+
+
+def test_a_scans_matcher_is_freed_with_its_dictionary() -> None:
+    # nothing the scan caches may keep a dictionary's matcher (its words and index: some
+    # hundreds of MB at a million persons) alive once the dictionary is dropped
+    import gc
+    import weakref
+
+    dictionary = build_dictionary_from_values(VALUES)
+    texts = ["Dr. Smith saw Ann Lee on March 3, 2020; see http://x.org or MRN-00123."]
+    assert scan_texts(texts, dictionary)  # the context words' entry table is made
+    matcher = weakref.ref(dictionary.matcher)
+    del dictionary
+    gc.collect()
+    assert matcher() is None
