@@ -1,7 +1,8 @@
 """Are the scan's hits unchanged? For speed work on the scan: save every hit (note,
 start, end, kind, rule) of the evaluation corpus (both splits; with and without the site
 list and the high-recall mode; a variant with typographic characters) and of the bench's
-synthetic notes, then compare two saves.
+synthetic notes (and those notes with a dictionary of 200,000 more IDs and MRNs, large
+enough for the word index's presence bitmaps), then compare two saves.
 
     .venv/bin/python bench/scan_hits_diff.py save before.pkl      # on the old code
     .venv/bin/python bench/scan_hits_diff.py save after.pkl       # on the new code
@@ -16,11 +17,16 @@ import argparse
 import pickle
 import sys
 from pathlib import Path
+from types import MappingProxyType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deid_desktop.core.scan import build_dictionary_from_values, scan_texts  # noqa: E402
+from deid_desktop.core.scan import (  # noqa: E402
+    ScanDictionary,
+    build_dictionary_from_values,
+    scan_texts,
+)
 from tests.core.test_scan_synth import make_notes  # noqa: E402
 from tests.scan_eval.generate import generate  # noqa: E402
 from tests.scan_eval.run import scan_corpus  # noqa: E402
@@ -59,6 +65,22 @@ def collect(notes: int, bench_notes: int) -> Hits:
         if typo:
             texts = [x.replace("132/84", "132\u204484").replace("SpO2", "SpO\u2082") for x in texts]
         out[("bench", share, typo)] = scan_texts(texts, dictionary)
+    # a dictionary of millions of entries' shape (presence bitmaps on the word index):
+    # the bench's terms and 200,000 numeric IDs and two-word MRNs, some in the notes
+    texts, _, dictionary = make_notes(
+        SHARED, n=bench_notes, seed=5, dictionary_size=10_000, identified_share=1.0
+    )
+    bulk = build_dictionary_from_values(
+        {
+            "id": [f"{i:07d}" for i in range(0, 10_000_000, 50)],
+            "mrn": [f"syn {i:07d}" for i in range(0, 10_000_000, 50)],
+        }
+    )
+    big = ScanDictionary(
+        MappingProxyType({**dictionary.terms, **bulk.terms}),
+        MappingProxyType({**dictionary.digits, **bulk.digits}),
+    )
+    out[("bench", "large dictionary")] = scan_texts(texts, big)
     return out
 
 

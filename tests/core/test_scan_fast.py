@@ -75,6 +75,29 @@ def test_word_index_with_every_term_sharing_a_bucket(monkeypatch: pytest.MonkeyP
         assert got == full_automaton(text)
 
 
+def test_word_index_with_presence_bitmaps(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the bitmaps a table of millions of terms gets, on every table here: the words of
+    # a shared bucket and the two-word terms are found as without them
+    monkeypatch.setattr(regions, "_BITS", 1)
+    monkeypatch.setattr(regions, "_SHIFT", np.uint64(63))
+    monkeypatch.setattr(regions, "_PRESENCE_MIN", 1)
+    auto = DICT.matcher.automaton
+    words = [k[1:-1] for k in sorted(auto.keys(), key=auto.get)]
+    index = regions.WordIndex.build(words)
+    assert index.shared.presence is not None and index.pairs.presence is not None
+    for n in range(60):
+        text = " " + "  ".join(words[(n * 5 + i) % len(words)] for i in range(n % 9 + 1)) + " "
+        text = text.replace("  ", " ", n % 2)  # one space: two-word terms too
+        last, ids = index.matches(text.encode("ascii"))
+        got = list(zip(last.tolist(), ids.tolist(), strict=True))
+        assert got == full_automaton(text)
+    h = index.shared.hashes
+    assert index.shared.presence.maybe(h).all()  # every hash of the table is let through
+    rng = np.random.default_rng(3)
+    other = rng.integers(0, 2**63, 10_000, dtype=np.int64).view(np.uint64)
+    assert index.shared.presence.maybe(other).mean() < 0.5  # and most others are not
+
+
 name_tails = st.text(alphabet=" \t.,:Ab-'_9xZÉé’😀", max_size=70)
 
 
@@ -208,3 +231,18 @@ def test_every_rule_code_round_trips() -> None:
         "pattern:url",
         "pattern:ip",
     ]
+
+
+def test_a_scans_matcher_is_freed_with_its_dictionary() -> None:
+    # nothing the scan caches may keep a dictionary's matcher (its words and index: some
+    # hundreds of MB at a million persons) alive once the dictionary is dropped
+    import gc
+    import weakref
+
+    dictionary = build_dictionary_from_values(VALUES)
+    texts = ["Dr. Smith saw Ann Lee on March 3, 2020; see http://x.org or MRN-00123."]
+    assert scan_texts(texts, dictionary)  # the context words' entry table is made
+    matcher = weakref.ref(dictionary.matcher)
+    del dictionary
+    gc.collect()
+    assert matcher() is None

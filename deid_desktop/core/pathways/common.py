@@ -319,14 +319,13 @@ def redact_free_text(
     hits: dict[str, int] = {}
     notes: dict[str, int] = {}
     level = project.transform.redact_level
-    wanted = scan.REDACT_LEVELS[level]
     for table, cols in chosen.items():
         out[table] = {}
         for col in cols:
-            found = [h for h in report.hits_for(table, col) if h.confidence in wanted]
-            out[table][col] = scan.redact_column(frames[table][col], found, level=level)
-            hits[f"{table}.{col}"] = len(found)
-            notes[f"{table}.{col}"] = len({h.row for h in found})
+            done = scan.redact_spans(frames[table][col], report.spans_for(table, col), level=level)
+            out[table][col] = done.series
+            hits[f"{table}.{col}"] = done.hits
+            notes[f"{table}.{col}"] = done.notes
     return Redaction(out, hits, notes)
 
 

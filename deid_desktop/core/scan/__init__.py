@@ -21,7 +21,14 @@ from deid_desktop.core.scan.engine import (
     scan_texts,
 )
 from deid_desktop.core.scan.gazetteer import Gazetteer, load_gazetteer
-from deid_desktop.core.scan.redact import REDACT_LEVELS, merge_spans, redact_column, redact_text
+from deid_desktop.core.scan.redact import (
+    REDACT_LEVELS,
+    Redacted,
+    merge_spans,
+    redact_column,
+    redact_spans,
+    redact_text,
+)
 from deid_desktop.core.scan.report import (
     DISCLAIMER,
     KINDS,
@@ -57,6 +64,7 @@ __all__ = [
     "ColumnSpans",
     "Gazetteer",
     "Hit",
+    "Redacted",
     "ScanDictionary",
     "ScanOptions",
     "ScanReport",
@@ -74,6 +82,7 @@ __all__ = [
     "load_word_list",
     "merge_spans",
     "redact_column",
+    "redact_spans",
     "redact_text",
     "scan_frames",
     "scan_text_arrays",

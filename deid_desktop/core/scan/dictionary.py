@@ -23,7 +23,7 @@ from pandas.util import hash_array
 
 from deid_desktop.core.constants import DICT_KINDS
 from deid_desktop.core.errors import UsageError
-from deid_desktop.core.gc_pause import gc_paused, map_array
+from deid_desktop.core.gc_pause import CHUNK, gc_paused, map_array
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project
 from deid_desktop.core.scan.fold import fold
 from deid_desktop.core.scan.regions import WordIndex
@@ -154,12 +154,17 @@ class WordMatcher:
         special: dict[int, tuple[tuple[str, str], ...]] = {}
         for i in range(len(terms), len(words)):
             special[i] = tuple(context[words[i]])
-        for i, word in enumerate(terms):
-            if word in context:  # a term that is also a context word: both entries
-                kind = terms[word]
-                special[i] = ((kind, f"dictionary:{kind.lower()}"), *context[word])
-                codes[i] = -1
-        other = _automaton((i, w) for i, w in enumerate(words) if not w.isascii())
+        # a term that is also a context word (few): both entries; found from the context
+        # words, in the order of the terms, never by a pass over millions of terms
+        both = sorted(words.index(word) for word in context if word in terms)
+        for i in both:
+            kind = terms[words[i]]
+            special[i] = ((kind, f"dictionary:{kind.lower()}"), *context[words[i]])
+            codes[i] = -1
+        other = None
+        if not _all_ascii(words):
+            at = np.flatnonzero(~map_array(str.isascii, words, np.bool_))
+            other = _automaton((i, words[i]) for i in at.tolist())
         return cls(words, other, lengths, codes, special, WordIndex.build(words))
 
     @cached_property
@@ -169,6 +174,11 @@ class WordMatcher:
         full = _automaton(enumerate(self.words))
         assert full is not None  # the cue, month and URL words are always there
         return full
+
+
+def _all_ascii(words: Sequence[str]) -> bool:
+    """Are all the words ASCII (one C-level join and test a chunk at a time)?"""
+    return all("".join(words[at : at + CHUNK]).isascii() for at in range(0, len(words), CHUNK))
 
 
 def _automaton(words: Iterable[tuple[int, str]]) -> ahocorasick.Automaton | None:
@@ -221,7 +231,9 @@ def build_dictionary_from_values(
 
 def _owner_table(persons: Sequence[str], names: Sequence[object]) -> np.ndarray:
     """Sorted distinct ``owner_hashes`` of each person with each word of their name: the
-    distinct names are cut into words once, then every pair is hashed in one pass."""
+    distinct names are cut into words once, each person key and each distinct word is
+    hashed once, and the pairs are combined from those hashes (as ``owner_hashes`` does,
+    value by value)."""
     if not len(names):
         return np.empty(0, dtype=np.int64)
     codes, uniques = pd.factorize(pd.Series(names, dtype=object), use_na_sentinel=True)
@@ -237,10 +249,15 @@ def _owner_table(persons: Sequence[str], names: Sequence[object]) -> np.ndarray:
     rows = np.repeat(pair, n)
     j = np.arange(rows.size) - np.repeat(np.cumsum(n) - n, n)
     token = first[codes[rows]] + j
-    person_arr = np.asarray(persons, dtype=object)[rows]
-    word_arr = np.asarray(flat, dtype=object)[token]
-    h = np.sort(owner_hashes(person_arr, word_arr))
-    return h[np.concatenate(([True], h[1:] != h[:-1]))] if h.size else h
+    if rows.size == 0:
+        return np.empty(0, dtype=np.int64)
+    # hash_array of an object array is elementwise: hash each person and word once
+    hp = hash_array(np.asarray(persons, dtype=object)[pair], categorize=False)
+    hw = hash_array(np.asarray(flat, dtype=object))
+    with np.errstate(over="ignore"):
+        h = ((np.repeat(hp, n) * _H1) ^ hw[token]).view(np.int64)
+    h = np.sort(h)
+    return h[np.concatenate(([True], h[1:] != h[:-1]))]
 
 
 def _present(values: Iterable[object]) -> list[str]:
@@ -447,7 +464,8 @@ def build_dictionary(
             kind = dictionary_kind(tag.category)
             columns.setdefault(kind, []).append(frame[tag.name].dropna())
             if kind == "name" and spec.key in frame.columns and spec.key != tag.name:
-                pairs = frame[[spec.key, tag.name]].dropna().drop_duplicates()
+                # every pair: the owner table keeps each distinct hash once
+                pairs = frame[[spec.key, tag.name]].dropna()
                 persons += pairs.iloc[:, 0].astype(str).tolist()
                 names += pairs.iloc[:, 1].tolist()
     sites = list(sites)

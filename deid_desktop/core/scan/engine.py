@@ -141,10 +141,15 @@ def _person_aware(
     if at.size == 0:
         return hits
     notes = hits.note[at].tolist()
-    words = [
-        " ".join(fold(texts[n][s:e]).split())
+    spans = [
+        texts[n][s:e]
         for n, s, e in zip(notes, hits.start[at].tolist(), hits.end[at].tolist(), strict=True)
     ]
+    # folded in one pass (fold keeps lengths), then cut back into the hits' words
+    folded = fold("\n".join(spans))
+    size = np.fromiter(map(len, spans), dtype=np.int64, count=len(spans))
+    lo = (np.cumsum(size + 1) - (size + 1)).tolist()
+    words = [" ".join(folded[a : a + n].split()) for a, n in zip(lo, size.tolist(), strict=True)]
     own = dictionary.owns([str(persons[n]) for n in notes], words)
     if dictionary.pinned:
         own |= np.isin(np.asarray(words, dtype=object), list(dictionary.pinned))

@@ -17,9 +17,9 @@ text) and rule code (``rules.RULES``); the engine ranks them by ``rules.PRIORITY
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
+import weakref
 
 import numpy as np
 
@@ -150,12 +150,25 @@ def _automaton_matches(
 
 #: What a context word's entry asks for.
 _DICT, _MONTH, _TITLE, _RELATION, _HTTP, _WWW = range(6)
+_EntryTable = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-@functools.lru_cache(maxsize=8)
-def _entry_table(matcher: WordMatcher) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+#: ``_entry_table`` per matcher, held weakly: a cache that kept the matcher (at a million
+#: persons its word tuple and index, some hundreds of MB) alive after its scan would
+#: carry that memory into every later stage of a run.
+_ENTRY_TABLES: weakref.WeakKeyDictionary[WordMatcher, _EntryTable] = weakref.WeakKeyDictionary()
+
+
+def _entry_table(matcher: WordMatcher) -> _EntryTable:
     """The entries of the context words as arrays: per word number its first entry and
-    entry count; per entry its category and rule code."""
+    entry count; per entry its category and rule code (made once per matcher)."""
+    table = _ENTRY_TABLES.get(matcher)
+    if table is None:
+        table = _ENTRY_TABLES[matcher] = _make_entry_table(matcher)
+    return table
+
+
+def _make_entry_table(matcher: WordMatcher) -> _EntryTable:
     first = np.zeros(matcher.lengths.size, dtype=np.int64)
     count = np.zeros(matcher.lengths.size, dtype=np.int64)
     cats: list[int] = []

@@ -1,12 +1,20 @@
-"""'Redact hits': each hit's span replaced by [KIND]; overlapping spans merged."""
+"""'Redact hits': each hit's span replaced by [KIND]; overlapping spans merged.
+
+A whole column is redacted from its hits as arrays (``redact_spans``): the spans are
+filtered, sorted and merged with numpy, and each note with hits is rebuilt once from
+its merged spans; ``redact_text`` is the one-note reference.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from deid_desktop.core.scan.report import ColumnSpans
 
 
 class _Span(Protocol):
@@ -57,23 +65,102 @@ REDACT_LEVELS = {
 }
 
 
+class Redacted(NamedTuple):
+    """A redacted column, the hits redacted in it and the notes they were in."""
+
+    series: pd.Series
+    hits: int
+    notes: int
+
+
 def redact_column(
     series: pd.Series, hits_for_column: Iterable[_RowHit], *, level: str = "all"
 ) -> pd.Series:
     """A copy of ``series`` with the hits of each row (0-based position) redacted: only
     those whose confidence ``level`` covers ("high", "high_medium" or "medium" = high and
     medium, "all")."""
+    hits = list(hits_for_column)
+    conf = np.asarray([getattr(h, "confidence", "high") for h in hits], dtype=object)
+    return _redact(
+        series,
+        np.fromiter((h.row for h in hits), np.int64, len(hits)),
+        np.fromiter((h.start for h in hits), np.int64, len(hits)),
+        np.fromiter((h.end for h in hits), np.int64, len(hits)),
+        np.asarray([h.kind for h in hits], dtype=object),
+        np.isin(conf, REDACT_LEVELS[level]) if hits else np.zeros(0, dtype=bool),
+    ).series
+
+
+def redact_spans(
+    series: pd.Series, spans: Iterable[ColumnSpans], *, level: str = "all"
+) -> Redacted:
+    """``redact_column`` of a column's hits as arrays (``ScanReport.spans_for``): the
+    redacted copy, the number of hits of ``level`` redacted and of notes they were in."""
+    parts = list(spans)
+    if not parts:
+        return Redacted(series.copy(), 0, 0)
+    row, start, end = (
+        np.concatenate([np.asarray(getattr(sp, f), dtype=np.int64) for sp in parts])
+        for f in ("row", "start", "end")
+    )
+    kind = np.concatenate([np.asarray(sp.kind, dtype=object) for sp in parts])
     wanted = REDACT_LEVELS[level]
-    by_row: dict[int, list[_RowHit]] = defaultdict(list)
-    for h in hits_for_column:
-        if getattr(h, "confidence", "high") in wanted:
-            by_row[h.row].append(h)
+    keep = np.concatenate(
+        [
+            np.full(sp.row.size, "high" in wanted, dtype=bool)
+            if sp.confidence is None
+            else np.isin(np.asarray(sp.confidence, dtype=object), wanted)
+            for sp in parts
+        ]
+    )
+    out = _redact(series, row, start, end, kind, keep)
+    counted = row[keep]
+    return Redacted(out.series, int(counted.size), int(np.unique(counted).size))
+
+
+def _redact(
+    series: pd.Series,
+    row: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    kind: np.ndarray,
+    keep: np.ndarray,
+) -> Redacted:
+    """``series`` with the spans where ``keep`` redacted, as ``redact_text`` does per
+    note: the spans of a row sorted by (start, end, kind) and merged where one starts
+    before the reach of those before it (a merged span keeps its first kind)."""
     out = series.copy()
-    if not by_row:
-        return out
-    positions = sorted(by_row)
-    values = series.iloc[positions].tolist()
-    out.iloc[positions] = [
-        redact_text(v, by_row[p]) for p, v in zip(positions, values, strict=True)
-    ]
-    return out
+    keep = keep & (end > start)
+    if not keep.any():
+        return Redacted(out, 0, 0)
+    row, start, end, kind = row[keep], start[keep], end[keep], kind[keep]
+    names, kind_rank = np.unique(kind.astype(str), return_inverse=True)  # sorted as str
+    order = np.lexsort((kind_rank, end, start, row))
+    row, start, end, kind_rank = row[order], start[order], end[order], kind_rank[order]
+    # the reach of the spans before each one in its row (rows ascending, so a row's
+    # offset keeps an earlier row's ends below its own)
+    width = int(end.max()) + 1
+    reach = np.maximum.accumulate(row * width + end) - row * width
+    head = np.ones(row.size, dtype=bool)
+    head[1:] = (row[1:] != row[:-1]) | (start[1:] >= reach[:-1])
+    first = np.flatnonzero(head)
+    m_start = start[first]
+    m_end = np.maximum.reduceat(end, first)
+    m_row = row[first]
+    labels = np.asarray([f"[{k}]" for k in names.tolist()], dtype=object)[kind_rank[first]]
+    rows, at = np.unique(m_row, return_index=True)
+    bounds = np.append(at, m_row.size).tolist()
+    values = series.iloc[rows].tolist()
+    s_list, e_list, l_list = m_start.tolist(), m_end.tolist(), labels.tolist()
+    new: list[str] = []
+    for k, text in enumerate(values):
+        parts: list[str] = []
+        pos = 0
+        for j in range(bounds[k], bounds[k + 1]):
+            parts.append(text[pos : s_list[j]])
+            parts.append(l_list[j])
+            pos = e_list[j]
+        parts.append(text[pos:])
+        new.append("".join(parts))
+    out.iloc[rows] = new
+    return Redacted(out, int(row.size), int(rows.size))

@@ -256,6 +256,40 @@ def _pair_hash(
         return h ^ (h >> np.uint64(31))
 
 
+#: Sorted hash tables of at least this many terms get a presence bitmap (``_Presence``).
+_PRESENCE_MIN = 1 << 16
+
+
+@dataclass(frozen=True, eq=False)
+class _Presence:
+    """A bitmap of about 8 bits per hash of a sorted table, set by the hashes' top bits:
+    a text word (or pair) whose bit is clear is in no entry of the table, so only the
+    few others are searched. At millions of terms a binary search misses the cache at
+    each of its ~20 steps; one bit read of a table of a few MB does not as often."""
+
+    table: np.ndarray  # uint8, 2 ** (bits - 3) bytes
+    shift: np.uint64  # 64 - bits
+
+    @classmethod
+    def of(cls, hashes: np.ndarray) -> _Presence | None:
+        if hashes.size < _PRESENCE_MIN:
+            return None
+        bits = min(30, max(16, int(hashes.size * 8 - 1).bit_length()))
+        shift = np.uint64(64 - bits)
+        top = hashes >> shift
+        table = np.zeros(1 << (bits - 3), dtype=np.uint8)
+        byte = (top >> np.uint64(3)).astype(np.intp)
+        np.bitwise_or.at(table, byte, np.left_shift(1, top & np.uint64(7)).astype(np.uint8))
+        return cls(table, shift)
+
+    def maybe(self, h: np.ndarray) -> np.ndarray:
+        """Where a hash of ``h`` may be in the table (every one that is, and few more)."""
+        top = h >> self.shift
+        return (
+            (self.table[(top >> np.uint64(3)).astype(np.intp)] >> (top & np.uint64(7))) & 1
+        ) != 0
+
+
 @dataclass(frozen=True, eq=False)
 class _Pairs:
     """Terms of two words of 1-16 characters with one space between ("syn 8365111", an
@@ -265,6 +299,7 @@ class _Pairs:
     hashes: np.ndarray  # sorted
     ids: np.ndarray  # word number of each, in the order of ``hashes``
     keys: np.ndarray  # (6, n): first word k0, k1, length; second word k0, k1, length
+    presence: _Presence | None = None
 
     @classmethod
     def build(
@@ -281,7 +316,9 @@ class _Pairs:
         a0, a1 = _keys(buf, tstart[ids], la[ids])
         b0, b1 = _keys(buf, tstart[ids] + la[ids] + 1, lb[ids])
         h = _pair_hash(a0, a1, la[ids], b0, b1, lb[ids])
-        order = np.argsort(h, kind="stable")
+        # not a stable sort: the terms of one hash are all dropped below, so the order
+        # of those kept is that of their (distinct) hashes whatever the sort
+        order = np.argsort(h)
         h = h[order]
         # two terms of one hash (never seen in practice) are left to the automatons
         dup = np.zeros(h.size, dtype=bool)
@@ -290,10 +327,10 @@ class _Pairs:
             dup[1:] |= same
             dup[:-1] |= same
         order = order[~dup]
-        keys = np.stack([a0, a1, la[ids].view(np.uint64), b0, b1, lb[ids].view(np.uint64)])[
-            :, order
-        ]
-        return cls(h[~dup], ids[order], keys)
+        keys = np.stack(
+            [a[order] for a in (a0, a1, la[ids].view(np.uint64), b0, b1, lb[ids].view(np.uint64))]
+        )
+        return cls(h[~dup], ids[order], keys, _Presence.of(h[~dup]))
 
     def matches(
         self,
@@ -311,6 +348,9 @@ class _Pairs:
         b = a + 1
         ln = length.view(np.uint64)
         h = _pair_hash(k0[a], k1[a], length[a], k0[b], k1[b], length[b])
+        if self.presence is not None:
+            may = np.flatnonzero(self.presence.maybe(h))
+            a, b, h = a[may], b[may], h[may]
         at = np.minimum(np.searchsorted(self.hashes, h), self.hashes.size - 1)
         hit = np.flatnonzero(self.hashes[at] == h)
         a, b, at = a[hit], b[hit], at[hit]
@@ -328,11 +368,12 @@ class _Sorted:
     hashes: np.ndarray
     ids: np.ndarray
     keys: np.ndarray  # (3, n): k0, k1, length
+    presence: _Presence | None = None
 
     @classmethod
     def build(cls, ids: np.ndarray, k0: np.ndarray, k1: np.ndarray, length: np.ndarray) -> _Sorted:
         h = key_hash(k0, k1, length)
-        order = np.argsort(h, kind="stable")
+        order = np.argsort(h)  # the terms of one hash are dropped: any sort will do
         h = h[order]
         dup = np.zeros(h.size, dtype=bool)  # one hash for two terms: left to the automatons
         if h.size > 1:
@@ -340,8 +381,8 @@ class _Sorted:
             dup[1:] |= same
             dup[:-1] |= same
         order = order[~dup]
-        keys = np.stack([k0, k1, length.view(np.uint64)])[:, order]
-        return cls(h[~dup], ids[order], keys)
+        keys = np.stack([a[order] for a in (k0, k1, length.view(np.uint64))])
+        return cls(h[~dup], ids[order], keys, _Presence.of(h[~dup]))
 
     def matches(
         self, ends: np.ndarray, length: np.ndarray, k0: np.ndarray, k1: np.ndarray, h: np.ndarray
@@ -350,9 +391,13 @@ class _Sorted:
         their ``key_hash``)."""
         if self.hashes.size == 0 or ends.size == 0:
             return _EMPTY, _EMPTY
-        at = np.minimum(np.searchsorted(self.hashes, h), self.hashes.size - 1)
-        hit = np.flatnonzero(self.hashes[at] == h)
+        cand = None if self.presence is None else np.flatnonzero(self.presence.maybe(h))
+        hc = h if cand is None else h[cand]
+        at = np.minimum(np.searchsorted(self.hashes, hc), self.hashes.size - 1)
+        hit = np.flatnonzero(self.hashes[at] == hc)
         at = at[hit]
+        if cand is not None:
+            hit = cand[hit]
         kk = self.keys[:, at]
         exact = (kk[0] == k0[hit]) & (kk[1] == k1[hit]) & (kk[2] == length[hit].view(np.uint64))
         return ends[hit[exact]], self.ids[at[exact]]

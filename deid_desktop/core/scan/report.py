@@ -129,6 +129,10 @@ class ScanReport:
     def hits_for(self, table: str, column: str) -> list[Hit]:
         return [h for s in self.spans if (s.table, s.column) == (table, column) for h in s.hits()]
 
+    def spans_for(self, table: str, column: str) -> tuple[ColumnSpans, ...]:
+        """The hits of one column as arrays (``redact.redact_spans`` reads them)."""
+        return tuple(s for s in self.spans if (s.table, s.column) == (table, column))
+
     def by_kind(self) -> dict[str, int]:
         total: Counter[str] = Counter()
         for c in self.columns:
