@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from deid_desktop.core.errors import CheckFailed
-from deid_desktop.core.export.readback_scan import scan_distinct
+from deid_desktop.core.export.readback_scan import Written, scan_distinct
 from deid_desktop.core.model import ColumnClass, Extract, Project, Release
 from deid_desktop.core.scan.dictionary import ScanDictionary, dictionary_kind
 from deid_desktop.core.scan.direct_values import DirectValues
@@ -100,15 +100,19 @@ def readback_gate(
     dictionary: ScanDictionary | DirectValues | None,
     shape_columns: Mapping[str, set[str]],
     generated: Collection[str] = (),
+    written: Written | None = None,
 ) -> dict[str, Any]:
     """Scan the staged release folder; raise ``CheckFailed`` on any finding, else return
     the counts for the record (files, cells read back, hits 0). ``generated``: the
-    release's own ID column (subject IDs, link keys), where numbers are coincidences."""
+    release's own ID column (subject IDs, link keys), where numbers are coincidences.
+    ``written``: file -> (SHA-256 written, frame) of the CSVs the export wrote: a file
+    read back with that SHA-256 has its cells taken from the frame, not parsed again."""
     found = scan_distinct(
         staging,
         dictionary if dictionary is not None else ScanDictionary(),
         shape_columns=shape_columns,
         generated=generated,
+        written=written,
     )
     if not found.clean:
         raise CheckFailed(
