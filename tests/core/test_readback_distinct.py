@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.export.csvout import write_csv
+from deid_desktop.core.export.readback import ReadbackValues
 from deid_desktop.core.export.readback_scan import scan_distinct
 from deid_desktop.core.export.tables import write_xlsx
 from deid_desktop.core.scan import build_dictionary_from_values, scan_written
@@ -25,6 +26,7 @@ DICT = build_dictionary_from_values(VALUES)
 #: The same values as the read-back keeps them: columns, made into a dictionary of the
 #: values the written cells may hold.
 DIRECT = DirectValues.from_columns({k: [pd.Series(v)] for k, v in VALUES.items()})
+COLS = tuple(DIRECT.columns.items())
 CELLS = (
     "S0001", "S0002", "S0003", "2019", "2020", "90+", "921", "000", "", "stable",
     "Quigg", "Ann Quigg called", "MR778812", "hf0042", "HF0042 seen", "5551234567",
@@ -116,7 +118,12 @@ def test_files_the_export_wrote_are_scanned_from_their_frames_with_the_same_find
         shapes = None if all_shapes else {name: {"note"} for name in frames}
         expected = scan_written(folder, DICT, shape_columns=shapes, generated=made)
         got = scan_distinct(folder, DIRECT, shape_columns=shapes, generated=made, written=written)
+        # each kind's chunks joined into one array, its values not deduplicated first
+        chunked = {k: tuple(a.slice(i, 1) for a in v for i in range(len(a))) for k, v in COLS}
+        joined = ReadbackValues(chunked, single=frozenset(chunked))
+        again = scan_distinct(folder, joined, shape_columns=shapes, generated=made, written=written)
     assert got == expected
+    assert again == expected
 
 
 def test_a_file_changed_after_writing_is_scanned_as_it_is_on_disk(tmp_path: Path) -> None:

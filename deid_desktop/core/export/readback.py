@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from deid_desktop.core.errors import CheckFailed
 from deid_desktop.core.export.readback_scan import Written, scan_distinct
@@ -67,7 +69,27 @@ def readback_dictionary(
     for kind, terms in (words or {}).items():
         if terms:
             columns.setdefault(kind, []).append(pd.Series(list(terms), dtype=object))
-    return DirectValues.from_columns(columns)
+    values = DirectValues.from_columns(columns)
+    single = frozenset(kind for kind, cols in columns.items() if len(cols) == 1)
+    return ReadbackValues(values.columns, single=single)
+
+
+@dataclass(frozen=True, eq=False)
+class ReadbackValues(DirectValues):
+    """``DirectValues`` that know which kinds hold one column only (``single``): such a
+    kind's chunks are joined into one array when the dictionary is made, so its values
+    are not hashed to distinct ones first (``DirectValues`` does that to deduplicate
+    several columns of a kind; the values it keeps are deduplicated anyway). The join
+    is made only then (at the export, once the loaded extract is gone), never held."""
+
+    single: frozenset[str] = frozenset()
+
+    def dictionary_for(self, calls: Sequence[Sequence[str]]) -> ScanDictionary:
+        joined = {
+            kind: (pa.concat_arrays(list(cols)),) if kind in self.single and len(cols) > 1 else cols
+            for kind, cols in self.columns.items()
+        }
+        return DirectValues(joined).dictionary_for(calls)
 
 
 def _keys_linked(extract: Extract, project: Project) -> bool:
