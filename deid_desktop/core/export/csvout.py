@@ -115,11 +115,19 @@ def _body(table: pa.Table, special: list[bool]) -> pa.Buffer:
     single = table.num_columns == 1
     # Widened to 64-bit offsets one slice at a time: a slice's lines may pass 2 GB, and
     # casting the whole table up front would copy every string at once.
+    fields = [table.column(i).cast(_TEXT) for i in range(table.num_columns)]
+    # a plain field goes as it is (a missing one as "", by the join below)
     fields = [
-        _field(table.column(i).cast(_TEXT), single, special[i]) for i in range(table.num_columns)
+        _field(f, single, special[i]) if special[i] or single else f for i, f in enumerate(fields)
     ]
     comma = pa.scalar(",", _TEXT)
-    lines = fields[0] if len(fields) == 1 else pc.binary_join_element_wise(*fields, comma)
+    lines = (
+        fields[0]
+        if len(fields) == 1
+        else pc.binary_join_element_wise(
+            *fields, comma, null_handling="replace", null_replacement=""
+        )
+    )
     values = lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines
     joined = pc.binary_join(
         pa.LargeListArray.from_arrays(pa.array([0, n], pa.int64()), values),
