@@ -61,12 +61,29 @@ def released_quasi_identifiers(
     id_col, key_col = crosswalk.columns[0], crosswalk.columns[1]
     if id_col not in person_frame.columns or any(q not in person_frame.columns for q in qis):
         return None
-    found = pc.index_in(_keys(person_frame[id_col]), value_set=_keys(crosswalk[id_col]))
-    if found.null_count:
-        return None  # every released person must be in the crosswalk
-    columns = {PERSON: _keys(crosswalk[key_col]).take(found)}
+    ids, crosswalk_ids = _keys(person_frame[id_col]), _keys(crosswalk[id_col])
+    if _same_unique(ids, crosswalk_ids):  # the crosswalk in the person table's order
+        person_keys = _keys(crosswalk[key_col])
+    else:
+        found = pc.index_in(ids, value_set=crosswalk_ids)
+        if found.null_count:
+            return None  # every released person must be in the crosswalk
+        person_keys = _keys(crosswalk[key_col]).take(found)
+    columns = {PERSON: person_keys}
     columns.update({q: _keys(person_frame[q]) for q in qis})
     return pa.table(columns).to_pandas(types_mapper=lambda _t: STRING)
+
+
+def _same_unique(ids: pa.Array, other: pa.Array) -> bool:
+    """Whether ``other`` is ``ids`` cell for cell, and the IDs rise strictly (so each is
+    unique and found at its own row): no hash join needed."""
+    if len(ids) != len(other) or ids.null_count or other.null_count:
+        return False
+    if len(ids) and not pc.all(pc.equal(ids, other)).as_py():
+        return False
+    return len(ids) < 2 or bool(
+        pc.all(pc.greater(ids.slice(1), ids.slice(0, len(ids) - 1))).as_py()
+    )
 
 
 def write_quasi_identifiers(frame: pd.DataFrame, path: Path) -> dict[str, Any]:

@@ -216,3 +216,26 @@ def test_demo_releases_with_different_quasi_identifiers(tmp_path: Path) -> None:
     assert r.lone == int(((size == 1) & (new_size > 1)).sum())
     assert r.below_k == int(((size < 5) & (new_size >= 5)).sum())
     assert any(f"{r.lone} persons become lone" in w for w in rep.warnings)
+
+
+def test_held_quasi_identifiers_pair_each_person_with_their_key_in_any_crosswalk_order() -> None:
+    """The crosswalk in the person table's order needs no join; in another order the
+    join gives each released person the same key."""
+    from deid_desktop.core.cross_release import PERSON, released_quasi_identifiers
+
+    text = "string[pyarrow]"
+    person = pd.DataFrame(
+        {"subject_id": ["S1", "S2", "S3"], "zip3": ["920", "000", "921"]}, dtype=text
+    )
+    crosswalk = pd.DataFrame(
+        {"subject_id": ["S1", "S2", "S3"], "patient_id": ["k7", "k2", "k9"]}, dtype=text
+    )
+    aligned = released_quasi_identifiers(person, crosswalk, ["zip3"])
+    shuffled = released_quasi_identifiers(person, crosswalk.iloc[[2, 0, 1]], ["zip3"])
+    assert aligned is not None and shuffled is not None
+    assert aligned[PERSON].tolist() == ["k7", "k2", "k9"]
+    assert shuffled.equals(aligned)
+    repeated = pd.DataFrame({"subject_id": ["S1", "S1"], "zip3": ["920", "921"]}, dtype=text)
+    xw = pd.DataFrame({"subject_id": ["S1", "S1"], "patient_id": ["k1", "k2"]}, dtype=text)
+    again = released_quasi_identifiers(repeated, xw, ["zip3"])
+    assert again is not None and again[PERSON].tolist() == ["k1", "k1"]  # first match

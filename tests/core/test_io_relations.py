@@ -341,3 +341,42 @@ def test_keys_of_different_types_are_compared_as_text() -> None:
     assert [p.message for p in problems] == [
         "1 row of table 'visits' have a person key that is not in the person table ('people')"
     ]
+
+
+WIDE = st.sampled_from(["HF01", "HF02", "HF10", "HG00", "hf01", "ZZ99", "HF0\x00"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sets(WIDE, min_size=1),
+    st.lists(st.lists(st.one_of(WIDE, st.just("XX00"), st.just("A1")), max_size=12), max_size=3),
+    st.booleans(),
+)
+def test_sorted_keys_of_one_width_link_as_the_hash_pass_links_them(
+    person_keys: set[str], events: list[list[str]], grouped: bool
+) -> None:
+    """Person keys of one width in rising order are found by binary search, no hashing:
+    the same problems and the same person positions as the hash pass."""
+    from unittest import mock
+
+    from deid_desktop.core.io import relations
+
+    person = table("people", {"mrn": sorted(person_keys, key=lambda k: k.encode())})
+    tables = [
+        (table(f"ev{i}", {"mrn": sorted(keys) if grouped else keys}), "mrn")
+        for i, keys in enumerate(events)
+    ]
+    fast_positions: dict[str, object] = {}
+    fast = relation_problems(person, "mrn", tables, fast_positions)
+    sorted_pass = relations._encode_sorted(person.frame["mrn"], [t.frame["mrn"] for t, _ in tables])
+    if all(len(k) == 4 for keys in events for k in keys):  # one width: no hashing
+        assert sorted_pass is not None
+    with mock.patch.object(relations, "_encode_sorted", return_value=None):
+        slow_positions: dict[str, object] = {}
+        slow = relation_problems(person, "mrn", tables, slow_positions)
+    assert [(p.message, p.file, p.column) for p in fast] == [
+        (p.message, p.file, p.column) for p in slow
+    ]
+    assert fast_positions.keys() == slow_positions.keys()
+    for name, where in fast_positions.items():
+        assert list(where) == list(slow_positions[name])  # type: ignore[call-overload]

@@ -14,6 +14,8 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from deid_desktop.core.export.csvout import write_csv
+from deid_desktop.core.export.readback import ReadbackValues
 from deid_desktop.core.export.readback_scan import scan_distinct
 from deid_desktop.core.export.tables import write_xlsx
 from deid_desktop.core.scan import build_dictionary_from_values, scan_written
@@ -24,6 +26,7 @@ DICT = build_dictionary_from_values(VALUES)
 #: The same values as the read-back keeps them: columns, made into a dictionary of the
 #: values the written cells may hold.
 DIRECT = DirectValues.from_columns({k: [pd.Series(v)] for k, v in VALUES.items()})
+COLS = tuple(DIRECT.columns.items())
 CELLS = (
     "S0001", "S0002", "S0003", "2019", "2020", "90+", "921", "000", "", "stable",
     "Quigg", "Ann Quigg called", "MR778812", "hf0042", "HF0042 seen", "5551234567",
@@ -96,3 +99,44 @@ def test_a_repeated_identifier_is_a_hit_in_every_cell_that_holds_it(tmp_path: Pa
     assert found.cells == 8  # the empty sheet has no data cells
     assert found == scan_written(tmp_path, DICT, shape_columns={"visits": set()})
     assert found == scan_distinct(tmp_path, DIRECT, shape_columns={"visits": set()})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.booleans(), st.booleans())
+def test_files_the_export_wrote_are_scanned_from_their_frames_with_the_same_findings(
+    frames: dict[str, pd.DataFrame], all_shapes: bool, id_made: bool
+) -> None:
+    """A CSV read back with the SHA-256 its writer computed has its cells taken from the
+    frame it was written from: the findings are those of parsing the file."""
+    made = ("id",) if id_made else ()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        written = {
+            f"{name}.csv": (write_csv(frame, folder / f"{name}.csv"), frame)
+            for name, frame in frames.items()
+        }
+        shapes = None if all_shapes else {name: {"note"} for name in frames}
+        expected = scan_written(folder, DICT, shape_columns=shapes, generated=made)
+        got = scan_distinct(folder, DIRECT, shape_columns=shapes, generated=made, written=written)
+        # each kind's chunks joined into one array, its values not deduplicated first
+        chunked = {k: tuple(a.slice(i, 1) for a in v for i in range(len(a))) for k, v in COLS}
+        joined = ReadbackValues(chunked, single=frozenset(chunked))
+        again = scan_distinct(folder, joined, shape_columns=shapes, generated=made, written=written)
+    assert got == expected
+    assert again == expected
+
+
+def test_a_file_changed_after_writing_is_scanned_as_it_is_on_disk(tmp_path: Path) -> None:
+    """The frame stands for the file only while the bytes on disk are the ones written:
+    a name put into the file after writing is found (and one removed is not)."""
+    frame = pd.DataFrame({"id": ["S1", "S2"], "note": ["ok", "Ann Quigg"]}, dtype="string")
+    digest = write_csv(frame, tmp_path / "visits.csv")
+    written = {"visits.csv": (digest, frame)}
+    shapes = {"visits": {"note"}}
+    found = scan_distinct(tmp_path, DIRECT, shape_columns=shapes, written=written)
+    assert {(h.column, h.row) for h in found.hits} == {("note", 1)}
+
+    (tmp_path / "visits.csv").write_text("id,note\nS1,Ann Quigg\nS2,ok\n", encoding="utf-8")
+    found = scan_distinct(tmp_path, DIRECT, shape_columns=shapes, written=written)
+    assert {(h.column, h.row) for h in found.hits} == {("note", 0)}
+    assert found == scan_written(tmp_path, DICT, shape_columns=shapes)

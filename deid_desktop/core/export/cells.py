@@ -24,11 +24,15 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from deid_desktop.core.export.csvout import may_hold
+
 FORMULA_CHARS = "=+-@\t\r"
 PLAIN_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 PREFIX = "'"
 TEXT = pd.StringDtype("pyarrow")
-_FORMULA_BYTES = np.array([ord(c) for c in FORMULA_CHARS], dtype=np.uint8)
+_FORMULA_CODES = tuple(ord(c) for c in FORMULA_CHARS)
+_FORMULA_LOOKUP = np.zeros(256, dtype=bool)  # first byte -> may start a formula
+_FORMULA_LOOKUP[list(_FORMULA_CODES)] = True
 
 
 def _first_bytes(values: pd.Series) -> np.ndarray:
@@ -54,7 +58,9 @@ def _first_bytes(values: pd.Series) -> np.ndarray:
 def neutralise_series(values: pd.Series) -> tuple[pd.Series, int]:
     """(values with formula-like cells prefixed by ``'``, how many were prefixed)."""
     text = values if values.dtype == TEXT else values.astype(TEXT)
-    starts = np.isin(_first_bytes(text), _FORMULA_BYTES)
+    if not may_hold(pa.chunked_array(text.array.__arrow_array__()), _FORMULA_CODES):
+        return values, 0  # no cell holds such a byte at all, let alone first
+    starts = _FORMULA_LOOKUP[_first_bytes(text)]
     if not starts.any():
         return values, 0
     where = np.flatnonzero(starts)

@@ -71,20 +71,28 @@ def _used_bytes(chunk: pa.Array) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint8)[offs[chunk.offset] : offs[-1]]
 
 
+#: Bytes looked at per step by ``may_hold`` (one block, reused).
+SCAN_BLOCK = 8 << 20
+
+
 def may_hold(col: pa.ChunkedArray, codes: tuple[int, ...]) -> bool:
     """Cheap pre-check: does any string of ``col`` contain one of the bytes ``codes``?
 
-    One vectorised comparison per code over the bytes in use (SIMD-fast, no copy).
-    """
+    The bytes in use are copied block by block into one reused buffer and searched
+    for each code (``bytearray.find``: memchr-fast, no fresh memory per block)."""
+    needles = [bytes([code]) for code in codes]
+    block: bytearray | None = None
     for chunk in col.chunks:
         raw = _used_bytes(chunk)
-        if raw.size == 0:
-            continue
-        hit = raw == codes[0]
-        for code in codes[1:]:
-            hit |= raw == code
-        if hit.any():
-            return True
+        for start in range(0, raw.size, SCAN_BLOCK):
+            n = min(SCAN_BLOCK, raw.size - start)
+            if block is None:
+                block = bytearray(min(SCAN_BLOCK, raw.size))
+            elif len(block) < n:
+                block = bytearray(n)
+            block[:n] = memoryview(raw[start : start + n])
+            if any(block.find(needle, 0, n) >= 0 for needle in needles):
+                return True
     return False
 
 
@@ -107,11 +115,19 @@ def _body(table: pa.Table, special: list[bool]) -> pa.Buffer:
     single = table.num_columns == 1
     # Widened to 64-bit offsets one slice at a time: a slice's lines may pass 2 GB, and
     # casting the whole table up front would copy every string at once.
+    fields = [table.column(i).cast(_TEXT) for i in range(table.num_columns)]
+    # a plain field goes as it is (a missing one as "", by the join below)
     fields = [
-        _field(table.column(i).cast(_TEXT), single, special[i]) for i in range(table.num_columns)
+        _field(f, single, special[i]) if special[i] or single else f for i, f in enumerate(fields)
     ]
     comma = pa.scalar(",", _TEXT)
-    lines = fields[0] if len(fields) == 1 else pc.binary_join_element_wise(*fields, comma)
+    lines = (
+        fields[0]
+        if len(fields) == 1
+        else pc.binary_join_element_wise(
+            *fields, comma, null_handling="replace", null_replacement=""
+        )
+    )
     values = lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines
     joined = pc.binary_join(
         pa.LargeListArray.from_arrays(pa.array([0, n], pa.int64()), values),

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from deid_desktop.core.errors import CheckFailed
-from deid_desktop.core.export.readback_scan import scan_distinct
+from deid_desktop.core.export.readback_scan import Written, scan_distinct
 from deid_desktop.core.model import ColumnClass, Extract, Project, Release
 from deid_desktop.core.scan.dictionary import ScanDictionary, dictionary_kind
 from deid_desktop.core.scan.direct_values import DirectValues
@@ -46,6 +48,7 @@ def readback_dictionary(
     export like a direct value. Kept as columns: the read-back makes its dictionary of
     the values that may be found in the written files only."""
     columns: dict[str, list[pd.Series]] = {}
+    person_kind = None  # the kind the person table's key went to, if it did
     for spec in project.tables:
         try:
             frame = extract.table(spec.name).frame
@@ -53,14 +56,52 @@ def readback_dictionary(
             continue
         released = release.tables.get(spec.name)
         kept = set() if released is None else {str(c) for c in released.columns}
+        is_person = spec.name == extract.person.name
         for tag in spec.by_class(ColumnClass.DIRECT):
             if tag.name not in frame.columns or tag.name in kept:
                 continue
-            columns.setdefault(dictionary_kind(tag.category), []).append(frame[tag.name])
+            kind = dictionary_kind(tag.category)
+            if is_person and tag.name == spec.key:
+                person_kind = kind
+            elif tag.name == spec.key and kind == person_kind and _keys_linked(extract, project):
+                continue  # each of its values is a person key, already in the dictionary
+            columns.setdefault(kind, []).append(frame[tag.name])
     for kind, terms in (words or {}).items():
         if terms:
             columns.setdefault(kind, []).append(pd.Series(list(terms), dtype=object))
-    return DirectValues.from_columns(columns)
+    values = DirectValues.from_columns(columns)
+    single = frozenset(kind for kind, cols in columns.items() if len(cols) == 1)
+    return ReadbackValues(values.columns, single=single)
+
+
+@dataclass(frozen=True, eq=False)
+class ReadbackValues(DirectValues):
+    """``DirectValues`` that know which kinds hold one column only (``single``): such a
+    kind's chunks are joined into one array when the dictionary is made, so its values
+    are not hashed to distinct ones first (``DirectValues`` does that to deduplicate
+    several columns of a kind; the values it keeps are deduplicated anyway). The join
+    is made only then (at the export, once the loaded extract is gone), never held."""
+
+    single: frozenset[str] = frozenset()
+
+    def dictionary_for(self, calls: Sequence[Sequence[str]]) -> ScanDictionary:
+        joined = {
+            kind: (pa.concat_arrays(list(cols)),) if kind in self.single and len(cols) > 1 else cols
+            for kind, cols in self.columns.items()
+        }
+        return DirectValues(joined).dictionary_for(calls)
+
+
+def _keys_linked(extract: Extract, project: Project) -> bool:
+    """Whether every event table's key value is a person key (the load's relation check
+    found each event row's person: ``facts.shared``)."""
+    from deid_desktop.core.facts.shared import facts_for
+
+    try:
+        facts_for(extract, project).positions  # noqa: B018 - raises when one is not
+    except Exception:
+        return False
+    return True
 
 
 def free_text_columns(
@@ -100,15 +141,19 @@ def readback_gate(
     dictionary: ScanDictionary | DirectValues | None,
     shape_columns: Mapping[str, set[str]],
     generated: Collection[str] = (),
+    written: Written | None = None,
 ) -> dict[str, Any]:
     """Scan the staged release folder; raise ``CheckFailed`` on any finding, else return
     the counts for the record (files, cells read back, hits 0). ``generated``: the
-    release's own ID column (subject IDs, link keys), where numbers are coincidences."""
+    release's own ID column (subject IDs, link keys), where numbers are coincidences.
+    ``written``: file -> (SHA-256 written, frame) of the CSVs the export wrote: a file
+    read back with that SHA-256 has its cells taken from the frame, not parsed again."""
     found = scan_distinct(
         staging,
         dictionary if dictionary is not None else ScanDictionary(),
         shape_columns=shape_columns,
         generated=generated,
+        written=written,
     )
     if not found.clean:
         raise CheckFailed(

@@ -14,14 +14,17 @@ distinct text is a hit in every cell that holds it.
 from __future__ import annotations
 
 import csv
-from collections.abc import Collection, Iterable, Mapping
+import hashlib
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from deid_desktop.core.export.csvout import to_arrow
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.direct_values import DirectValues
 from deid_desktop.core.scan.engine import at_level, scan_text_arrays
@@ -38,8 +41,10 @@ from deid_desktop.core.scan.written import (
 
 
 class _Column:
-    """One read-back column: where it is, its rows' codes into its distinct texts, and
-    where those texts are in the folder's distinct texts."""
+    """One read-back column: where it is, its cells (as Arrow text) and its distinct texts
+    (the release's own ID column without its ID-shaped texts). Which rows hold a text is
+    worked out only for the texts with a hit (``rows_of``): a clean column is hashed
+    once, never encoded row by row."""
 
     def __init__(
         self,
@@ -47,33 +52,39 @@ class _Column:
         sheet: str,
         name: str,
         shapes: bool,
-        values: pd.Series | pa.Array,
+        values: pd.Series | pa.Array | pa.ChunkedArray,
         generated: bool = False,
     ):
         self.file, self.sheet, self.name, self.shapes = file, sheet, name, shapes
         self.generated = generated
         if isinstance(values, pd.Series):
-            codes, distinct = pd.factorize(values.astype(str).to_numpy(dtype=object), sort=False)
-            distinct = pa.array(np.asarray(distinct, dtype=object), type=pa.large_string())
-        else:  # a column of text read by Arrow: its dictionary encoding
-            encoded = values.dictionary_encode()
-            codes = encoded.indices.to_numpy(zero_copy_only=False)
-            distinct = encoded.dictionary
-        codes = np.asarray(codes, dtype=np.int64)
-        if generated and not shapes and len(distinct):
-            # the ID-shaped texts are left out while still in Arrow: no Python string
+            text = values.astype(str).to_numpy(dtype=object)
+            values = pa.array(text, type=pa.large_string())
+        self.values = values
+        scanned = values
+        if generated and not shapes and len(values):
+            # the ID-shaped texts are left out while still in Arrow (one regex pass over
+            # the rows, cheaper than hashing a million distinct IDs): no Python string
             # is made for each of a million subject IDs
-            codes, distinct = _without_id_shapes(codes, distinct)
-        uniques = np.asarray(distinct.to_numpy(zero_copy_only=False), dtype=object)
-        self.codes: np.ndarray = codes
-        self.uniques: np.ndarray = uniques
+            shaped = pc.match_substring_regex(pc.fill_null(values, ""), _ID_SHAPE)
+            if shaped.null_count == 0 and pc.all(shaped).as_py():
+                scanned = values.slice(0, 0)
+            else:
+                scanned = pc.filter(values, pc.invert(shaped))
+        distinct = pc.unique(scanned)
+        if distinct.null_count:  # a missing cell is written (and read back) empty
+            distinct = pc.unique(pc.fill_null(distinct, ""))
+        self.uniques: np.ndarray = np.asarray(distinct.to_numpy(zero_copy_only=False), dtype=object)
         self.global_ids: np.ndarray = np.empty(0, dtype=np.int64)
 
-    def rows_of(self) -> tuple[np.ndarray, np.ndarray]:
-        """Rows ordered by distinct text, and where each text's rows start (CSR)."""
-        order = np.argsort(self.codes, kind="stable")
-        starts = np.searchsorted(self.codes[order], np.arange(len(self.uniques) + 1))
-        return order, starts
+    def rows_of(self, which: Sequence[int]) -> list[list[int]]:
+        """The rows (ascending) holding each of the distinct texts ``which``."""
+        wanted = pa.array(self.uniques[list(which)].tolist(), type=pa.large_string())
+        at = pc.index_in(pc.fill_null(self.values, ""), value_set=wanted)
+        codes = np.asarray(at.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+        order = np.argsort(codes, kind="stable")
+        starts = np.searchsorted(codes[order], np.arange(len(wanted) + 1))
+        return [order[starts[k] : starts[k + 1]].tolist() for k in range(len(wanted))]
 
 
 #: What the release's own ID column holds: a subject ID (a letter prefix and digits) or
@@ -81,20 +92,6 @@ class _Column:
 #: only numbers, and numbers do not count in that column (``scan.written._counts``), so
 #: it is not scanned at all; anything else in the column is (a name there still counts).
 _ID_SHAPE = r"^(?:[A-Za-z]{0,3}[0-9]+|[0-9a-f]{12,64})$"
-
-
-def _without_id_shapes(codes: np.ndarray, distinct: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """The column's codes and distinct texts with the ID-shaped texts left out (their
-    rows get code -1, which ``rows_of`` never lists)."""
-    import pyarrow.compute as pc
-
-    shaped = pc.match_substring_regex(distinct, _ID_SHAPE)
-    keep = ~shaped.to_numpy(zero_copy_only=False)
-    if keep.all():
-        return codes, distinct
-    new_index = np.cumsum(keep) - 1
-    kept_code = keep[codes] if len(codes) else np.zeros(0, dtype=bool)
-    return np.where(kept_code, new_index[codes], -1), distinct.filter(pa.array(keep))
 
 
 def _header(path: Path) -> list[str]:
@@ -120,12 +117,35 @@ def _csv_columns(path: Path, header: list[str]) -> tuple[list[str], list[pa.Arra
     ]
 
 
-def _sheets(path: Path) -> Iterable[tuple[str, list[str], list[pd.Series | pa.Array]]]:
+def _sha256(path: Path) -> str:
+    """The SHA-256 of the bytes on disk (read in full, streamed)."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+#: file name -> (SHA-256 of the bytes the writer wrote, the frame it wrote them from)
+Written = Mapping[str, tuple[str, pd.DataFrame]]
+
+
+def _sheets(
+    path: Path, written: Written
+) -> Iterable[tuple[str, list[str], list[pd.Series | pa.Array | pa.ChunkedArray]]]:
     """(sheet, header, columns) of a written file: a CSV by Arrow when its header names
-    each column once (pandas renames repeats and blanks), else as ``scan.written``."""
+    each column once (pandas renames repeats and blanks), else as ``scan.written``.
+
+    A CSV of ``written`` whose bytes, read back in full, have the SHA-256 its writer
+    computed is byte for byte the frame's CSV (``csvout.write_csv``, a faithful encoding:
+    parsing it gives back every cell, a missing one as ""): its cells are taken from the
+    frame rather than parsed again. Any other bytes are parsed, so what is scanned is
+    always what is on disk."""
     if path.suffix.lower() == ".csv":
         header = _header(path)
         if header and len(set(header)) == len(header) and all(header):
+            known = written.get(path.name)
+            if known is not None and known[1].shape[1] == len(header) and _sha256(path) == known[0]:
+                table = to_arrow(known[1])
+                yield "", header, [table.column(i) for i in range(table.num_columns)]
+                return
             names, arrays = _csv_columns(path, header)
             yield "", names, list(arrays)
             return
@@ -140,11 +160,13 @@ def scan_distinct(
     level: str = "high",
     shape_columns: Mapping[str, Collection[str]] | None = None,
     generated: Collection[str] = (),
+    written: Written | None = None,
 ) -> WrittenScan:
     """``scan.scan_written(folder, dictionary, level=..., shape_columns=...,
     generated=...)``, scanning each distinct cell text of the folder once. Given the
     extract's ``DirectValues``, the dictionary is made of the values that may be found
-    in the folder's texts only (``DirectValues.dictionary_for``): the same findings."""
+    in the folder's texts only (``DirectValues.dictionary_for``): the same findings.
+    ``written``: the CSVs the export wrote (see ``_sheets``)."""
     folder = Path(folder)
     files = sorted(
         p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".csv", ".xlsx")
@@ -163,7 +185,7 @@ def scan_distinct(
                 ]
             )
         text_here = None if shape_columns is None else set(shape_columns.get(path.stem, ()))
-        for sheet, header, values in _sheets(path):
+        for sheet, header, values in _sheets(path, written or {}):
             blocks.append(_Header(path.name, sheet, header, text_here is None))
             for column, cells_of in zip(header, values, strict=True):
                 cells += len(cells_of)
@@ -209,17 +231,23 @@ def scan_distinct(
             continue
         local = c.global_ids
         with_hits = np.flatnonzero(hit_starts[local + 1] > hit_starts[local])
-        if with_hits.size == 0:
-            continue
-        order, row_starts = c.rows_of()
-        per_row: list[tuple[int, int, str, str, str]] = []  # row, hit order, kind, rule, conf
+        counted: list[tuple[int, list[int]]] = []  # distinct text, its hits that count
         for u in with_hits.tolist():
             g = int(local[u])
             text = texts[g]
-            rows = order[row_starts[u] : row_starts[u + 1]].tolist()
-            for h in by_text[hit_starts[g] : hit_starts[g + 1]].tolist():
-                if _counts(text[starts[h] : ends[h]], rules[h], c.shapes, c.generated):
-                    per_row.extend((r, h, kinds[h], rules[h], confs[h]) for r in rows)
+            here = [
+                h
+                for h in by_text[hit_starts[g] : hit_starts[g + 1]].tolist()
+                if _counts(text[starts[h] : ends[h]], rules[h], c.shapes, c.generated)
+            ]
+            if here:
+                counted.append((u, here))
+        if not counted:
+            continue
+        per_row: list[tuple[int, int, str, str, str]] = []  # row, hit order, kind, rule, conf
+        for (_, here), rows in zip(counted, c.rows_of([u for u, _ in counted]), strict=True):
+            for h in here:
+                per_row.extend((r, h, kinds[h], rules[h], confs[h]) for r in rows)
         per_row.sort()
         hits.extend(
             WrittenHit(c.file, c.sheet, c.name, r, kind, rule, conf)

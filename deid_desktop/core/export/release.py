@@ -217,6 +217,7 @@ class _Written:
     shapes: dict[str, tuple[int, int]] = field(default_factory=dict)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (file, what it is)
     digests: dict[str, str] = field(default_factory=dict)  # file -> SHA-256 while writing
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)  # CSV file -> frame written
     xlsx_removed: dict[str, int] = field(default_factory=dict)  # table -> illegal chars cut
 
 
@@ -304,6 +305,7 @@ def _write_tables(
         csv_name = f"{stems[name]}.csv"
         csv_part = part.sub(0.0, 0.5 if "xlsx" in formats else 1.0)
         done.digests[csv_name] = write_csv(safe, rel.file(csv_name), csv_part)
+        done.frames[csv_name] = safe
         fault_point("table written")
         done.notes.append((csv_name, f"table {name}"))
         if "xlsx" in formats:
@@ -435,6 +437,7 @@ def export_release(
         reporter.step(0.86, "Writing the data dictionary")
         columns_doc = data_dictionary(release, project)
         written.digests[DICTIONARY] = write_csv(columns_doc, rel.file(DICTIONARY))
+        written.frames[DICTIONARY] = columns_doc
         fault_point("data dictionary written")
         reporter.step(0.87, "Reading back what was written")
         readback = readback_gate(
@@ -442,7 +445,9 @@ def export_release(
             dictionary,
             free_text_columns(project, release, stems),
             generated=(release.id_column,),
+            written={f: (written.digests[f], frame) for f, frame in written.frames.items()},
         )
+        written.frames.clear()  # the read-back is done with them
         written.notes += [
             (DICTIONARY, "each released column: class, what was done to it"),
             (README, "this file"),

@@ -77,7 +77,9 @@ def relation_problems(
             )
         )
     event_keys = [(table, key, _key_column(table, key)) for table, key in events]
-    encoded = _encode(keys, [values for _, _, values in event_keys])
+    encoded = _encode_sorted(keys, [values for _, _, values in event_keys])
+    if encoded is None:
+        encoded = _encode(keys, [values for _, _, values in event_keys])
     if encoded is None:
         return _problems_by_sets(problems, person, person_key, keys, event_keys)
     # One hash pass over every key (pyarrow; pandas' isin/duplicated on Arrow strings
@@ -121,6 +123,62 @@ def _encode(
     sizes = np.cumsum([0, *(len(c) for c in chunks)])
     pieces = [flat[a:b] for a, b in pairwise(sizes)]
     return pieces[0], pieces[1:]
+
+
+def _fixed_width(values: pd.Series) -> np.ndarray | None:
+    """The keys as a numpy array of byte strings of one width (no copy), or None when
+    they are not all text of one width, or some are missing."""
+    try:
+        arr = _arrow(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if (
+        arr.null_count
+        or len(arr) == 0
+        or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type))
+    ):
+        return None
+    bufs = arr.buffers()
+    width_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(bufs[1], dtype=width_type)[arr.offset : arr.offset + len(arr) + 1]
+    width = int(offsets[1] - offsets[0])
+    if width == 0 or not np.all(np.diff(offsets) == width):
+        return None
+    data = np.frombuffer(bufs[2], dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
+    return data.view(f"S{width}")
+
+
+def _encode_sorted(
+    keys: pd.Series, event_keys: Sequence[pd.Series]
+) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """``_encode`` without hashing, for person keys of one width that rise strictly (so
+    each is unique and no key is missing; an extract sorted by its key): each event
+    key is binary-searched among them, once per run of equal keys (event rows grouped
+    by person), as fixed-width bytes (equal widths compare as the bytes do). An event
+    key not found gets -1. None when the keys are not so (the hash pass decides)."""
+    person = _fixed_width(keys)
+    if person is None or not bool(np.all(person[1:] > person[:-1])):
+        return None
+    n = len(person)
+    out: list[np.ndarray] = []
+    for values in event_keys:
+        if len(values) == 0:
+            out.append(np.empty(0, dtype=np.int64))
+            continue
+        found = _fixed_width(values)
+        if found is None or found.dtype != person.dtype:
+            return None
+        if len(found) == n and np.array_equal(found, person):  # one row per person
+            out.append(np.arange(n, dtype=np.int64))
+            continue
+        starts = np.concatenate(([0], np.flatnonzero(found[1:] != found[:-1]) + 1))
+        runs = found[starts]
+        at = np.minimum(np.searchsorted(person, runs), n - 1)
+        codes = np.where(person[at] == runs, at, -1).astype(np.int64)
+        out.append(np.repeat(codes, np.diff(np.append(starts, len(found)))))
+    return np.arange(n, dtype=np.int64), out
 
 
 def _repeated_problem(n_rows: int, n_keys: int, file: str, person_key: str) -> Problem:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,13 +62,16 @@ def _is_utf8(buf: pa.Buffer) -> bool:
     return True
 
 
-def decode(raw: bytes | bytearray, *, file: str) -> DecodedText:
-    """Detect the encoding (BOM, UTF-8, else Windows-1252, Latin-1 last) and check for NULs."""
-    if len(raw) <= SAMPLE_BYTES and not raw.strip(b" \t\r\n" + UTF8_BOM):
+def decode(raw: bytes | bytearray | pa.Buffer, *, file: str) -> DecodedText:
+    """Detect the encoding (BOM, UTF-8, else Windows-1252, Latin-1 last) and check for NULs.
+    An Arrow buffer (``csv_reader.read_bytes``) is used as it is, with no copy."""
+    size = raw.size if isinstance(raw, pa.Buffer) else len(raw)
+    head = bytes(memoryview(raw)[:4])
+    if size <= SAMPLE_BYTES and not bytes(raw).strip(b" \t\r\n" + UTF8_BOM):
         raise InputError(
             "The file is empty", file=file, hint="Choose the file that holds the extract."
         )
-    if raw.startswith(UTF16_BOMS):
+    if head.startswith(UTF16_BOMS):
         try:
             text = bytes(raw).decode("utf-16")
         except UnicodeDecodeError:
@@ -77,8 +81,8 @@ def decode(raw: bytes | bytearray, *, file: str) -> DecodedText:
                 hint=SAVE_AS_UTF8,
             ) from None  # the cause may quote data
         return _checked(owned_buffer(text.encode("utf-8")), "utf-16", file=file)
-    buf = owned_buffer(raw)
-    if raw.startswith(UTF8_BOM):
+    buf = raw if isinstance(raw, pa.Buffer) else owned_buffer(raw)
+    if head.startswith(UTF8_BOM):
         body = buf.slice(len(UTF8_BOM))
         if not _is_utf8(body):
             raise _not_utf8(body, file=file, why="starts with a UTF-8 marker (BOM)")
@@ -93,7 +97,7 @@ def decode(raw: bytes | bytearray, *, file: str) -> DecodedText:
         raise _not_utf8(buf, file=file, why="holds UTF-8 text")
     for encoding in ("cp1252", "latin-1"):
         try:
-            text = raw.decode(encoding)
+            text = bytes(buf).decode(encoding)
         except UnicodeDecodeError:
             continue
         label = ENCODING_LABELS[encoding]
@@ -140,11 +144,21 @@ def _reject_nul(buf: pa.Buffer, *, file: str) -> None:
 _BLOCK = 8 << 20
 
 
+def _blocks(buf: pa.Buffer) -> Iterator[tuple[int, bytearray, int]]:
+    """(offset, block, length) over ``buf``, each block copied into one reused
+    bytearray (no fresh memory per block, no copy of the whole file)."""
+    view = memoryview(buf).cast("B") if buf.size else memoryview(b"")
+    block = bytearray(min(_BLOCK, buf.size))
+    for start in range(0, buf.size, _BLOCK):
+        n = min(_BLOCK, buf.size - start)
+        block[:n] = view[start : start + n]
+        yield start, block, n
+
+
 def _find_nul(buf: pa.Buffer) -> int:
     """Offset of the first NUL byte, scanning in blocks (no copy of the whole file)."""
-    view = memoryview(buf)
-    for start in range(0, buf.size, _BLOCK):
-        pos = bytes(view[start : start + _BLOCK]).find(b"\x00")
+    for start, block, n in _blocks(buf):
+        pos = block.find(b"\x00", 0, n)
         if pos >= 0:
             return start + pos
     return -1
@@ -152,8 +166,7 @@ def _find_nul(buf: pa.Buffer) -> int:
 
 def count_byte(buf: pa.Buffer, byte: bytes) -> int:
     """How many times ``byte`` occurs in ``buf``, scanning in blocks."""
-    view = memoryview(buf)
-    return sum(bytes(view[s : s + _BLOCK]).count(byte) for s in range(0, buf.size, _BLOCK))
+    return sum(block.count(byte, 0, n) for _, block, n in _blocks(buf))
 
 
 def _first_invalid_utf8(buf: pa.Buffer) -> int:
