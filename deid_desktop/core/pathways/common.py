@@ -138,7 +138,9 @@ def year_column_name(name: str, taken: Iterable[str]) -> str:
 def row_order(numbers: np.ndarray) -> np.ndarray:
     """Positions that order rows by ``numbers``, stable among equal numbers.
 
-    A permutation of 1..n (the person table) is inverted in one pass instead of sorted.
+    A permutation of 1..n (the person table) is inverted in one pass instead of sorted;
+    rows whose equal numbers stand in one run each (an event table grouped by person)
+    are ordered run by run, by a counting sort on the numbers: no comparison sort.
     """
     n = len(numbers)
     if n and numbers.min() == 1 and numbers.max() == n:
@@ -146,7 +148,34 @@ def row_order(numbers: np.ndarray) -> np.ndarray:
         inverse[numbers - 1] = np.arange(n)
         if (inverse >= 0).all():  # every number once: the stable order is the inverse
             return inverse
+    by_runs = _order_of_runs(numbers)
+    if by_runs is not None:
+        return by_runs
     return np.argsort(numbers, kind="stable")
+
+
+def _order_of_runs(numbers: np.ndarray) -> np.ndarray | None:
+    """The stable order of ``numbers`` (whole numbers from 0 to a few times their count)
+    when each number's rows form one run; None otherwise. Each run goes, whole and in
+    place order, where a counting sort of the run's number puts it."""
+    n = len(numbers)
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    low, high = int(numbers.min()), int(numbers.max())
+    if low < 0 or high > 4 * n + 1024:
+        return None
+    change = np.flatnonzero(numbers[1:] != numbers[:-1]) + 1
+    starts = np.concatenate(([0], change))
+    lengths = np.diff(np.append(starts, n))
+    keys = numbers[starts]
+    counts = np.bincount(keys, weights=lengths, minlength=high + 1).astype(np.int64)
+    if np.count_nonzero(counts) != len(starts):  # a number in two runs or more
+        return None
+    first = np.cumsum(counts) - counts  # where each number's rows begin in the order
+    shift = np.repeat(first[keys] - starts, lengths)
+    order = np.empty(n, dtype=np.int64)
+    order[np.arange(n, dtype=np.int64) + shift] = np.arange(n, dtype=np.int64)
+    return order
 
 
 def take_rows(values: pd.Series, order: np.ndarray) -> pd.Series:
@@ -186,20 +215,59 @@ class SubjectIds:
     reassigned: int  # IDs moved because they happened to contain the person's own key
 
 
+def _id_bytes(numbers: np.ndarray, prefix: str, width: int) -> np.ndarray:
+    """The IDs ``prefix`` + ``width`` zero-padded digits of ``numbers``, as a rows x
+    (1 + width) matrix of ASCII bytes (digits by integer division, no string per row)."""
+    out = np.empty((len(numbers), 1 + width), dtype=np.uint8)
+    out[:, 0] = ord(prefix)
+    rest = np.asarray(numbers, dtype=np.int64).copy()
+    for k in range(width, 0, -1):
+        out[:, k] = rest % 10 + 48
+        rest //= 10
+    return out
+
+
 def _format_ids(numbers: np.ndarray, prefix: str, width: int) -> pa.Array:
-    digits = pc.utf8_lpad(pa.array(numbers).cast(pa.string()), width, "0")
-    return pc.binary_join_element_wise(prefix, digits, "")
+    """The IDs as Arrow text: one fixed-width byte matrix, no string per row."""
+    size = 1 + width
+    if len(numbers) and int(np.max(numbers)) >= 10**width:  # wider than the width: as text
+        digits = pc.utf8_lpad(pa.array(numbers).cast(pa.string()), width, "0")
+        return pc.binary_join_element_wise(prefix, digits, "")
+    data = _id_bytes(numbers, prefix, width)
+    offsets = np.arange(0, (len(numbers) + 1) * size, size, dtype=np.int32)
+    return pa.StringArray.from_buffers(
+        len(numbers), pa.py_buffer(offsets), pa.py_buffer(data.tobytes())
+    )
 
 
 def _contains_own_key(
-    numbers: np.ndarray, prefix: str, width: int, keys: np.ndarray, eligible: np.ndarray
+    numbers: np.ndarray, prefix: str, width: int, keys: pa.Array, eligible: np.ndarray
 ) -> np.ndarray:
     """Rows (ascending) whose ID contains the person's own key, among ``eligible`` rows
-    (``keys`` holds their keys, in row order): only those IDs are written and compared."""
+    (``keys`` holds their keys, in row order, ASCII): only those IDs are written, as
+    byte matrices, and compared window by window with the keys of each length."""
     if not len(eligible):
         return eligible
-    ids = _format_ids(numbers[eligible], prefix, width).to_numpy(zero_copy_only=False)
-    return eligible[np.strings.find(np.asarray(ids, dtype=str), keys) >= 0]
+    ids = _id_bytes(numbers[eligible], prefix, width)
+    bufs = keys.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64)[keys.offset : keys.offset + len(keys) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.empty(0, "u1")
+    sizes = np.diff(offsets)
+    hit = np.zeros(len(eligible), dtype=bool)
+    for size in np.unique(sizes).tolist():
+        if size == sizes[0] and (sizes == size).all():  # one width (the usual): no gather
+            rows = slice(None)
+            key = data[offsets[0] : offsets[-1]].reshape(len(sizes), size)
+            own = ids
+        else:
+            rows = np.flatnonzero(sizes == size)
+            key = data[offsets[rows][:, None] + np.arange(size)]
+            own = ids[rows]
+        found = np.zeros(len(key), dtype=bool)
+        for start in range(1 + width - size + 1):
+            found |= (own[:, start : start + size] == key).all(axis=1)
+        hit[rows] = found
+    return eligible[hit]
 
 
 def _equals_an_id(keys: pa.Array, prefix: str, width: int, n: int) -> bool:
@@ -232,10 +300,11 @@ def random_subject_ids(person_keys: pd.Series, seed: int) -> SubjectIds:
         (p for p in _ID_PREFIXES if not _equals_an_id(key_text, p, width, n)),
         _ID_PREFIXES[0],
     )
-    # a key can lie inside an ID only if it is no longer than the ID
-    length = pc.utf8_length(key_text).to_numpy(zero_copy_only=False)
-    eligible = np.flatnonzero((length >= MIN_KEY_LENGTH) & (length <= len(prefix) + width))
-    keys = np.asarray(key_text.take(pa.array(eligible)).to_numpy(zero_copy_only=False), dtype=str)
+    # a key can lie inside an ID (ASCII) only if it is ASCII and no longer than the ID
+    length = pc.binary_length(key_text).to_numpy(zero_copy_only=False)
+    ascii_ = pc.string_is_ascii(key_text).to_numpy(zero_copy_only=False)
+    eligible = np.flatnonzero((length >= MIN_KEY_LENGTH) & (length <= len(prefix) + width) & ascii_)
+    keys = key_text.take(pa.array(eligible))
     offenders = _contains_own_key(numbers, prefix, width, keys, eligible)
     reassigned = 0
     for _ in range(50):

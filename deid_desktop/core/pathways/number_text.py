@@ -48,12 +48,16 @@ def int_text(
 
 
 def year_text(
-    dates: pd.Series, blank: np.ndarray | None = None, order: np.ndarray | None = None
+    dates: pd.Series | np.ndarray, blank: np.ndarray | None = None, order: np.ndarray | None = None
 ) -> pd.Series:
     """The year of each date as text ("2024"); missing stays missing, and so does a
-    date where ``blank``; rows taken in ``order`` (None: as they are), index reset."""
-    year = pd.DatetimeIndex(dates.to_numpy(dtype="datetime64[ns]")).year  # NaN: missing
-    numbers = year.to_numpy(dtype=np.float64, na_value=np.nan)
+    date where ``blank``; rows taken in ``order`` (None: as they are), index reset.
+    ``dates``: datetimes, or their years already read (float64, NaN: missing)."""
+    if isinstance(dates, np.ndarray) and dates.dtype.kind == "f":
+        numbers = dates
+    else:
+        year = pd.DatetimeIndex(dates.to_numpy(dtype="datetime64[ns]")).year  # NaN: missing
+        numbers = year.to_numpy(dtype=np.float64, na_value=np.nan)
     missing = np.isnan(numbers)
     if blank is not None:
         missing = missing | blank

@@ -83,8 +83,7 @@ def years_far_apart(
         for col, treatment in treatments[table.name].items():
             if treatment != Treatment.DATE:
                 continue
-            years = dates.get(table.name, spec.column(col)).dt.year.astype("Float64")
-            values = years.to_numpy(dtype=np.float64, na_value=np.nan)
+            values = dates.years(table.name, spec.column(col))
             present = ~np.isnan(values)
             where = positions[table.name][present]
             found = values[present].astype(np.int64)
@@ -189,7 +188,8 @@ def build_safe_harbor(
                 blanked_years += int((present & over_rows).sum())
                 blanked_cutoff += int((present & cutoff_rows).sum())
                 blanked_far += int((present & blank_rows & ~over_rows & ~cutoff_rows).sum())
-                out[name] = year_text(parsed, blank_rows, order)  # in release order
+                years = dates.years(table.name, tag)
+                out[name] = year_text(years, blank_rows, order)  # in release order
                 ordered.add(name)
                 date_columns.append(where)
                 year_columns.setdefault(table.name, []).append(name)
