@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from deid_desktop.core.facts.ages import age_tag
 from deid_desktop.core.facts.dates import is_person_date
 from deid_desktop.core.facts.persons import MIN_KEY_LENGTH, spec_for
-from deid_desktop.core.facts.text import STRING, arrow_text, in_set
+from deid_desktop.core.facts.text import STRING, arrow_text, in_set, remember_codes
 from deid_desktop.core.model import (
     ColumnClass,
     ColumnTag,
@@ -191,6 +191,26 @@ def take_rows(values: pd.Series, order: np.ndarray) -> pd.Series:
             values.dtype.__from_arrow__(pa.chunked_array([taken])), name=values.name, copy=False
         )
     return values.iloc[order].reset_index(drop=True)
+
+
+def take_coded(values: pd.Series, order: np.ndarray) -> pd.Series:
+    """``take_rows`` of a text column with few distinct values, through its dictionary:
+    the integer codes are put in order (numpy) and the text looked up among the
+    distinct values (which stay in cache), and the codes are noted for the gate
+    (``facts.text.remember_codes``: it counts the distinct cells without hashing them
+    again). A column of mostly distinct values is taken as it is."""
+    if not (isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow"):
+        return take_rows(values, order)
+    encoded = arrow_text(values).dictionary_encode()
+    if len(encoded.dictionary) > len(values) // 2:
+        return take_rows(values, order)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)[order]
+    missing = codes < 0
+    taken = encoded.dictionary.take(pa.array(codes, mask=missing if missing.any() else None))
+    out = pd.Series(
+        values.dtype.__from_arrow__(pa.chunked_array([taken])), name=values.name, copy=False
+    )
+    return remember_codes(out, codes.astype(np.int64), encoded.dictionary)
 
 
 def order_rows(frame: pd.DataFrame, numbers: np.ndarray) -> pd.DataFrame:

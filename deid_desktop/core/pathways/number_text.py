@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE
-from deid_desktop.core.facts.text import STRING
+from deid_desktop.core.facts.text import STRING, remember_codes
 
 
 def int_text(
@@ -43,8 +43,10 @@ def int_text(
         index = np.where(pooled & ~missing, len(words), index)
         words.append(AGE_POOLED)
     index = np.where(missing, 0, index)
-    text = pc.take(pa.array(words, type=pa.large_string()), pa.array(index, mask=missing))
-    return pd.Series(STRING.__from_arrow__(pa.chunked_array([text])), copy=False)
+    dictionary = pa.array(words, type=pa.large_string())
+    text = pc.take(dictionary, pa.array(index, mask=missing))
+    out = pd.Series(STRING.__from_arrow__(pa.chunked_array([text])), copy=False)
+    return remember_codes(out, np.where(missing, -1, index).astype(np.int64), dictionary)
 
 
 def year_text(
@@ -80,4 +82,5 @@ def pool_ages(
     text = int_text(values, missing, order, pooled=over)
     if order is None:
         text.index = numbers.index
-    return text.rename(numbers.name)
+    text.name = numbers.name  # in place: a renamed copy would be a new array
+    return text

@@ -44,6 +44,7 @@ from deid_desktop.core.pathways.common import (
     released_name_of,
     row_order,
     subject_crosswalk,
+    take_coded,
     take_rows,
     zip3_series,
 )
@@ -159,6 +160,7 @@ def build_safe_harbor(
         # are built in input order and then put in that order.
         out: dict[str, pd.Series] = {SUBJECT_ID: take_rows(subjects.ids, pos[order])}
         ordered = {SUBJECT_ID}  # columns built in release order already
+        coded: set[str] = set()  # columns of few distinct values: taken through codes
         for col, treatment in treatments[table.name].items():
             where = f"{table.name}.{col}"
             values = table.frame[col].reset_index(drop=True)
@@ -179,6 +181,7 @@ def build_safe_harbor(
                 untagged.append(where)
             elif treatment == Treatment.ZIP:
                 out[name], n000 = zip3_series(values, zip_table)
+                coded.add(name)
                 zip_to_000 += n000
                 zip_cells += len(values)
             elif treatment == Treatment.DATE:
@@ -208,9 +211,12 @@ def build_safe_harbor(
                 out[name] = redacted.columns[table.name][col].reset_index(drop=True).astype(STRING)
             elif treatment == Treatment.KEEP:
                 out[name] = values.astype(STRING)
+                coded.add(name)
         tables[table.name] = pd.DataFrame(
             {
-                name: values if name in ordered else take_rows(values, order)
+                name: values
+                if name in ordered
+                else (take_coded if name in coded else take_rows)(values, order)
                 for name, values in out.items()
             },
             copy=False,
