@@ -1,7 +1,8 @@
 """Columns the pathway makes from integer codes (years, pooled ages, categories taken
 through their dictionary) are counted by the gate from the codes: the distinct cells,
 their counts and their order are exactly what pandas' ``value_counts`` gives, on random
-small columns with missing values; a changed or copied column is counted afresh."""
+small columns with missing values (and their years read through the codes too); a
+changed or copied column is counted afresh."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.facts.text import STRING, known_cells
+from deid_desktop.core.facts.years import year_numbers
 from deid_desktop.core.pathways.common import take_coded
 from deid_desktop.core.pathways.number_text import int_text, pool_ages
 from deid_desktop.core.verify.base import distinct_cells
@@ -67,6 +69,8 @@ def test_years_and_pooled_ages_are_counted_as_pandas_counts(
     if not missing.all():  # a column of missing cells only is not made from codes
         _same(known_cells(text), text)
     assert distinct_cells(text).tolist() == _value_counts(text).tolist()
+    plain = pd.Series(text.tolist(), dtype=STRING)  # the same cells, not made from codes
+    assert np.array_equal(year_numbers(text), year_numbers(plain), equal_nan=True)
 
 
 def test_a_changed_or_new_column_is_not_read_from_old_codes() -> None:

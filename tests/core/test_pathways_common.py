@@ -77,11 +77,11 @@ def test_row_order_is_the_stable_sort(numbers: list[int]) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(min_value=0, max_value=60), st.integers(1, 4)), max_size=30))
-def test_row_order_of_rows_grouped_by_number_is_the_stable_sort(
+def test_row_order_of_rows_in_runs_is_the_stable_sort(
     runs: list[tuple[int, int]],
 ) -> None:
-    """An event table grouped by person: each number's rows in one run (or not, when a
-    number comes back: then the comparison sort)."""
+    """An event table grouped by person (each number's rows in a run, or a number
+    coming back): the order of its persons' numbers is the stable sort."""
     values = np.asarray([number for number, size in runs for _ in range(size)], dtype=np.int64)
     assert row_order(values).tolist() == np.argsort(values, kind="stable").tolist()
 

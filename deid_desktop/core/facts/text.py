@@ -65,15 +65,25 @@ def remember_codes(values: pd.Series, codes: np.ndarray, dictionary: pa.Array) -
     return values
 
 
+def known_codes(values: pd.Series | pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """(codes, -1 missing; distinct values) of a column noted by ``remember_codes``."""
+    data = values if isinstance(values, pa.ChunkedArray) else None
+    if isinstance(values, pd.Series):
+        data = _arrow_data(values)
+    found = _KNOWN.get(id(data)) if data is not None else None
+    if found is None or found[0]() is not data:
+        return None
+    return found[1], found[2]
+
+
 def known_cells(values: pd.Series) -> pd.Series | None:
     """``distinct_cells`` of a column noted by ``remember_codes`` (None: not noted):
     distinct non-missing cells in order of first appearance -> rows holding each, from
     the codes (a count per code, no hashing of text)."""
-    data = _arrow_data(values)
-    found = _KNOWN.get(id(data)) if data is not None else None
-    if found is None or found[0]() is not data:
+    found = known_codes(values)
+    if found is None:
         return None
-    _ref, codes, dictionary = found
+    codes, dictionary = found
     present = codes[codes >= 0] if (codes < 0).any() else codes
     counts = np.bincount(present, minlength=len(dictionary))
     return _in_first_order(values, present, counts, dictionary)

@@ -139,8 +139,9 @@ def row_order(numbers: np.ndarray) -> np.ndarray:
     """Positions that order rows by ``numbers``, stable among equal numbers.
 
     A permutation of 1..n (the person table) is inverted in one pass instead of sorted;
-    rows whose equal numbers stand in one run each (an event table grouped by person)
-    are ordered run by run, by a counting sort on the numbers: no comparison sort.
+    other numbers (an event table's persons) are sorted with each row's position added
+    below them, so every key is distinct and the faster unstable sort gives the stable
+    order.
     """
     n = len(numbers)
     if n and numbers.min() == 1 and numbers.max() == n:
@@ -148,34 +149,12 @@ def row_order(numbers: np.ndarray) -> np.ndarray:
         inverse[numbers - 1] = np.arange(n)
         if (inverse >= 0).all():  # every number once: the stable order is the inverse
             return inverse
-    by_runs = _order_of_runs(numbers)
-    if by_runs is not None:
-        return by_runs
+    if n:
+        low, high = int(numbers.min()), int(numbers.max())
+        if (high - low + 1) * n < 2**62:  # (number, position) fits one 64-bit key
+            keys = (np.asarray(numbers, dtype=np.int64) - low) * n + np.arange(n)
+            return np.argsort(keys)
     return np.argsort(numbers, kind="stable")
-
-
-def _order_of_runs(numbers: np.ndarray) -> np.ndarray | None:
-    """The stable order of ``numbers`` (whole numbers from 0 to a few times their count)
-    when each number's rows form one run; None otherwise. Each run goes, whole and in
-    place order, where a counting sort of the run's number puts it."""
-    n = len(numbers)
-    if n < 2:
-        return np.arange(n, dtype=np.int64)
-    low, high = int(numbers.min()), int(numbers.max())
-    if low < 0 or high > 4 * n + 1024:
-        return None
-    change = np.flatnonzero(numbers[1:] != numbers[:-1]) + 1
-    starts = np.concatenate(([0], change))
-    lengths = np.diff(np.append(starts, n))
-    keys = numbers[starts]
-    counts = np.bincount(keys, weights=lengths, minlength=high + 1).astype(np.int64)
-    if np.count_nonzero(counts) != len(starts):  # a number in two runs or more
-        return None
-    first = np.cumsum(counts) - counts  # where each number's rows begin in the order
-    shift = np.repeat(first[keys] - starts, lengths)
-    order = np.empty(n, dtype=np.int64)
-    order[np.arange(n, dtype=np.int64) + shift] = np.arange(n, dtype=np.int64)
-    return order
 
 
 def take_rows(values: pd.Series, order: np.ndarray) -> pd.Series:
