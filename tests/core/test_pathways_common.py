@@ -15,13 +15,8 @@ from hypothesis import strategies as st
 from deid_desktop.core.errors import InputError
 from deid_desktop.core.facts.dates import earliest_per_person
 from deid_desktop.core.facts.persons import all_positions
-from deid_desktop.core.pathways.common import (
-    _contains_own_key,
-    _equals_an_id,
-    _format_ids,
-    row_order,
-    take_rows,
-)
+from deid_desktop.core.pathways.common import row_order, take_rows
+from deid_desktop.core.pathways.subject_ids import _contains_own_key, _equals_an_id, _format_ids
 from deid_desktop.core.verify.direct import _all_digits, _only_digits
 from deid_desktop.core.verify.safe_harbor import _not_among, _repeats
 from tests.core.test_safe_harbor_support import make_case, people, replace_frame
