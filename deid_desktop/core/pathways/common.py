@@ -191,7 +191,7 @@ def take_coded(values: pd.Series, order: np.ndarray) -> pd.Series:
     out = pd.Series(
         values.dtype.__from_arrow__(pa.chunked_array([taken])), name=values.name, copy=False
     )
-    return remember_codes(out, codes.astype(np.int64), encoded.dictionary)
+    return remember_codes(out, codes, encoded.dictionary)  # int32 codes
 
 
 def order_rows(frame: pd.DataFrame, numbers: np.ndarray) -> pd.DataFrame:

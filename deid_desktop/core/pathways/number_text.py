@@ -46,7 +46,7 @@ def int_text(
     dictionary = pa.array(words, type=pa.large_string())
     text = pc.take(dictionary, pa.array(index, mask=missing))
     out = pd.Series(STRING.__from_arrow__(pa.chunked_array([text])), copy=False)
-    return remember_codes(out, np.where(missing, -1, index).astype(np.int64), dictionary)
+    return remember_codes(out, np.where(missing, -1, index).astype(np.int32), dictionary)
 
 
 def year_text(
