@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from deid_desktop.core.errors import InputError
 from deid_desktop.core.facts.dates import earliest_per_person
 from deid_desktop.core.facts.persons import all_positions
-from deid_desktop.core.pathways.common import _equals_an_id, _format_ids, row_order, take_rows
+from deid_desktop.core.pathways.common import row_order, take_rows
+from deid_desktop.core.pathways.subject_ids import _contains_own_key, _equals_an_id, _format_ids
 from deid_desktop.core.verify.direct import _all_digits, _only_digits
 from deid_desktop.core.verify.safe_harbor import _not_among, _repeats
 from tests.core.test_safe_harbor_support import make_case, people, replace_frame
@@ -66,6 +67,17 @@ def test_a_missing_person_key_takes_the_plain_path_with_the_same_positions() -> 
 @given(st.lists(st.integers(min_value=1, max_value=8), max_size=40))
 def test_row_order_is_the_stable_sort(numbers: list[int]) -> None:
     values = np.asarray(numbers, dtype=np.int64)
+    assert row_order(values).tolist() == np.argsort(values, kind="stable").tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(min_value=0, max_value=60), st.integers(1, 4)), max_size=30))
+def test_row_order_of_rows_in_runs_is_the_stable_sort(
+    runs: list[tuple[int, int]],
+) -> None:
+    """An event table grouped by person (each number's rows in a run, or a number
+    coming back): the order of its persons' numbers is the stable sort."""
+    values = np.asarray([number for number, size in runs for _ in range(size)], dtype=np.int64)
     assert row_order(values).tolist() == np.argsort(values, kind="stable").tolist()
 
 
@@ -180,3 +192,26 @@ def test_repeats_of_sorted_and_unsorted_ids_match_pandas(ids: list[str]) -> None
     for values in (ids, sorted(ids), sorted(set(ids))):
         series = pd.Series(values, dtype=TEXT)
         assert _repeats(series) == int(series.duplicated().sum())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="0123S7\x00é", min_size=3, max_size=6), min_size=1, max_size=12),
+    st.sampled_from("ST"),
+    st.randoms(use_true_random=False),
+)
+def test_ids_containing_their_own_key_are_found_as_python_finds_them(
+    keys: list[str], prefix: str, rnd: object
+) -> None:
+    n = len(keys)
+    width = max(4, len(str(n)))
+    numbers = np.arange(1, n + 1, dtype=np.int64)
+    rnd.shuffle(numbers)  # type: ignore[attr-defined]
+    ids = _format_ids(numbers, prefix, width).to_pylist()
+    assert ids == [f"{prefix}{v:0{width}d}" for v in numbers.tolist()]
+    eligible = np.asarray(
+        [i for i, k in enumerate(keys) if k.isascii() and len(k) <= 1 + width], dtype=np.int64
+    )
+    arrow = pa.array([keys[i] for i in eligible.tolist()], type=pa.large_string())
+    found = _contains_own_key(numbers, prefix, width, arrow, eligible)
+    assert found.tolist() == [i for i in eligible.tolist() if keys[i] in ids[i]]

@@ -1,10 +1,12 @@
 """The gate's columnar helpers agree with plain Python references on random small frames:
-the released-ID join (``positions_in``), the year parser, the subject-ID key tests and
-the direct-value dictionary (with the event keys left out when they are person keys)."""
+the released-ID join (``positions_in``), the year parser, the subject-ID key tests,
+the direct-value dictionary (with the event keys left out when they are person keys) and
+the direct-value search restricted to what the released cells may hold."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pandas as pd
 import pyarrow as pa
@@ -13,8 +15,9 @@ from hypothesis import strategies as st
 
 from deid_desktop.core.facts.persons import positions_in
 from deid_desktop.core.facts.years import year_numbers
+from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import VerifyContext
-from deid_desktop.core.verify.direct import _direct_dictionary
+from deid_desktop.core.verify.direct import _direct_dictionary, direct_values_finding
 from deid_desktop.core.verify.safe_harbor import _containing_own_key, _equal_to_a_key
 from tests.core.test_safe_harbor_support import make_case, people
 
@@ -103,23 +106,30 @@ def test_direct_dictionary_leaves_out_event_keys_with_the_same_result(
     short = _direct_dictionary(extract, project, VerifyContext(extract, project))
     for part in ("ids", "names", "numbers"):
         assert sorted(getattr(full, part).to_pylist()) == sorted(getattr(short, part).to_pylist())
-    assert (full.size, full.skipped_short, full.skipped_numbers) == (
-        short.size,
-        short.skipped_short,
-        short.skipped_numbers,
-    )
     # the reference: every direct value, lower-cased and trimmed, sorted by the rules
     words: set[str] = set()
     ids: set[str] = set()
+    held: list[str] = []  # every value as often as the extract holds it
     for column in ("first_name", "last_name", "city"):
+        held += [v.strip().lower() for v in frame[column].dropna()]
         words |= {v.strip().lower() for v in frame[column].dropna()}
     for column in ("pid", "mrn", "phone"):
         for value in frame[column].dropna():
             text = value.strip().lower()
             ids.add(text)
+            held.append(text)
             digits = re.sub(r"\D", "", text)
             if column != "pid" and len(digits) >= 7 and digits != text:
                 ids.add(digits)
+                held.append(digits)
+    numeric = [v.isdigit() and v.isascii() for v in held]
+    too_short = sum(len(v) < 3 for v in held)
+    small = sum(n and 3 <= len(v) < 6 for v, n in zip(held, numeric, strict=True))
+    assert (short.size, short.skipped_short, short.skipped_numbers) == (
+        len(held) - too_short - small,
+        too_short,
+        small,
+    )
     numbers = {v for v in ids | words if v.isdigit() and v.isascii() and len(v) >= 6}
     texts = {v for v in ids if not (v.isdigit() and v.isascii()) and len(v) >= 3}
     names = {v for v in words if not (v.isdigit() and v.isascii()) and len(v) >= 3}
@@ -127,3 +137,39 @@ def test_direct_dictionary_leaves_out_event_keys_with_the_same_result(
     assert set(short.ids.to_pylist()) == {v for v in texts if len(v) >= 6}
     assert set(short.names.to_pylist()) == names
     assert set(short.numbers.to_pylist()) == numbers
+
+
+#: Released cells: direct values of ``people(6)`` as they are, inside other text, in
+#: other case, as digits only, cut short; numbers, words, missing cells.
+_CELL_PARTS = st.sampled_from(
+    ["Elena", "PATEL", "fox", "José", "Peña", "SYN-8298957", "syn-7150553", "8298957",
+     "P-1003", "p-1004", "P-10", "Underwood", "Under", "555", "1234567", "12345678",
+     "(858) 555-0101", "8585550101", "White", "x", "", " ", "-", "1", "Ann"]
+)  # fmt: skip
+_CELLS = st.lists(
+    st.one_of(st.none(), _CELL_PARTS, st.lists(_CELL_PARTS, max_size=3).map(" ".join)),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_CELLS, st.sampled_from(["(858) 555-0101", "858.555.0101", None, "12"]))
+def test_direct_values_searched_only_where_the_cells_may_hold_them_find_the_same(
+    cells: list[str | None], phone: str | None
+) -> None:
+    """The check searches only the direct values the released cells may hold; it finds
+    exactly what searching every direct value finds (verdict, rows, columns, labels)."""
+    frame = people(6)
+    frame["phone"] = pd.array([phone, *[None] * 5], dtype=TEXT)
+    extract, project = make_case(n=6, people_frame=frame)
+    clean = build_safe_harbor(extract, project)
+    visits = clean.tables["visits"].copy()
+    repeat = (cells * (len(visits) // len(cells) + 1))[: len(visits)]
+    visits["comment"] = pd.array(repeat, dtype=TEXT)
+    release = replace(clean, tables={**clean.tables, "visits": visits})
+    fast = direct_values_finding(extract, release, project, VerifyContext(extract, project))
+    whole = direct_values_finding(
+        extract, release, project, VerifyContext(extract, project), restrict=False
+    )
+    assert fast == whole

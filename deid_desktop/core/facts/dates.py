@@ -28,6 +28,7 @@ class DateCache:
         # keep its frames alive
         self._extract_ref = weakref.ref(extract)
         self._cache: dict[tuple[str, str], pd.Series] = {}
+        self._years: dict[tuple[str, str], np.ndarray] = {}
         self.formats: dict[str, str] = {}  # "table.column" -> strptime format used
 
     def seed(self, table: str, column: str, fmt: str, parsed: pd.Series) -> None:
@@ -57,6 +58,17 @@ class DateCache:
         self._cache[(table, tag.name)] = parsed
         self.formats[f"{table}.{tag.name}"] = fmt
         return parsed
+
+    def years(self, table: str, tag: ColumnTag) -> np.ndarray:
+        """The year of each date of a column as float64 (NaN: missing), read once and
+        shared by whoever asks (the pathway's years, its spans, the gate)."""
+        found = self._years.get((table, tag.name))
+        if found is None:
+            stamps = self.get(table, tag).to_numpy(dtype="datetime64[ns]")
+            found = pd.DatetimeIndex(stamps).year.to_numpy(dtype=np.float64, na_value=np.nan)
+            found.flags.writeable = False
+            self._years[(table, tag.name)] = found
+        return found
 
     def latest(self, table: str, tag: ColumnTag) -> pd.Timestamp | None:
         """The latest date of a column (None: no date): from the parsed column when it

@@ -1,7 +1,9 @@
-"""Text helpers every layer above shares: the pyarrow string dtype, contiguous Arrow text
-and a vectorised membership test."""
+"""Text helpers every layer above shares: the pyarrow string dtype, contiguous Arrow text,
+a vectorised membership test, and the columns whose cells are known by integer codes."""
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -34,3 +36,74 @@ def arrow_text(values: pd.Series | pd.Index | np.ndarray | pa.Array) -> pa.Array
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     return arr.cast(pa.large_string())
+
+
+# --------------------------------------------------------------------------- known cells
+
+#: Text columns whose cells were made from integer codes into a few distinct values (a
+#: year looked up among the years, a category taken through its dictionary): id of the
+#: column's Arrow data (immutable; a frame holding the column shares it) -> (that data,
+#: weakly; the codes, -1 missing; the distinct values). The gate counts such a column's
+#: distinct cells from the codes, never hashing its text again.
+_KNOWN: dict[int, tuple[weakref.ref[object], np.ndarray, pa.Array]] = {}
+
+
+def _arrow_data(values: pd.Series) -> object | None:
+    arrow = getattr(values.array, "__arrow_array__", None)
+    return None if arrow is None else arrow()
+
+
+def remember_codes(values: pd.Series, codes: np.ndarray, dictionary: pa.Array) -> pd.Series:
+    """Note that each cell of ``values`` is ``dictionary[code]`` (-1: missing); returns
+    ``values``. Forgotten when its data goes; a changed column is new data."""
+    data = _arrow_data(values)
+    if data is None:  # not an Arrow array: not noted
+        return values
+    key = id(data)
+    _KNOWN[key] = (weakref.ref(data), codes, dictionary)
+    weakref.finalize(data, _KNOWN.pop, key, None)
+    return values
+
+
+def known_codes(values: pd.Series | pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """(codes, -1 missing; distinct values) of a column noted by ``remember_codes``."""
+    data = values if isinstance(values, pa.ChunkedArray) else None
+    if isinstance(values, pd.Series):
+        data = _arrow_data(values)
+    found = _KNOWN.get(id(data)) if data is not None else None
+    if found is None or found[0]() is not data:
+        return None
+    return found[1], found[2]
+
+
+def known_cells(values: pd.Series) -> pd.Series | None:
+    """``distinct_cells`` of a column noted by ``remember_codes`` (None: not noted):
+    distinct non-missing cells in order of first appearance -> rows holding each, from
+    the codes (a count per code, no hashing of text)."""
+    found = known_codes(values)
+    if found is None:
+        return None
+    codes, dictionary = found
+    present = codes[codes >= 0] if (codes < 0).any() else codes
+    counts = np.bincount(present, minlength=len(dictionary))
+    return _in_first_order(values, present, counts, dictionary)
+
+
+def _in_first_order(
+    values: pd.Series, present: np.ndarray, counts: np.ndarray, dictionary: pa.Array
+) -> pd.Series:
+    """The counted codes as ``value_counts(sort=False)`` gives them: in order of first
+    appearance, read from the shortest head of the rows that holds every code used."""
+    used = int(np.count_nonzero(counts))
+    head = 1024
+    while True:
+        first = pd.unique(present[:head])  # order of first appearance (integers hashed)
+        if len(first) == used or head >= len(present):
+            break
+        head *= 8
+    counts = counts[first]
+    index = pd.Index(
+        pd.arrays.ArrowStringArray(dictionary.take(pa.array(first)).cast(pa.large_string())),
+        name=values.name,
+    )
+    return pd.Series(pd.array(counts, dtype="int64[pyarrow]"), index=index, name="count")

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.text import STRING, arrow_text
+from deid_desktop.core.facts.text import STRING, arrow_text, known_codes
 
 _DIGITS = (1000, 100, 10, 1)
 
@@ -30,11 +30,16 @@ def _by_distinct(arr: pa.Array) -> np.ndarray:
 def year_numbers(values: pd.Series | pa.Array) -> np.ndarray:
     """4-digit years as float64 (NaN: missing or not a year), one per cell.
 
-    Cells of exactly four bytes are read straight from the Arrow buffers (four ASCII
-    digits, or not a year: trimming cannot make four digits of them); only longer cells,
-    which may carry whitespace around a year, are trimmed and matched, through their
-    distinct values.
+    A column the pathway made from codes (``facts.text.remember_codes``) is read through
+    its distinct values. Cells of exactly four bytes are read straight from the Arrow
+    buffers (four ASCII digits, or not a year: trimming cannot make four digits of
+    them); only longer cells, which may carry whitespace around a year, are trimmed and
+    matched, through their distinct values.
     """
+    known = known_codes(values)
+    if known is not None:  # made from codes: each distinct value read once
+        codes, dictionary = known
+        return np.append(year_numbers(dictionary), np.nan)[codes]
     arr = arrow_text(values)
     n = len(arr)
     out = np.full(n, np.nan)

@@ -24,8 +24,8 @@ import pyarrow.compute as pc
 
 from deid_desktop.core.facts.ages import age_tag
 from deid_desktop.core.facts.dates import is_person_date
-from deid_desktop.core.facts.persons import MIN_KEY_LENGTH, spec_for
-from deid_desktop.core.facts.text import STRING, arrow_text, in_set
+from deid_desktop.core.facts.persons import spec_for
+from deid_desktop.core.facts.text import STRING, arrow_text, in_set, remember_codes
 from deid_desktop.core.model import (
     ColumnClass,
     ColumnTag,
@@ -36,13 +36,15 @@ from deid_desktop.core.model import (
     Role,
     TableSpec,
 )
+from deid_desktop.core.pathways.subject_ids import (  # noqa: F401 - re-exported
+    SUBJECT_ID,
+    SubjectIds,
+    random_subject_ids,
+)
 from deid_desktop.core.zip3 import Zip3Table, zip3_or_000
 
-#: Column names the pathways give to what they create.
-SUBJECT_ID = "subject_id"
+#: Column names the pathways give to what they create (and ``SUBJECT_ID``).
 ZIP3_COLUMN = "zip3"
-#: Subject-ID prefixes tried in turn until no ID equals a person key.
-_ID_PREFIXES = "SRTUVWXZ"
 
 
 # --------------------------------------------------------------------------- columns
@@ -138,7 +140,10 @@ def year_column_name(name: str, taken: Iterable[str]) -> str:
 def row_order(numbers: np.ndarray) -> np.ndarray:
     """Positions that order rows by ``numbers``, stable among equal numbers.
 
-    A permutation of 1..n (the person table) is inverted in one pass instead of sorted.
+    A permutation of 1..n (the person table) is inverted in one pass instead of sorted;
+    other numbers (an event table's persons) are sorted with each row's position added
+    below them, so every key is distinct and the faster unstable sort gives the stable
+    order.
     """
     n = len(numbers)
     if n and numbers.min() == 1 and numbers.max() == n:
@@ -146,6 +151,11 @@ def row_order(numbers: np.ndarray) -> np.ndarray:
         inverse[numbers - 1] = np.arange(n)
         if (inverse >= 0).all():  # every number once: the stable order is the inverse
             return inverse
+    if n:
+        low, high = int(numbers.min()), int(numbers.max())
+        if (high - low + 1) * n < 2**62:  # (number, position) fits one 64-bit key
+            keys = (np.asarray(numbers, dtype=np.int64) - low) * n + np.arange(n)
+            return np.argsort(keys)
     return np.argsort(numbers, kind="stable")
 
 
@@ -164,94 +174,32 @@ def take_rows(values: pd.Series, order: np.ndarray) -> pd.Series:
     return values.iloc[order].reset_index(drop=True)
 
 
+def take_coded(values: pd.Series, order: np.ndarray) -> pd.Series:
+    """``take_rows`` of a text column with few distinct values, through its dictionary:
+    the integer codes are put in order (numpy) and the text looked up among the
+    distinct values (which stay in cache), and the codes are noted for the gate
+    (``facts.text.remember_codes``: it counts the distinct cells without hashing them
+    again). A column of mostly distinct values is taken as it is."""
+    if not (isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow"):
+        return take_rows(values, order)
+    encoded = arrow_text(values).dictionary_encode()
+    if len(encoded.dictionary) > len(values) // 2:
+        return take_rows(values, order)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)[order]
+    missing = codes < 0
+    taken = encoded.dictionary.take(pa.array(codes, mask=missing if missing.any() else None))
+    out = pd.Series(
+        values.dtype.__from_arrow__(pa.chunked_array([taken])), name=values.name, copy=False
+    )
+    return remember_codes(out, codes, encoded.dictionary)  # int32 codes
+
+
 def order_rows(frame: pd.DataFrame, numbers: np.ndarray) -> pd.DataFrame:
     """Rows ordered by the person's number, stable within a person; index reset."""
     order = row_order(np.asarray(numbers))
     if not len(frame.columns):
         return frame.iloc[order].reset_index(drop=True)
     return pd.DataFrame({c: take_rows(frame[c], order) for c in frame.columns}, copy=False)
-
-
-# --------------------------------------------------------------------------- subject IDs
-
-
-@dataclass(frozen=True)
-class SubjectIds:
-    """Random subject IDs, one per person row, and their numbers (for ordering)."""
-
-    ids: pd.Series  # string, aligned with the person table's rows
-    numbers: np.ndarray  # 1..n, a permutation
-    width: int
-    prefix: str
-    reassigned: int  # IDs moved because they happened to contain the person's own key
-
-
-def _format_ids(numbers: np.ndarray, prefix: str, width: int) -> pa.Array:
-    digits = pc.utf8_lpad(pa.array(numbers).cast(pa.string()), width, "0")
-    return pc.binary_join_element_wise(prefix, digits, "")
-
-
-def _contains_own_key(
-    numbers: np.ndarray, prefix: str, width: int, keys: np.ndarray, eligible: np.ndarray
-) -> np.ndarray:
-    """Rows (ascending) whose ID contains the person's own key, among ``eligible`` rows
-    (``keys`` holds their keys, in row order): only those IDs are written and compared."""
-    if not len(eligible):
-        return eligible
-    ids = _format_ids(numbers[eligible], prefix, width).to_numpy(zero_copy_only=False)
-    return eligible[np.strings.find(np.asarray(ids, dtype=str), keys) >= 0]
-
-
-def _equals_an_id(keys: pa.Array, prefix: str, width: int, n: int) -> bool:
-    """Whether a key equals one of the IDs ``prefix`` + ``width`` zero-padded digits of
-    1..n: without writing the n IDs, a key must be the prefix followed by exactly
-    ``width`` digits whose number is 1..n."""
-    shaped = pc.and_(pc.starts_with(keys, prefix), pc.equal(pc.utf8_length(keys), width + 1))
-    digits = pc.utf8_slice_codeunits(pc.filter(keys, shaped), 1)
-    digits = pc.filter(digits, pc.match_substring_regex(digits, f"^[0-9]{{{width}}}$"))
-    if not len(digits):
-        return False
-    number = pc.cast(digits, pa.int64())
-    inside = pc.and_(pc.greater_equal(number, 1), pc.less_equal(number, n))
-    return bool(pc.any(inside).as_py())
-
-
-def random_subject_ids(person_keys: pd.Series, seed: int) -> SubjectIds:
-    """``S`` + zero-padded random number for each person, from ``seed`` only.
-
-    Not derived from any identifier (45 CFR 164.514(c)): numbers are a seeded random
-    permutation. No ID equals any person key (the prefix letter changes if one would),
-    and no ID contains its own person's key (such a coincidence is swapped away).
-    """
-    n = len(person_keys)
-    rng = np.random.default_rng(seed)
-    numbers = rng.permutation(n).astype(np.int64) + 1
-    width = max(4, len(str(n)))
-    key_text = arrow_text(person_keys.astype(STRING).fillna(""))
-    prefix = next(
-        (p for p in _ID_PREFIXES if not _equals_an_id(key_text, p, width, n)),
-        _ID_PREFIXES[0],
-    )
-    # a key can lie inside an ID only if it is no longer than the ID
-    length = pc.utf8_length(key_text).to_numpy(zero_copy_only=False)
-    eligible = np.flatnonzero((length >= MIN_KEY_LENGTH) & (length <= len(prefix) + width))
-    keys = np.asarray(key_text.take(pa.array(eligible)).to_numpy(zero_copy_only=False), dtype=str)
-    offenders = _contains_own_key(numbers, prefix, width, keys, eligible)
-    reassigned = 0
-    for _ in range(50):
-        if len(offenders) == 0 or n < 2:
-            break
-        for i in offenders:  # few: a random coincidence, swapped with another person
-            j = int(rng.integers(0, n))
-            numbers[i], numbers[j] = numbers[j], numbers[i]
-            reassigned += 1
-        offenders = _contains_own_key(numbers, prefix, width, keys, eligible)
-    series = pd.Series(
-        pd.arrays.ArrowStringArray(_format_ids(numbers, prefix, width)),
-        index=person_keys.index,
-        name=SUBJECT_ID,
-    )
-    return SubjectIds(series, numbers, width, prefix, reassigned)
 
 
 # --------------------------------------------------------------------------- ZIP, free text

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.ages import AGE_POOLED, MAX_AGE
-from deid_desktop.core.facts.text import STRING
+from deid_desktop.core.facts.text import STRING, remember_codes
 
 
 def int_text(
@@ -43,17 +43,23 @@ def int_text(
         index = np.where(pooled & ~missing, len(words), index)
         words.append(AGE_POOLED)
     index = np.where(missing, 0, index)
-    text = pc.take(pa.array(words, type=pa.large_string()), pa.array(index, mask=missing))
-    return pd.Series(STRING.__from_arrow__(pa.chunked_array([text])), copy=False)
+    dictionary = pa.array(words, type=pa.large_string())
+    text = pc.take(dictionary, pa.array(index, mask=missing))
+    out = pd.Series(STRING.__from_arrow__(pa.chunked_array([text])), copy=False)
+    return remember_codes(out, np.where(missing, -1, index).astype(np.int32), dictionary)
 
 
 def year_text(
-    dates: pd.Series, blank: np.ndarray | None = None, order: np.ndarray | None = None
+    dates: pd.Series | np.ndarray, blank: np.ndarray | None = None, order: np.ndarray | None = None
 ) -> pd.Series:
     """The year of each date as text ("2024"); missing stays missing, and so does a
-    date where ``blank``; rows taken in ``order`` (None: as they are), index reset."""
-    year = pd.DatetimeIndex(dates.to_numpy(dtype="datetime64[ns]")).year  # NaN: missing
-    numbers = year.to_numpy(dtype=np.float64, na_value=np.nan)
+    date where ``blank``; rows taken in ``order`` (None: as they are), index reset.
+    ``dates``: datetimes, or their years already read (float64, NaN: missing)."""
+    if isinstance(dates, np.ndarray) and dates.dtype.kind == "f":
+        numbers = dates
+    else:
+        year = pd.DatetimeIndex(dates.to_numpy(dtype="datetime64[ns]")).year  # NaN: missing
+        numbers = year.to_numpy(dtype=np.float64, na_value=np.nan)
     missing = np.isnan(numbers)
     if blank is not None:
         missing = missing | blank
@@ -76,4 +82,5 @@ def pool_ages(
     text = int_text(values, missing, order, pooled=over)
     if order is None:
         text.index = numbers.index
-    return text.rename(numbers.name)
+    text.name = numbers.name  # in place: a renamed copy would be a new array
+    return text

@@ -44,6 +44,7 @@ from deid_desktop.core.pathways.common import (
     released_name_of,
     row_order,
     subject_crosswalk,
+    take_coded,
     take_rows,
     zip3_series,
 )
@@ -83,8 +84,7 @@ def years_far_apart(
         for col, treatment in treatments[table.name].items():
             if treatment != Treatment.DATE:
                 continue
-            years = dates.get(table.name, spec.column(col)).dt.year.astype("Float64")
-            values = years.to_numpy(dtype=np.float64, na_value=np.nan)
+            values = dates.years(table.name, spec.column(col))
             present = ~np.isnan(values)
             where = positions[table.name][present]
             found = values[present].astype(np.int64)
@@ -160,6 +160,7 @@ def build_safe_harbor(
         # are built in input order and then put in that order.
         out: dict[str, pd.Series] = {SUBJECT_ID: take_rows(subjects.ids, pos[order])}
         ordered = {SUBJECT_ID}  # columns built in release order already
+        coded: set[str] = set()  # columns of few distinct values: taken through codes
         for col, treatment in treatments[table.name].items():
             where = f"{table.name}.{col}"
             values = table.frame[col].reset_index(drop=True)
@@ -180,6 +181,7 @@ def build_safe_harbor(
                 untagged.append(where)
             elif treatment == Treatment.ZIP:
                 out[name], n000 = zip3_series(values, zip_table)
+                coded.add(name)
                 zip_to_000 += n000
                 zip_cells += len(values)
             elif treatment == Treatment.DATE:
@@ -189,7 +191,8 @@ def build_safe_harbor(
                 blanked_years += int((present & over_rows).sum())
                 blanked_cutoff += int((present & cutoff_rows).sum())
                 blanked_far += int((present & blank_rows & ~over_rows & ~cutoff_rows).sum())
-                out[name] = year_text(parsed, blank_rows, order)  # in release order
+                years = dates.years(table.name, tag)
+                out[name] = year_text(years, blank_rows, order)  # in release order
                 ordered.add(name)
                 date_columns.append(where)
                 year_columns.setdefault(table.name, []).append(name)
@@ -208,9 +211,12 @@ def build_safe_harbor(
                 out[name] = redacted.columns[table.name][col].reset_index(drop=True).astype(STRING)
             elif treatment == Treatment.KEEP:
                 out[name] = values.astype(STRING)
+                coded.add(name)
         tables[table.name] = pd.DataFrame(
             {
-                name: values if name in ordered else take_rows(values, order)
+                name: values
+                if name in ordered
+                else (take_coded if name in coded else take_rows)(values, order)
                 for name, values in out.items()
             },
             copy=False,

@@ -25,7 +25,7 @@ from deid_desktop.core.facts.ages import AgeFacts
 from deid_desktop.core.facts.dates import DateCache
 from deid_desktop.core.facts.persons import positions_in
 from deid_desktop.core.facts.shared import facts_for
-from deid_desktop.core.facts.text import STRING, arrow_text
+from deid_desktop.core.facts.text import STRING, arrow_text, known_cells
 from deid_desktop.core.model import PATHWAY_LABELS, Extract, Pathway, Project, Release
 from deid_desktop.core.zip3 import Zip3Table, load_table_for
 
@@ -214,7 +214,11 @@ def released_columns(release: Release) -> list[tuple[str, str, pd.Series]]:
 
 
 def distinct_cells(values: pd.Series) -> pd.Series:
-    """Distinct non-missing cells as text -> number of rows holding each."""
+    """Distinct non-missing cells as text -> number of rows holding each (in order of
+    first appearance; from the codes of a column the pathway made from codes)."""
+    known = known_cells(values)
+    if known is not None:
+        return known
     counts = values.astype(STRING).value_counts(dropna=True, sort=False)
     return counts[counts.index.notna()]
 

@@ -12,6 +12,7 @@ belong to. The outcome names columns and counts, never a value.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import ahocorasick
@@ -68,17 +69,55 @@ def check_no_direct_columns(
 
 @dataclass(frozen=True)
 class _Dictionary:
-    """The direct values to look for, lower-cased and deduplicated (pyarrow arrays)."""
+    """The direct values to look for, lower-cased and deduplicated (pyarrow arrays), and
+    how many values the whole dictionary holds (searched and skipped: each value as
+    often as the extract holds it, not deduplicated)."""
 
     ids: pa.Array  # searched as substrings
     names: pa.Array  # searched as whole words (names, places, short codes)
     numbers: pa.Array  # digit-only values, matched as a whole run of digits
     skipped_short: int
     skipped_numbers: int
+    #: values searched in the whole dictionary, not deduplicated (``ids``, ``names``
+    #: and ``numbers`` may hold only the distinct ones that can occur in the cells)
+    searched: int
 
     @property
     def size(self) -> int:
-        return len(self.ids) + len(self.names) + len(self.numbers)
+        return self.searched
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """What the release's distinct cells can hold (``_direct_dictionary`` keeps only the
+    direct values that may be found in them): the runs of three characters, and the
+    whole runs of digits (as Python's ``\\d+`` finds them)."""
+
+    trigrams: pa.Array
+    digit_runs: pa.Array
+
+    @classmethod
+    def of(cls, haystack: str) -> _Cells:
+        runs = pa.array(re.findall(r"\d+", haystack), type=pa.large_string())
+        return cls(_present_trigrams(haystack), pc.unique(runs))
+
+    def may_hold_text(self, values: pa.Array) -> pa.Array:
+        """The values whose first three characters occur in the cells (each searched
+        value has three or more): a value found in a cell passes, whatever its kind."""
+        if len(values) == 0:
+            return values
+        first = pc.utf8_slice_codeunits(values, 0, 3)
+        return _where(
+            values, pc.is_in(first, value_set=self.trigrams).to_numpy(zero_copy_only=False)
+        )
+
+    def may_hold_number(self, values: pa.Array) -> pa.Array:
+        """The values equal to a whole run of digits of the cells."""
+        if len(values) == 0:
+            return values
+        return _where(
+            values, pc.is_in(values, value_set=self.digit_runs).to_numpy(zero_copy_only=False)
+        )
 
 
 def _digit_counts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -160,12 +199,13 @@ def _event_keys_covered(extract: Extract, project: Project, ctx: VerifyContext |
     return True
 
 
-def _direct_dictionary(
-    extract: Extract, project: Project, ctx: VerifyContext | None = None
-) -> _Dictionary:
-    """The dictionary of direct values: every value hashed once (distinct values are
-    counted in the detail), never a Python object per value. With ``ctx``, the event
-    tables' keys are left out when each is a person key (they add nothing)."""
+def _direct_parts(
+    extract: Extract, project: Project, ctx: VerifyContext | None
+) -> tuple[list[pa.Array], list[pa.Array]]:
+    """Every direct value, lower-cased and trimmed (not deduplicated): those searched as
+    IDs (with the digits of a formatted value, e.g. a phone) and those searched as
+    names. With ``ctx``, the event tables' keys are left out when each is a person key
+    (they add no value)."""
     ids: list[pa.Array] = []
     names: list[pa.Array] = []
     covered = _event_keys_covered(extract, project, ctx)
@@ -188,26 +228,86 @@ def _direct_dictionary(
                     pc.greater_equal(pc.utf8_length(digits), 7), pc.not_equal(digits, text)
                 )
                 ids.append(pc.filter(digits, wanted))
-    empty = pa.array([], type=pa.large_string())
-    counts = {"short": 0, "numbers": 0}
+    return ids, names
 
-    def split(parts: list[pa.Array]) -> tuple[pa.Array, pa.Array]:
-        if not parts:
-            return empty, empty
-        uniq = pc.unique(pa.chunked_array(parts, type=pa.large_string()))
-        length = pc.utf8_length(uniq).to_numpy(zero_copy_only=False)
-        numeric = _all_digits(uniq)
-        short = length < MIN_VALUE_LENGTH
-        small = numeric & (length < MIN_NUMBER_LENGTH) & ~short
-        counts["short"] += int(short.sum())
-        counts["numbers"] += int(small.sum())
-        text = ~numeric & ~short
-        wanted = numeric & ~short & ~small
-        return _where(uniq, text), _where(uniq, wanted)
 
-    id_text, id_numbers = split(ids)
-    del ids
-    name_text, name_numbers = split(names)
+#: Parts of a list of direct values (Arrow arrays, read together as one).
+_Parts = tuple[pa.Array, ...]
+
+
+@dataclass(frozen=True)
+class _Sorted:
+    """One list of direct values (IDs or names), each value sorted by the rules, not
+    yet deduplicated: text (3 characters or more, not only digits), numbers (6 digits
+    or more), and the skipped ones (shorter than 3; numbers shorter than 6)."""
+
+    text: _Parts
+    numbers: _Parts
+    short: _Parts
+    small: _Parts
+
+    @classmethod
+    def of(cls, parts: list[pa.Array]) -> _Sorted:
+        kept: dict[str, list[pa.Array]] = {"text": [], "numbers": [], "short": [], "small": []}
+        for part in parts:
+            if len(part) == 0:
+                continue
+            length = pc.utf8_length(part).to_numpy(zero_copy_only=False)
+            numeric = _all_digits(part)
+            short = length < MIN_VALUE_LENGTH
+            small = numeric & (length < MIN_NUMBER_LENGTH) & ~short
+            for name, keep in (
+                ("text", ~numeric & ~short),
+                ("numbers", numeric & ~short & ~small),
+                ("short", short),
+                ("small", small),
+            ):
+                if keep.any():
+                    kept[name].append(_where(part, keep))
+        return cls(**{k: tuple(v) for k, v in kept.items()})
+
+
+def _joined(*parts: _Parts) -> pa.ChunkedArray:
+    """Parts read as one (no copy)."""
+    return pa.chunked_array([a for p in parts for a in p], type=pa.large_string())
+
+
+def _count(*parts: _Parts) -> int:
+    """Values among ``parts`` together, each as often as it is held (no hashing: the
+    extract's millions of direct values are counted, never deduplicated)."""
+    return sum(len(a) for p in parts for a in p)
+
+
+def _distinct(parts: _Parts, keep: Callable[[pa.Array], pa.Array] | None) -> pa.Array:
+    """The distinct values of ``parts``, only those ``keep`` keeps (None: all)."""
+    if keep is not None:
+        parts = tuple(keep(p) for p in parts)
+    joined = _joined(parts)
+    return pc.unique(joined) if len(joined) else pa.array([], type=pa.large_string())
+
+
+def _direct_dictionary(
+    extract: Extract,
+    project: Project,
+    ctx: VerifyContext | None = None,
+    cells: _Cells | None = None,
+) -> _Dictionary:
+    """The dictionary of direct values: never a Python object per value, and the values
+    held (searched, skipped) counted without hashing. With ``ctx``, the event
+    tables' keys are left out when each is a person key (they add nothing). With
+    ``cells``, only the values that may be found in those cells are kept (a value
+    found in a cell always is), before any deduplication: what the release can hold
+    is searched, what the extract holds is only counted."""
+    id_parts, name_parts = _direct_parts(extract, project, ctx)
+    ids, names = _Sorted.of(id_parts), _Sorted.of(name_parts)
+    del id_parts, name_parts
+    searched = _count(ids.text, ids.numbers, names.text, names.numbers)
+    skipped_short = _count(ids.short, names.short)
+    skipped_numbers = _count(ids.small, names.small)
+    text = cells.may_hold_text if cells is not None else None
+    number = cells.may_hold_number if cells is not None else None
+    id_text, id_numbers = _distinct(ids.text, text), _distinct(ids.numbers, number)
+    name_text, name_numbers = _distinct(names.text, text), _distinct(names.numbers, number)
     # A short code is searched as a word: as a substring it is inside ordinary words.
     short_id = pc.less(pc.utf8_length(id_text), MIN_SUBSTRING_LENGTH).to_numpy(zero_copy_only=False)
     name_text = pc.unique(pa.chunked_array([name_text, _where(id_text, short_id)]))
@@ -225,7 +325,7 @@ def _direct_dictionary(
         numbers = pa.concat_arrays([id_numbers, extra])
     else:
         numbers = id_numbers
-    return _Dictionary(id_text, name_text, numbers, counts["short"], counts["numbers"])
+    return _Dictionary(id_text, name_text, numbers, skipped_short, skipped_numbers, searched)
 
 
 def _present_trigrams(haystack: str) -> pa.Array:
@@ -261,14 +361,14 @@ def _plausible(values: pa.Array, present: pa.Array) -> pa.Array:
 
 
 def _text_hits(
-    dictionary: _Dictionary, haystack: str, starts: np.ndarray, lengths: np.ndarray,
-    count: np.ndarray,
+    dictionary: _Dictionary, haystack: str, present: pa.Array, starts: np.ndarray,
+    lengths: np.ndarray, count: np.ndarray,
 ) -> tuple[set[int], set[int]]:  # fmt: skip
     """Cells holding a direct text value (IDs as substrings, names as whole words), and
-    cells that are exactly a name shared by many rows (category labels)."""
+    cells that are exactly a name shared by many rows (category labels). ``present``:
+    the haystack's runs of three characters."""
     hits: set[int] = set()
     category: set[int] = set()
-    present = _present_trigrams(haystack)
     automaton = ahocorasick.Automaton()
     for values, is_name in ((dictionary.ids, False), (dictionary.names, True)):
         for value in _plausible(values, present).to_pylist():
@@ -313,13 +413,19 @@ def _number_hits(numbers: pa.Array, haystack: str, starts: np.ndarray) -> set[in
 def check_no_direct_values(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    dictionary = _direct_dictionary(extract, project, ctx)
-    base = {
-        "values_searched": dictionary.size,
-        "skipped_shorter_than_3": dictionary.skipped_short,
-        "skipped_numbers_shorter_than_6": dictionary.skipped_numbers,
-        "not_searched": release.id_column + " (see the subject-ID check)",
-    }
+    return direct_values_finding(extract, release, project, ctx)
+
+
+def direct_values_finding(
+    extract: Extract,
+    release: Release,
+    project: Project,
+    ctx: VerifyContext,
+    *,
+    restrict: bool = True,
+) -> Finding:
+    """The direct-value check; ``restrict``: search only the direct values the released
+    cells may hold (False: every one, the reference the tests hold it to)."""
     columns = released_columns(release)
     cells: list[str] = []
     owners: list[np.ndarray] = []  # column index per unique cell
@@ -329,14 +435,23 @@ def check_no_direct_values(
         cells += uniq.index.str.lower().tolist()
         owners.append(np.full(len(uniq), i))
         counts.append(uniq.to_numpy(dtype=np.int64))
+    haystack = "\x00".join(cells)
+    # the few distinct cells first: only the direct values they may hold are searched
+    found_in = _Cells.of(haystack)
+    dictionary = _direct_dictionary(extract, project, ctx, found_in if restrict else None)
+    base = {
+        "values_searched": dictionary.size,
+        "skipped_shorter_than_3": dictionary.skipped_short,
+        "skipped_numbers_shorter_than_6": dictionary.skipped_numbers,
+        "not_searched": release.id_column + " (see the subject-ID check)",
+    }
     if not cells:
         return Finding(True, 0, {**base, "columns": []})
     owner = np.concatenate(owners)
     count = np.concatenate(counts)
-    haystack = "\x00".join(cells)
     lengths = np.fromiter((len(c) for c in cells), dtype=np.int64, count=len(cells))
     starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
-    hits, category = _text_hits(dictionary, haystack, starts, lengths, count)
+    hits, category = _text_hits(dictionary, haystack, found_in.trigrams, starts, lengths, count)
     hits |= _number_hits(dictionary.numbers, haystack, starts)
     shaped: dict[str, int] = {}
     cell_array = pa.array(cells, type=pa.large_string())
