@@ -21,7 +21,10 @@ under 50 ms, peak under 1.8 GB.
 ``--where MS`` says what held the UI thread: a watchdog thread samples the UI thread's
 Python stack (and the other threads') whenever no tick has run for MS; the report lists
 the longest stalls with those frames. ``--repeat R`` runs the whole bench R times, each
-in a fresh process, and prints the medians. ``--export`` also presses Export.
+in a fresh process, and prints the medians (per step too). ``--export`` also presses
+Export. The review and the intruder test run in a child process at this size
+(``gui.child_job``): its peak is printed beside the app's ("child peak"); the app's
+memory is the app's peak plus the child's, minus the pages they share.
 """
 
 from __future__ import annotations
@@ -82,9 +85,16 @@ def reset_peak() -> bool:
 def frames_of(frame: Any, depth: int) -> str:
     names: list[str] = []
     f = frame
+    frozen = 0
     while f is not None and len(names) < depth:
         code = f.f_code
-        names.append(f"{Path(code.co_filename).name}:{f.f_lineno} {code.co_name}")
+        if code.co_filename.startswith("<frozen"):  # an import: name who imports
+            frozen += 1
+        else:
+            if frozen:
+                names.append(f"(import, {frozen} frames)")
+                frozen = 0
+            names.append(f"{Path(code.co_filename).name}:{f.f_lineno} {code.co_name}")
         f = f.f_back
     return " < ".join(names)
 
@@ -110,7 +120,25 @@ class Probe:
         self._stop = threading.Event()
         self._watch: threading.Thread | None = None
 
+    def _gc(self, phase: str, info: dict[str, int]) -> None:
+        """(gc.callbacks) Times each cyclic collection: one walks every tracked object
+        with the GIL held, in whichever thread allocated."""
+        now = time.perf_counter()
+        if phase == "start":
+            self._gc_began = now
+        elif self._gc_began is not None:
+            ms = (now - self._gc_began) * 1000
+            if ms >= 10:
+                name = threading.current_thread().name
+                self.collections.append((ms, self.step, info["generation"], name))
+            self._gc_began = None
+
     def start(self) -> None:
+        import gc
+
+        self._gc_began: float | None = None
+        self.collections: list[tuple[float, str, int, str]] = []
+        gc.callbacks.append(self._gc)
         self._last = time.perf_counter()
         self.timer.start()
         if self.where_ms is not None:
@@ -118,6 +146,9 @@ class Probe:
             self._watch.start()
 
     def stop(self) -> None:
+        import gc
+
+        gc.callbacks.remove(self._gc)
         self.timer.stop()
         self._stop.set()
         if self._watch is not None:
@@ -145,7 +176,7 @@ class Probe:
                 for ident, f in frames.items()
                 if ident not in (self._ui, threading.get_ident())
             ]
-            ui_text = frames_of(ui, 6) if ui is not None else "?"
+            ui_text = frames_of(ui, 9) if ui is not None else "?"
             self.samples.append((now, ui_text, " | ".join(o for o in others if o)))
 
     def held(self, began: float, ms: float) -> tuple[str, str]:
@@ -189,6 +220,7 @@ def settle(app: Any, ms: int = 600) -> None:
 # -- one run ------------------------------------------------------------------------------
 def run_once(project_path: Path, where: float | None, export: bool) -> dict[str, Any]:
     from deid_desktop.core.steps import Step
+    from deid_desktop.gui import child_job
     from deid_desktop.gui.app import make_app
 
     app = make_app([sys.argv[0]])
@@ -207,6 +239,7 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
 
     def step(name: str, action: Callable[[], None], done: Callable[[], bool]) -> None:
         reset_peak()
+        child_job.last_child_peak_mb = None
         probe.step = name
         t0 = time.perf_counter()
         action()
@@ -222,13 +255,15 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
                 "p99_ms": round(sorted(late)[int(len(late) * 0.99)], 1),
                 "peak_mb": round(peak_mb(), 0),
                 "rss_after_mb": round(rss_mb(), 0),
+                "child_peak_mb": round(child_job.last_child_peak_mb or 0.0, 0),
             }
         )
         s = steps[-1]
+        child = f"  child peak {s['child_peak_mb']:6,.0f} MB" if s["child_peak_mb"] else ""
         print(
             f"  {name:<16} {seconds:6.1f} s  longest stall {s['stall_ms']:6.0f} ms  "
             f"p99 {s['p99_ms']:4.0f} ms  peak {s['peak_mb']:6,.0f} MB  "
-            f"after {s['rss_after_mb']:6,.0f} MB",
+            f"after {s['rss_after_mb']:6,.0f} MB{child}",
             flush=True,
         )
 
@@ -281,10 +316,15 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
         "stall_ms": round(every[-1], 1) if every else 0.0,
         "p99_ms": round(every[int(len(every) * 0.99)], 1) if every else 0.0,
         "peak_mb": max(st["peak_mb"] for st in steps),
+        "child_peak_mb": max(st["child_peak_mb"] for st in steps),
         "peak_exact": can_reset,
         "worst_step": worst[1],
         "steps": steps,
         "stalls": [],
+        "collections": [
+            {"ms": round(ms), "step": st, "generation": g, "thread": t}
+            for ms, st, g, t in sorted(probe.collections, reverse=True)[:5]
+        ],
     }
     for ms, name, began in sorted(probe.stalls, reverse=True)[:10]:
         ui, other = probe.held(began, ms) if where is not None else ("", "")
@@ -301,6 +341,11 @@ def print_result(r: dict[str, Any]) -> None:
         f"in step {r['worst_step']}), p99 {r['p99_ms']:.0f} ms; peak RSS {r['peak_mb']:,.0f} MB "
         f"({mem} the {TARGET_MB:,.0f} MB target)"
     )
+    if r.get("child_peak_mb"):
+        print(
+            f"the heavy jobs ran in a child process (gui.child_job), whose own peak was "
+            f"{r['child_peak_mb']:,.0f} MB (it shares the app's pages copy-on-write)"
+        )
     if r["stalls"]:
         print(f"stalls >= {TARGET_MS:.0f} ms, longest first:")
     for st in r["stalls"]:
@@ -309,6 +354,11 @@ def print_result(r: dict[str, Any]) -> None:
             print(f"      UI thread: {st['ui']}")
         if st["other"]:
             print(f"      others:    {st['other']}")
+    for c in r.get("collections", []):
+        print(
+            f"  garbage collection {c['ms']:,} ms (generation {c['generation']}) "
+            f"in {c['step']}, thread {c['thread']}"
+        )
 
 
 def start_burners(n: int) -> list[subprocess.Popen[bytes]]:
@@ -359,8 +409,20 @@ def main() -> int:
             f"median of {len(runs)} at {args.persons:,} persons with {args.burn} burner(s): "
             f"longest stall {statistics.median(r['stall_ms'] for r in runs):,.0f} ms, "
             f"p99 {statistics.median(r['p99_ms'] for r in runs):.0f} ms, "
-            f"peak RSS {statistics.median(r['peak_mb'] for r in runs):,.0f} MB"
+            f"peak RSS {statistics.median(r['peak_mb'] for r in runs):,.0f} MB, "
+            f"child peak {statistics.median(r.get('child_peak_mb', 0) for r in runs):,.0f} MB"
         )
+        steps = [st["step"] for st in runs[0]["steps"]]
+        for name in steps:
+            of = [next(st for st in r["steps"] if st["step"] == name) for r in runs]
+            print(
+                f"  {name:<16} stall {statistics.median(st['stall_ms'] for st in of):6,.0f} ms  "
+                f"p99 {statistics.median(st['p99_ms'] for st in of):4.0f} ms  "
+                f"peak {statistics.median(st['peak_mb'] for st in of):6,.0f} MB  "
+                f"child {statistics.median(st['child_peak_mb'] for st in of):6,.0f} MB"
+            )
+        loads = [r["load_before"] for r in runs] + [r["load_after"] for r in runs]
+        print(f"  load average {min(loads):.2f} to {max(loads):.2f}")
         return 0
 
     load_before = os.getloadavg()[0]

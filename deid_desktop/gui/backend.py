@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the data stack loads with the first job, not with the windo
     from deid_desktop.core.engine import ReviewResult
     from deid_desktop.core.export import ExportRecord
     from deid_desktop.core.risk import SuppressionPreview
+    from deid_desktop.core.risk.intruder import IntruderReport
     from deid_desktop.core.scan.sample import SampleReview
     from deid_desktop.core.zip3 import Zip3Table
 
@@ -245,6 +246,13 @@ def available_pathways() -> tuple[PathwaySpec, ...]:
     return all_specs()
 
 
+class _Ask:
+    """The default of a ``salt`` argument: ask the keyring (``salt_for``)."""
+
+
+ASK = _Ask()
+
+
 def salt_for(project: Project) -> bytes | None:
     """The salt from the OS keyring if the project's pathway needs one, else None."""
     from deid_desktop import secrets as store
@@ -259,8 +267,12 @@ def review(
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
     held_back: Path | None = None,
+    salt: bytes | _Ask | None = ASK,
 ) -> ReviewResult:
     """Build the release in memory, verify it, measure risk, scan free text (core.engine).
+
+    ``salt``: the project's salt when the caller already asked the keyring for it
+    (``salt_for``), else it is asked here.
 
     The review screen shows the scan of every free-text column, suppressed ones too; the
     scan uses the project word list of ``held_back`` (the crosswalk folder).
@@ -274,7 +286,7 @@ def review(
     return engine.review(
         project,
         extract,
-        salt=salt_for(project),
+        salt=salt_for(project) if isinstance(salt, _Ask) else salt,
         scan=True,
         progress=progress,
         cancel=cancel,
@@ -414,15 +426,27 @@ def intruder(
 ) -> ReviewResult:
     """The motivated-intruder test on the reviewed release (``core.attack``): the review
     with its figures (counts only), for the Review page, the verdict and the record."""
-    from deid_desktop.core.attack import motivated_intruder, with_intruder
+    from deid_desktop.core.attack import with_intruder
 
-    report = motivated_intruder(
-        review.project,
-        extract,
-        review,
-        on=on,
-        salt=salt_for(review.project),
-        progress=progress,
-        cancel=cancel,
+    report = intruder_report(
+        review, extract, on=on, salt=salt_for(review.project), progress=progress, cancel=cancel
     )
     return with_intruder(review, report)
+
+
+def intruder_report(
+    review: ReviewResult,
+    extract: Extract,
+    *,
+    on: Sequence[str] = (),
+    salt: bytes | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> IntruderReport:
+    """The figures of the motivated-intruder test alone (``intruder`` adds them to the
+    review); ``salt``: the project's (``salt_for``)."""
+    from deid_desktop.core.attack import motivated_intruder
+
+    return motivated_intruder(
+        review.project, extract, review, on=on, salt=salt, progress=progress, cancel=cancel
+    )
