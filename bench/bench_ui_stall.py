@@ -112,7 +112,9 @@ class Probe:
         self.timer.timeout.connect(self._tick)
         self.step = "start"
         self.late: dict[str, list[float]] = {}
-        self.stalls: list[tuple[float, str, float]] = []  # (ms, step, when the stall began)
+        #: (ms, step, when the stall began, CPU ms the UI thread itself spent in it)
+        self.stalls: list[tuple[float, str, float, float]] = []
+        self._cpu = time.thread_time()
         self._last = time.perf_counter()
         self.where_ms = where_ms
         self.samples: list[tuple[float, str, str]] = []  # (time, UI frames, other frames)
@@ -140,6 +142,7 @@ class Probe:
         self.collections: list[tuple[float, str, int, str]] = []
         gc.callbacks.append(self._gc)
         self._last = time.perf_counter()
+        self._cpu = time.thread_time()
         self.timer.start()
         if self.where_ms is not None:
             self._watch = threading.Thread(target=self._watchdog, name="probe", daemon=True)
@@ -158,9 +161,11 @@ class Probe:
         now = time.perf_counter()
         late = max(0.0, (now - self._last) * 1000 - PROBE_MS)
         self.late.setdefault(self.step, []).append(late)
+        cpu = time.thread_time()  # busy (its own work) or waiting (the GIL, a CPU)
         if late >= TARGET_MS:
-            self.stalls.append((late, self.step, self._last))
+            self.stalls.append((late, self.step, self._last, (cpu - self._cpu) * 1000))
         self._last = now
+        self._cpu = cpu
 
     def _watchdog(self) -> None:
         assert self.where_ms is not None
@@ -220,8 +225,12 @@ def settle(app: Any, ms: int = 600) -> None:
 # -- one run ------------------------------------------------------------------------------
 def run_once(project_path: Path, where: float | None, export: bool) -> dict[str, Any]:
     from deid_desktop.core.steps import Step
-    from deid_desktop.gui import child_job
     from deid_desktop.gui.app import make_app
+
+    try:
+        from deid_desktop.gui import child_job
+    except ImportError:  # a build from before the child process (to compare)
+        child_job = None  # type: ignore[assignment]
 
     app = make_app([sys.argv[0]])
     from PySide6.QtCore import QSettings
@@ -239,7 +248,8 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
 
     def step(name: str, action: Callable[[], None], done: Callable[[], bool]) -> None:
         reset_peak()
-        child_job.last_child_peak_mb = None
+        if child_job is not None:
+            child_job.last_child_peak_mb = None
         probe.step = name
         t0 = time.perf_counter()
         action()
@@ -255,7 +265,7 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
                 "p99_ms": round(sorted(late)[int(len(late) * 0.99)], 1),
                 "peak_mb": round(peak_mb(), 0),
                 "rss_after_mb": round(rss_mb(), 0),
-                "child_peak_mb": round(child_job.last_child_peak_mb or 0.0, 0),
+                "child_peak_mb": round((child_job and child_job.last_child_peak_mb) or 0.0, 0),
             }
         )
         s = steps[-1]
@@ -311,7 +321,7 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
 
     every = [x for lates in probe.late.values() for x in lates]
     every.sort()
-    worst = max(probe.stalls, default=(every[-1] if every else 0.0, "", 0.0))
+    worst = max(probe.stalls, default=(every[-1] if every else 0.0, "", 0.0, 0.0))
     result = {
         "stall_ms": round(every[-1], 1) if every else 0.0,
         "p99_ms": round(every[int(len(every) * 0.99)], 1) if every else 0.0,
@@ -326,9 +336,11 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
             for ms, st, g, t in sorted(probe.collections, reverse=True)[:5]
         ],
     }
-    for ms, name, began in sorted(probe.stalls, reverse=True)[:10]:
+    for ms, name, began, cpu in sorted(probe.stalls, reverse=True)[:10]:
         ui, other = probe.held(began, ms) if where is not None else ("", "")
-        result["stalls"].append({"ms": round(ms), "step": name, "ui": ui, "other": other})
+        result["stalls"].append(
+            {"ms": round(ms), "step": name, "ui_cpu_ms": round(cpu), "ui": ui, "other": other}
+        )
     window.session.close()
     return result
 
@@ -349,7 +361,10 @@ def print_result(r: dict[str, Any]) -> None:
     if r["stalls"]:
         print(f"stalls >= {TARGET_MS:.0f} ms, longest first:")
     for st in r["stalls"]:
-        print(f"  {st['ms']:6,} ms in {st['step']}")
+        print(
+            f"  {st['ms']:6,} ms in {st['step']} (the UI thread ran {st['ui_cpu_ms']:,} ms "
+            "of it; the rest it waited for the GIL or a CPU)"
+        )
         if st["ui"]:
             print(f"      UI thread: {st['ui']}")
         if st["other"]:

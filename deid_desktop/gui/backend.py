@@ -195,6 +195,21 @@ def save_project(project: Project, path: Path, base: Path | None = None) -> Proj
     return p.load_project(path)
 
 
+def input_rows(project: Project, project_path: Path, bytes_per_row: int = 60) -> int:
+    """The rows the project's inputs hold, before they are read: as recorded in the
+    project, else judged from the file's size (the demo's tables run 40-90 bytes a row)."""
+    from deid_desktop.core.project import resolve_path as _resolve
+
+    total = 0
+    for t in project.tables:
+        if t.rows is not None:
+            total += t.rows
+            continue
+        path = _resolve(project_path, t.path)
+        total += path.stat().st_size // bytes_per_row if path.is_file() else 0
+    return total
+
+
 def check_inputs(project: Project, project_path: Path) -> list[Problem]:
     from deid_desktop.core.project import check_inputs as _check
 

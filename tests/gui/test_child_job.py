@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -17,7 +18,9 @@ from deid_desktop.core.progress import CancelToken
 from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend, child_job
 from deid_desktop.gui.main_window import MainWindow
+from tests.gui import test_review_generalize as generalize_flow
 from tests.gui.test_flow import WAIT, idle, open_demo, wait_review
+from tests.gui.test_reproduce import file_keyring  # noqa: F401 - a fixture
 
 
 def _alive(pid: int) -> bool:
@@ -127,3 +130,28 @@ def test_what_cannot_travel_is_computed_here() -> None:
 def test_small_extracts_stay_in_thread() -> None:
     assert not child_job.worth_a_child(child_job.CHILD_ROWS - 1)
     assert child_job.worth_a_child(child_job.CHILD_ROWS)
+
+
+def test_the_generalization_flow_with_every_heavy_job_in_a_child(
+    qtbot,
+    window: MainWindow,
+    tmp_path: Path,
+    file_keyring: None,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # type: ignore[no-untyped-def]
+    """Load, review, search, hierarchy editor, apply, undo, export: each job that reads
+    a large extract runs in a child here (this small demo too), and the release is still
+    byte for byte what ``deid run`` writes."""
+    monkeypatch.setattr(child_job, "CHILD_ROWS", 0)
+    children: list[int] = []
+    real = child_job.run
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        children.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(child_job, "run", counted)
+    generalize_flow.test_find_preview_apply_undo_export_and_deid_run_agree(
+        qtbot, window, tmp_path, None
+    )
+    assert len(children) >= 4  # the load, the reviews, the search
