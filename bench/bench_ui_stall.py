@@ -81,6 +81,18 @@ def reset_peak() -> bool:
         return False
 
 
+def sched_ms() -> tuple[float, float]:
+    """The calling thread's time on a CPU and its time queued for one (runnable, not
+    running: the machine is busy), in ms, from the kernel's schedstat; the rest of a
+    stall it was blocked (waiting for the GIL or a lock)."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as f:
+            ran, queued = f.read().split()[:2]
+        return int(ran) / 1e6, int(queued) / 1e6
+    except (OSError, ValueError):
+        return time.thread_time() * 1000, 0.0
+
+
 # -- the probe ----------------------------------------------------------------------------
 def frames_of(frame: Any, depth: int) -> str:
     names: list[str] = []
@@ -112,9 +124,9 @@ class Probe:
         self.timer.timeout.connect(self._tick)
         self.step = "start"
         self.late: dict[str, list[float]] = {}
-        #: (ms, step, when the stall began, CPU ms the UI thread itself spent in it)
-        self.stalls: list[tuple[float, str, float, float]] = []
-        self._cpu = time.thread_time()
+        #: (ms, step, when it began, ms the UI thread ran in it, ms it queued for a CPU)
+        self.stalls: list[tuple[float, str, float, float, float]] = []
+        self._cpu, self._queued = sched_ms()
         self._last = time.perf_counter()
         self.where_ms = where_ms
         self.samples: list[tuple[float, str, str]] = []  # (time, UI frames, other frames)
@@ -142,7 +154,7 @@ class Probe:
         self.collections: list[tuple[float, str, int, str]] = []
         gc.callbacks.append(self._gc)
         self._last = time.perf_counter()
-        self._cpu = time.thread_time()
+        self._cpu, self._queued = sched_ms()
         self.timer.start()
         if self.where_ms is not None:
             self._watch = threading.Thread(target=self._watchdog, name="probe", daemon=True)
@@ -161,11 +173,13 @@ class Probe:
         now = time.perf_counter()
         late = max(0.0, (now - self._last) * 1000 - PROBE_MS)
         self.late.setdefault(self.step, []).append(late)
-        cpu = time.thread_time()  # busy (its own work) or waiting (the GIL, a CPU)
+        cpu, queued = sched_ms()  # ran (its own work), queued for a CPU, or blocked (GIL)
         if late >= TARGET_MS:
-            self.stalls.append((late, self.step, self._last, (cpu - self._cpu) * 1000))
+            self.stalls.append(
+                (late, self.step, self._last, cpu - self._cpu, queued - self._queued)
+            )
         self._last = now
-        self._cpu = cpu
+        self._cpu, self._queued = cpu, queued
 
     def _watchdog(self) -> None:
         assert self.where_ms is not None
@@ -321,7 +335,7 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
 
     every = [x for lates in probe.late.values() for x in lates]
     every.sort()
-    worst = max(probe.stalls, default=(every[-1] if every else 0.0, "", 0.0, 0.0))
+    worst = max(probe.stalls, default=(every[-1] if every else 0.0, "", 0.0, 0.0, 0.0))
     result = {
         "stall_ms": round(every[-1], 1) if every else 0.0,
         "p99_ms": round(every[int(len(every) * 0.99)], 1) if every else 0.0,
@@ -336,10 +350,17 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
             for ms, st, g, t in sorted(probe.collections, reverse=True)[:5]
         ],
     }
-    for ms, name, began, cpu in sorted(probe.stalls, reverse=True)[:10]:
+    for ms, name, began, cpu, queued in sorted(probe.stalls, reverse=True)[:10]:
         ui, other = probe.held(began, ms) if where is not None else ("", "")
         result["stalls"].append(
-            {"ms": round(ms), "step": name, "ui_cpu_ms": round(cpu), "ui": ui, "other": other}
+            {
+                "ms": round(ms),
+                "step": name,
+                "ran_ms": round(cpu),
+                "queued_ms": round(queued),
+                "ui": ui,
+                "other": other,
+            }
         )
     window.session.close()
     return result
@@ -361,10 +382,7 @@ def print_result(r: dict[str, Any]) -> None:
     if r["stalls"]:
         print(f"stalls >= {TARGET_MS:.0f} ms, longest first:")
     for st in r["stalls"]:
-        print(
-            f"  {st['ms']:6,} ms in {st['step']} (the UI thread ran {st['ui_cpu_ms']:,} ms "
-            "of it; the rest it waited for the GIL or a CPU)"
-        )
+        print(f"  {st['ms']:6,} ms in {st['step']}: {held_by(st)}")
         if st["ui"]:
             print(f"      UI thread: {st['ui']}")
         if st["other"]:
@@ -374,6 +392,16 @@ def print_result(r: dict[str, Any]) -> None:
             f"  garbage collection {c['ms']:,} ms (generation {c['generation']}) "
             f"in {c['step']}, thread {c['thread']}"
         )
+
+
+def held_by(st: dict[str, Any]) -> str:
+    """What the UI thread did during a stall: ran its own work, queued for a CPU (a busy
+    machine), or was blocked (Python's lock held by another thread, or another lock)."""
+    blocked = max(0, st["ms"] + PROBE_MS - st["ran_ms"] - st["queued_ms"])
+    return (
+        f"the UI thread ran {st['ran_ms']:,} ms, queued for a CPU {st['queued_ms']:,} ms, "
+        f"was blocked {blocked:,} ms"
+    )
 
 
 def start_burners(n: int) -> list[subprocess.Popen[bytes]]:
@@ -419,7 +447,11 @@ def main() -> int:
                 flush=True,
             )
             for st in r["stalls"][:3]:
-                print(f"    {st['ms']:,} ms in {st['step']}: {st['ui'] or st['other']}")
+                print(f"    {st['ms']:,} ms in {st['step']}: {held_by(st)}")
+                if st["ui"]:
+                    print(f"        UI thread: {st['ui']}")
+                if st["other"]:
+                    print(f"        others:    {st['other']}")
         print(
             f"median of {len(runs)} at {args.persons:,} persons with {args.burn} burner(s): "
             f"longest stall {statistics.median(r['stall_ms'] for r in runs):,.0f} ms, "

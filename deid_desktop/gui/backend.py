@@ -53,6 +53,7 @@ FIRST_USE_MODULES = (
     "deid_desktop.core.scan.report",
     "deid_desktop.core.export",
     "deid_desktop.core.export.readback",
+    "deid_desktop.core.gc_pause",
     "deid_desktop.core.attack",
     "deid_desktop.core.cross_release",
     "deid_desktop.core.risk",
@@ -78,11 +79,22 @@ FIRST_USE_MODULES = (
 
 
 def warm_imports() -> None:
-    """Import ``FIRST_USE_MODULES`` (call it in a job, off the UI thread)."""
+    """Import ``FIRST_USE_MODULES`` and read the shipped ZIP3 table, which the Pathway
+    step shows the vintage of (call it in a job, off the UI thread: half a second)."""
+    import gc
     import importlib
 
-    for name in FIRST_USE_MODULES:
-        importlib.import_module(name)
+    from deid_desktop.core.gc_pause import gc_paused
+
+    # the modules' objects live as long as the app: no collection walks them while they
+    # are made (one took 0.7 s, Python's lock held), and none walks them afterwards
+    with gc_paused():
+        for name in FIRST_USE_MODULES:
+            importlib.import_module(name)
+        from deid_desktop.core import zip3
+
+        zip3.load_bundled_zip3()  # cached
+    gc.freeze()
 
 
 # -- loading -----------------------------------------------------------------------------
