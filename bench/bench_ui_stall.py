@@ -21,7 +21,10 @@ under 50 ms, peak under 1.8 GB.
 ``--where MS`` says what held the UI thread: a watchdog thread samples the UI thread's
 Python stack (and the other threads') whenever no tick has run for MS; the report lists
 the longest stalls with those frames. ``--repeat R`` runs the whole bench R times, each
-in a fresh process, and prints the medians. ``--export`` also presses Export.
+in a fresh process, and prints the medians (per step too). ``--export`` also presses
+Export. The review and the intruder test run in a child process at this size
+(``gui.child_job``): its peak is printed beside the app's ("child peak"); the app's
+memory is the app's peak plus the child's, minus the pages they share.
 """
 
 from __future__ import annotations
@@ -78,13 +81,32 @@ def reset_peak() -> bool:
         return False
 
 
+def sched_ms() -> tuple[float, float]:
+    """The calling thread's time on a CPU and its time queued for one (runnable, not
+    running: the machine is busy), in ms, from the kernel's schedstat; the rest of a
+    stall it was blocked (waiting for the GIL or a lock)."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as f:
+            ran, queued = f.read().split()[:2]
+        return int(ran) / 1e6, int(queued) / 1e6
+    except (OSError, ValueError):
+        return time.thread_time() * 1000, 0.0
+
+
 # -- the probe ----------------------------------------------------------------------------
 def frames_of(frame: Any, depth: int) -> str:
     names: list[str] = []
     f = frame
+    frozen = 0
     while f is not None and len(names) < depth:
         code = f.f_code
-        names.append(f"{Path(code.co_filename).name}:{f.f_lineno} {code.co_name}")
+        if code.co_filename.startswith("<frozen"):  # an import: name who imports
+            frozen += 1
+        else:
+            if frozen:
+                names.append(f"(import, {frozen} frames)")
+                frozen = 0
+            names.append(f"{Path(code.co_filename).name}:{f.f_lineno} {code.co_name}")
         f = f.f_back
     return " < ".join(names)
 
@@ -102,7 +124,9 @@ class Probe:
         self.timer.timeout.connect(self._tick)
         self.step = "start"
         self.late: dict[str, list[float]] = {}
-        self.stalls: list[tuple[float, str, float]] = []  # (ms, step, when the stall began)
+        #: (ms, step, when it began, ms the UI thread ran in it, ms it queued for a CPU)
+        self.stalls: list[tuple[float, str, float, float, float]] = []
+        self._cpu, self._queued = sched_ms()
         self._last = time.perf_counter()
         self.where_ms = where_ms
         self.samples: list[tuple[float, str, str]] = []  # (time, UI frames, other frames)
@@ -110,14 +134,36 @@ class Probe:
         self._stop = threading.Event()
         self._watch: threading.Thread | None = None
 
+    def _gc(self, phase: str, info: dict[str, int]) -> None:
+        """(gc.callbacks) Times each cyclic collection: one walks every tracked object
+        with the GIL held, in whichever thread allocated."""
+        now = time.perf_counter()
+        if phase == "start":
+            self._gc_began = now
+        elif self._gc_began is not None:
+            ms = (now - self._gc_began) * 1000
+            if ms >= 10:
+                name = threading.current_thread().name
+                self.collections.append((ms, self.step, info["generation"], name))
+            self._gc_began = None
+
     def start(self) -> None:
+        import gc
+
+        self._gc_began: float | None = None
+        self.collections: list[tuple[float, str, int, str]] = []
+        gc.callbacks.append(self._gc)
         self._last = time.perf_counter()
+        self._cpu, self._queued = sched_ms()
         self.timer.start()
         if self.where_ms is not None:
             self._watch = threading.Thread(target=self._watchdog, name="probe", daemon=True)
             self._watch.start()
 
     def stop(self) -> None:
+        import gc
+
+        gc.callbacks.remove(self._gc)
         self.timer.stop()
         self._stop.set()
         if self._watch is not None:
@@ -127,9 +173,13 @@ class Probe:
         now = time.perf_counter()
         late = max(0.0, (now - self._last) * 1000 - PROBE_MS)
         self.late.setdefault(self.step, []).append(late)
+        cpu, queued = sched_ms()  # ran (its own work), queued for a CPU, or blocked (GIL)
         if late >= TARGET_MS:
-            self.stalls.append((late, self.step, self._last))
+            self.stalls.append(
+                (late, self.step, self._last, cpu - self._cpu, queued - self._queued)
+            )
         self._last = now
+        self._cpu, self._queued = cpu, queued
 
     def _watchdog(self) -> None:
         assert self.where_ms is not None
@@ -145,7 +195,7 @@ class Probe:
                 for ident, f in frames.items()
                 if ident not in (self._ui, threading.get_ident())
             ]
-            ui_text = frames_of(ui, 6) if ui is not None else "?"
+            ui_text = frames_of(ui, 9) if ui is not None else "?"
             self.samples.append((now, ui_text, " | ".join(o for o in others if o)))
 
     def held(self, began: float, ms: float) -> tuple[str, str]:
@@ -191,6 +241,11 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
     from deid_desktop.core.steps import Step
     from deid_desktop.gui.app import make_app
 
+    try:
+        from deid_desktop.gui import child_job
+    except ImportError:  # a build from before the child process (to compare)
+        child_job = None  # type: ignore[assignment]
+
     app = make_app([sys.argv[0]])
     from PySide6.QtCore import QSettings
 
@@ -207,6 +262,8 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
 
     def step(name: str, action: Callable[[], None], done: Callable[[], bool]) -> None:
         reset_peak()
+        if child_job is not None:
+            child_job.last_child_peak_mb = None
         probe.step = name
         t0 = time.perf_counter()
         action()
@@ -222,13 +279,15 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
                 "p99_ms": round(sorted(late)[int(len(late) * 0.99)], 1),
                 "peak_mb": round(peak_mb(), 0),
                 "rss_after_mb": round(rss_mb(), 0),
+                "child_peak_mb": round((child_job and child_job.last_child_peak_mb) or 0.0, 0),
             }
         )
         s = steps[-1]
+        child = f"  child peak {s['child_peak_mb']:6,.0f} MB" if s["child_peak_mb"] else ""
         print(
             f"  {name:<16} {seconds:6.1f} s  longest stall {s['stall_ms']:6.0f} ms  "
             f"p99 {s['p99_ms']:4.0f} ms  peak {s['peak_mb']:6,.0f} MB  "
-            f"after {s['rss_after_mb']:6,.0f} MB",
+            f"after {s['rss_after_mb']:6,.0f} MB{child}",
             flush=True,
         )
 
@@ -276,19 +335,33 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
 
     every = [x for lates in probe.late.values() for x in lates]
     every.sort()
-    worst = max(probe.stalls, default=(every[-1] if every else 0.0, "", 0.0))
+    worst = max(probe.stalls, default=(every[-1] if every else 0.0, "", 0.0, 0.0, 0.0))
     result = {
         "stall_ms": round(every[-1], 1) if every else 0.0,
         "p99_ms": round(every[int(len(every) * 0.99)], 1) if every else 0.0,
         "peak_mb": max(st["peak_mb"] for st in steps),
+        "child_peak_mb": max(st["child_peak_mb"] for st in steps),
         "peak_exact": can_reset,
         "worst_step": worst[1],
         "steps": steps,
         "stalls": [],
+        "collections": [
+            {"ms": round(ms), "step": st, "generation": g, "thread": t}
+            for ms, st, g, t in sorted(probe.collections, reverse=True)[:5]
+        ],
     }
-    for ms, name, began in sorted(probe.stalls, reverse=True)[:10]:
+    for ms, name, began, cpu, queued in sorted(probe.stalls, reverse=True)[:10]:
         ui, other = probe.held(began, ms) if where is not None else ("", "")
-        result["stalls"].append({"ms": round(ms), "step": name, "ui": ui, "other": other})
+        result["stalls"].append(
+            {
+                "ms": round(ms),
+                "step": name,
+                "ran_ms": round(cpu),
+                "queued_ms": round(queued),
+                "ui": ui,
+                "other": other,
+            }
+        )
     window.session.close()
     return result
 
@@ -301,14 +374,34 @@ def print_result(r: dict[str, Any]) -> None:
         f"in step {r['worst_step']}), p99 {r['p99_ms']:.0f} ms; peak RSS {r['peak_mb']:,.0f} MB "
         f"({mem} the {TARGET_MB:,.0f} MB target)"
     )
+    if r.get("child_peak_mb"):
+        print(
+            f"the heavy jobs ran in a child process (gui.child_job), whose own peak was "
+            f"{r['child_peak_mb']:,.0f} MB (it shares the app's pages copy-on-write)"
+        )
     if r["stalls"]:
         print(f"stalls >= {TARGET_MS:.0f} ms, longest first:")
     for st in r["stalls"]:
-        print(f"  {st['ms']:6,} ms in {st['step']}")
+        print(f"  {st['ms']:6,} ms in {st['step']}: {held_by(st)}")
         if st["ui"]:
             print(f"      UI thread: {st['ui']}")
         if st["other"]:
             print(f"      others:    {st['other']}")
+    for c in r.get("collections", []):
+        print(
+            f"  garbage collection {c['ms']:,} ms (generation {c['generation']}) "
+            f"in {c['step']}, thread {c['thread']}"
+        )
+
+
+def held_by(st: dict[str, Any]) -> str:
+    """What the UI thread did during a stall: ran its own work, queued for a CPU (a busy
+    machine), or was blocked (Python's lock held by another thread, or another lock)."""
+    blocked = max(0, st["ms"] + PROBE_MS - st["ran_ms"] - st["queued_ms"])
+    return (
+        f"the UI thread ran {st['ran_ms']:,} ms, queued for a CPU {st['queued_ms']:,} ms, "
+        f"was blocked {blocked:,} ms"
+    )
 
 
 def start_burners(n: int) -> list[subprocess.Popen[bytes]]:
@@ -354,13 +447,29 @@ def main() -> int:
                 flush=True,
             )
             for st in r["stalls"][:3]:
-                print(f"    {st['ms']:,} ms in {st['step']}: {st['ui'] or st['other']}")
+                print(f"    {st['ms']:,} ms in {st['step']}: {held_by(st)}")
+                if st["ui"]:
+                    print(f"        UI thread: {st['ui']}")
+                if st["other"]:
+                    print(f"        others:    {st['other']}")
         print(
             f"median of {len(runs)} at {args.persons:,} persons with {args.burn} burner(s): "
             f"longest stall {statistics.median(r['stall_ms'] for r in runs):,.0f} ms, "
             f"p99 {statistics.median(r['p99_ms'] for r in runs):.0f} ms, "
-            f"peak RSS {statistics.median(r['peak_mb'] for r in runs):,.0f} MB"
+            f"peak RSS {statistics.median(r['peak_mb'] for r in runs):,.0f} MB, "
+            f"child peak {statistics.median(r.get('child_peak_mb', 0) for r in runs):,.0f} MB"
         )
+        steps = [st["step"] for st in runs[0]["steps"]]
+        for name in steps:
+            of = [next(st for st in r["steps"] if st["step"] == name) for r in runs]
+            print(
+                f"  {name:<16} stall {statistics.median(st['stall_ms'] for st in of):6,.0f} ms  "
+                f"p99 {statistics.median(st['p99_ms'] for st in of):4.0f} ms  "
+                f"peak {statistics.median(st['peak_mb'] for st in of):6,.0f} MB  "
+                f"child {statistics.median(st['child_peak_mb'] for st in of):6,.0f} MB"
+            )
+        loads = [r["load_before"] for r in runs] + [r["load_after"] for r in runs]
+        print(f"  load average {min(loads):.2f} to {max(loads):.2f}")
         return 0
 
     load_before = os.getloadavg()[0]

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the data stack loads with the first job, not with the windo
     from deid_desktop.core.engine import ReviewResult
     from deid_desktop.core.export import ExportRecord
     from deid_desktop.core.risk import SuppressionPreview
+    from deid_desktop.core.risk.intruder import IntruderReport
     from deid_desktop.core.scan.sample import SampleReview
     from deid_desktop.core.zip3 import Zip3Table
 
@@ -52,6 +53,7 @@ FIRST_USE_MODULES = (
     "deid_desktop.core.scan.report",
     "deid_desktop.core.export",
     "deid_desktop.core.export.readback",
+    "deid_desktop.core.gc_pause",
     "deid_desktop.core.attack",
     "deid_desktop.core.cross_release",
     "deid_desktop.core.risk",
@@ -77,11 +79,22 @@ FIRST_USE_MODULES = (
 
 
 def warm_imports() -> None:
-    """Import ``FIRST_USE_MODULES`` (call it in a job, off the UI thread)."""
+    """Import ``FIRST_USE_MODULES`` and read the shipped ZIP3 table, which the Pathway
+    step shows the vintage of (call it in a job, off the UI thread: half a second)."""
+    import gc
     import importlib
 
-    for name in FIRST_USE_MODULES:
-        importlib.import_module(name)
+    from deid_desktop.core.gc_pause import gc_paused
+
+    # the modules' objects live as long as the app: no collection walks them while they
+    # are made (one took 0.7 s, Python's lock held), and none walks them afterwards
+    with gc_paused():
+        for name in FIRST_USE_MODULES:
+            importlib.import_module(name)
+        from deid_desktop.core import zip3
+
+        zip3.load_bundled_zip3()  # cached
+    gc.freeze()
 
 
 # -- loading -----------------------------------------------------------------------------
@@ -194,6 +207,21 @@ def save_project(project: Project, path: Path, base: Path | None = None) -> Proj
     return p.load_project(path)
 
 
+def input_rows(project: Project, project_path: Path, bytes_per_row: int = 60) -> int:
+    """The rows the project's inputs hold, before they are read: as recorded in the
+    project, else judged from the file's size (the demo's tables run 40-90 bytes a row)."""
+    from deid_desktop.core.project import resolve_path as _resolve
+
+    total = 0
+    for t in project.tables:
+        if t.rows is not None:
+            total += t.rows
+            continue
+        path = _resolve(project_path, t.path)
+        total += path.stat().st_size // bytes_per_row if path.is_file() else 0
+    return total
+
+
 def check_inputs(project: Project, project_path: Path) -> list[Problem]:
     from deid_desktop.core.project import check_inputs as _check
 
@@ -245,6 +273,13 @@ def available_pathways() -> tuple[PathwaySpec, ...]:
     return all_specs()
 
 
+class _Ask:
+    """The default of a ``salt`` argument: ask the keyring (``salt_for``)."""
+
+
+ASK = _Ask()
+
+
 def salt_for(project: Project) -> bytes | None:
     """The salt from the OS keyring if the project's pathway needs one, else None."""
     from deid_desktop import secrets as store
@@ -259,8 +294,12 @@ def review(
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
     held_back: Path | None = None,
+    salt: bytes | _Ask | None = ASK,
 ) -> ReviewResult:
     """Build the release in memory, verify it, measure risk, scan free text (core.engine).
+
+    ``salt``: the project's salt when the caller already asked the keyring for it
+    (``salt_for``), else it is asked here.
 
     The review screen shows the scan of every free-text column, suppressed ones too; the
     scan uses the project word list of ``held_back`` (the crosswalk folder).
@@ -274,7 +313,7 @@ def review(
     return engine.review(
         project,
         extract,
-        salt=salt_for(project),
+        salt=salt_for(project) if isinstance(salt, _Ask) else salt,
         scan=True,
         progress=progress,
         cancel=cancel,
@@ -414,15 +453,27 @@ def intruder(
 ) -> ReviewResult:
     """The motivated-intruder test on the reviewed release (``core.attack``): the review
     with its figures (counts only), for the Review page, the verdict and the record."""
-    from deid_desktop.core.attack import motivated_intruder, with_intruder
+    from deid_desktop.core.attack import with_intruder
 
-    report = motivated_intruder(
-        review.project,
-        extract,
-        review,
-        on=on,
-        salt=salt_for(review.project),
-        progress=progress,
-        cancel=cancel,
+    report = intruder_report(
+        review, extract, on=on, salt=salt_for(review.project), progress=progress, cancel=cancel
     )
     return with_intruder(review, report)
+
+
+def intruder_report(
+    review: ReviewResult,
+    extract: Extract,
+    *,
+    on: Sequence[str] = (),
+    salt: bytes | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+) -> IntruderReport:
+    """The figures of the motivated-intruder test alone (``intruder`` adds them to the
+    review); ``salt``: the project's (``salt_for``)."""
+    from deid_desktop.core.attack import motivated_intruder
+
+    return motivated_intruder(
+        review.project, extract, review, on=on, salt=salt, progress=progress, cancel=cancel
+    )

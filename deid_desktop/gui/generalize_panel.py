@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.core.risk.loss import LOSS_EXPLAINED, Figures
+from deid_desktop.gui import child_job
 from deid_desktop.gui.widgets import MessageBanner
 from deid_desktop.gui.workers import JobRunner
 
@@ -321,19 +322,27 @@ class GeneralizePanel(QWidget):
             lacking = [c for c in columns if c not in given and guess_kind(c) is None]
             if lacking:
                 raise UsageError(_lacking(lacking))
-            hier = {
-                c: given.get(c) or builtin_hierarchy(str(guess_kind(c)), frame[c], c)
-                for c in columns
-            }
-            prepared = Prepared(frame, columns, hier)
-            found = search(
-                prepared,
-                k=k,
-                max_suppression=limit,
-                metric=metric,
-                progress=search_progress,
-                cancel=cancel,
-            )
+
+            def work(progress, cancel):  # type: ignore[no-untyped-def]
+                hier = {
+                    c: given.get(c) or builtin_hierarchy(str(guess_kind(c)), frame[c], c)
+                    for c in columns
+                }
+                prepared = Prepared(frame, columns, hier)
+                found = search(
+                    prepared,
+                    k=k,
+                    max_suppression=limit,
+                    metric=metric,
+                    progress=progress,
+                    cancel=cancel,
+                )
+                return prepared, found
+
+            # at a million rows in a child process: coding the table and the search hold
+            # Python's lock in long C calls; the coded table (numbers) comes back
+            prepared, found = child_job.call(work, search_progress, cancel, rows=len(frame))
+            # the given hierarchies are the app's own objects (the page finds their files)
             return prepared, found, {c: given[c] for c in columns if c in given}
 
         self.summary.setText("Searching…")

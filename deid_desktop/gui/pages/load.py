@@ -30,7 +30,7 @@ from deid_desktop.core.errors import Problem
 from deid_desktop.core.model import ColumnClass, ColumnTag, LoadedTable, Role
 from deid_desktop.core.project import PROJECT_SUFFIX
 from deid_desktop.core.steps import Step
-from deid_desktop.gui import backend
+from deid_desktop.gui import backend, child_job
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.widgets import MessageBanner, heading, note
@@ -326,15 +326,21 @@ class LoadPage(Page):
             return
         self.banner.clear()
 
+        def read(progress, cancel):  # type: ignore[no-untyped-def]
+            extract = backend.load_extract(project, path, progress=progress, cancel=cancel)
+            progress(1.0, "Suggesting tags")
+            return extract, backend.suggestions_for(extract)
+
         def job(progress, cancel):  # type: ignore[no-untyped-def]
             backend.warm_imports()  # what the pages import on first use, not on the UI thread
             # the inputs' hashes are read here, off the UI thread (seconds at 1M rows)
             problems = backend.check_inputs(project, path)
             if problems:
                 return problems
-            extract = backend.load_extract(project, path, progress=progress, cancel=cancel)
-            progress(1.0, "Suggesting tags")
-            return extract, backend.suggestions_for(extract)
+            # large inputs are parsed in a child process: the parser's long C calls and
+            # collections cannot hold the window; the extract comes back as its buffers
+            rows = backend.input_rows(project, path)
+            return child_job.call(read, progress, cancel, rows=rows)
 
         def done(value) -> None:  # type: ignore[no-untyped-def]
             if isinstance(value, list):  # changed or missing inputs: nothing was loaded

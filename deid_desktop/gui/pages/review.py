@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCharts import QChart, QChartView
@@ -36,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from deid_desktop.core.model import RiskSettings
 from deid_desktop.core.steps import Step
-from deid_desktop.gui import backend
+from deid_desktop.gui import backend, child_job
 from deid_desktop.gui.bar_chart import draw_bars
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
@@ -154,14 +155,21 @@ class ReviewPage(Page):
 
         held_back = held_back_of(s)  # its word list joins the scan
 
-        def job(progress, cancel):  # type: ignore[no-untyped-def]
+        def work(progress, cancel, salt):  # type: ignore[no-untyped-def]
             result = backend.review(
-                extract, project, progress=progress, cancel=cancel, held_back=held_back
+                extract, project, progress=progress, cancel=cancel, held_back=held_back, salt=salt
             )
             progress(1.0, "Preparing the review")
             from deid_desktop.core.scan.notes import index_notes  # numpy: on use
 
             return result, index_notes(result.scan)
+
+        def job(progress, cancel):  # type: ignore[no-untyped-def]
+            salt = backend.salt_for(project)  # the keyring is asked here, not in a child
+            # at a million rows in a child process: its long C calls cannot hold the window
+            return child_job.call(
+                partial(work, salt=salt), progress, cancel, rows=child_job.extract_rows(extract)
+            )
 
         def done(value: tuple[ReviewResult, NoteIndex]) -> None:
             result, notes = value

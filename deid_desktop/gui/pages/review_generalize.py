@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from deid_desktop.core.model import Generalization, RiskSettings
+from deid_desktop.gui import child_job
 
 if TYPE_CHECKING:
     from deid_desktop.core.engine import ReviewResult
@@ -213,8 +214,6 @@ class GeneralizeSection(QWidget):
         assert project is not None and extract is not None
         given = {c: h for c, (h, _path) in self.user_hierarchies.items()}
         self._files.update({id(h): (h, path) for h, path in self.user_hierarchies.values()})
-        section = self
-
         reviewed = reviewed_person(s.review, project)
 
         def load(progress: Any = None, cancel: Any = None) -> tuple[Any, list[str], dict[str, Any]]:
@@ -223,11 +222,16 @@ class GeneralizeSection(QWidget):
 
             if reviewed is not None:  # the review on screen built exactly this table
                 frame, qis = reviewed
-            else:
-                frame, qis = engine.unapplied_person(
-                    project, extract, backend.salt_for(project), progress=progress, cancel=cancel
-                )
-            section._values = _distinct(frame, qis)
+            else:  # the release built again: at a million rows in a child process
+                salt = backend.salt_for(project)
+
+                def build(progress: Any, cancel: Any) -> tuple[Any, tuple[str, ...]]:
+                    return engine.unapplied_person(
+                        project, extract, salt, progress=progress, cancel=cancel
+                    )
+
+                rows = child_job.extract_rows(extract)
+                frame, qis = child_job.call(build, progress, cancel, rows=rows)
             return frame, list(qis), {c: h for c, h in given.items() if c in qis}
 
         return load
@@ -302,6 +306,7 @@ class GeneralizeSection(QWidget):
     def _open_editor(self, values: dict[str, list[str]]) -> None:
         from deid_desktop.gui.hierarchy_editor import HierarchyEditor
 
+        self._values = values  # read once (in a job) for the editor, not for each search
         current = {c: h for c, (h, _p) in self.user_hierarchies.items()}
         self.editor = HierarchyEditor(values, current, self.hierarchy_folder(), self)
         self.editor.saved.connect(self._saved)

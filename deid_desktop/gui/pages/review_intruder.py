@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from deid_desktop.gui import backend
+from deid_desktop.gui import backend, child_job
 from deid_desktop.gui.bar_chart import draw_bars
 from deid_desktop.gui.widgets import plain_error
 
@@ -311,7 +311,20 @@ class IntruderPanel(QWidget):
         self.sentence.setText("Attacking the release with the source's own demographics…")
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
-            return backend.intruder(review, extract, on=on, progress=progress, cancel=cancel)
+            from deid_desktop.core.attack import with_intruder
+
+            salt = backend.salt_for(review.project)  # the keyring: asked here, not in a child
+
+            # at a million rows in a child process (its long C calls cannot hold the
+            # window); only the report comes back, the review stays where it is
+            def attack(progress, cancel):  # type: ignore[no-untyped-def]
+                return backend.intruder_report(
+                    review, extract, on=on, salt=salt, progress=progress, cancel=cancel
+                )
+
+            rows = child_job.extract_rows(extract)
+            report = child_job.call(attack, progress, cancel, rows=rows)
+            return with_intruder(review, report)
 
         def done(result: ReviewResult) -> None:
             self._finished()

@@ -1,0 +1,157 @@
+"""The heavy jobs in a child process (``gui.child_job``): the review a user sees is the
+one the app computes in its own thread, Cancel ends the child at once, and a failure in
+the child reaches the page as the same error."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from deid_desktop.core import engine
+from deid_desktop.core.errors import Cancelled, ProjectError
+from deid_desktop.core.progress import CancelToken
+from deid_desktop.core.steps import Step
+from deid_desktop.gui import backend, child_job
+from deid_desktop.gui.main_window import MainWindow
+from tests.gui import test_review_generalize as generalize_flow
+from tests.gui.test_flow import WAIT, idle, open_demo, wait_review
+from tests.gui.test_reproduce import file_keyring  # noqa: F401 - a fixture
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is still a process of ours (running or not yet reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().split()[3] == str(os.getpid())
+    except OSError:
+        return False
+
+
+def _same_review(a: engine.ReviewResult, b: engine.ReviewResult) -> None:
+    assert a.release.tables.keys() == b.release.tables.keys()
+    for name, frame in a.release.tables.items():
+        pd.testing.assert_frame_equal(frame, b.release.tables[name])
+    pd.testing.assert_frame_equal(a.release.crosswalk, b.release.crosswalk)
+    assert a.verification == b.verification
+    assert a.verdict == b.verdict
+    assert a.risk is not None and b.risk is not None
+    assert (a.risk.k, a.risk.lone, a.risk.classes) == (b.risk.k, b.risk.lone, b.risk.classes)
+    assert a.risk.formulas == b.risk.formulas
+    assert a.scan is not None and b.scan is not None
+    assert a.scan.total_hits == b.scan.total_hits
+
+
+def test_the_review_from_a_child_is_the_review_in_thread(
+    qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    open_demo(qtbot, window)
+    assert window.go_to(Step.REVIEW)
+    wait_review(qtbot, window)
+    in_thread = window.session.review
+    shown = window.review_page.checks.topLevelItemCount()
+
+    monkeypatch.setattr(child_job, "CHILD_ROWS", 0)  # this small demo goes to a child too
+    child_job.last_child_peak_mb = None
+    window.review_page.run_review()
+    qtbot.waitUntil(lambda: window.session.review is not in_thread, timeout=WAIT)
+    idle(qtbot, window)
+    from_child = window.session.review
+    assert child_job.last_child_peak_mb is not None  # it did run in a child
+    _same_review(from_child, in_thread)
+    assert window.review_page.checks.topLevelItemCount() == shown
+    assert window.review_page.verdict.isVisible()
+
+    # the intruder test runs in a child too, and its figures join the review
+    page = window.review_page
+    page.tabs.setCurrentWidget(page.intruder)
+    qtbot.waitUntil(lambda: window.session.review.intruder is not None, timeout=WAIT)
+    idle(qtbot, window)
+    report = window.session.review.intruder
+    extract = window.session.extract
+    on = report.on
+    salt = backend.salt_for(from_child.project)
+    assert report == backend.intruder_report(from_child, extract, on=on, salt=salt)  # in-thread
+    assert report.targets > 0 and page.intruder.sentence.text()
+
+
+def test_progress_comes_back_and_cancel_ends_the_child_at_once() -> None:
+    stages: list[str] = []
+    pids: list[int] = []
+
+    def forever(progress, cancel):  # type: ignore[no-untyped-def]
+        progress(0.5, "Half way")
+        while True:  # a long C call would not look at the token either
+            time.sleep(0.01)
+
+    token = CancelToken()
+    threading.Timer(0.5, token.cancel).start()
+    started = time.monotonic()
+    with pytest.raises(Cancelled):
+        child_job.run(forever, lambda f, s: stages.append(s), token, on_start=pids.append)
+    assert time.monotonic() - started < 5
+    assert stages == ["Half way"]
+    assert pids and not _alive(pids[0])  # killed and reaped: no zombie left
+
+
+def test_an_error_in_the_child_is_raised_here_with_its_hint() -> None:
+    def fails(progress, cancel):  # type: ignore[no-untyped-def]
+        raise ProjectError("The extract cannot be reviewed", hint="Fix it.")
+
+    with pytest.raises(ProjectError, match="cannot be reviewed") as caught:
+        child_job.run(fails, lambda f, s: None, CancelToken())
+    assert caught.value.hint == "Fix it."
+
+
+def test_a_child_that_dies_is_an_error_not_a_hang() -> None:
+    def dies(progress, cancel):  # type: ignore[no-untyped-def]
+        os._exit(3)
+
+    with pytest.raises(child_job.ChildFailed, match="without a result"):
+        child_job.run(dies, lambda f, s: None, CancelToken())
+
+
+def test_what_cannot_travel_is_computed_here() -> None:
+    calls: list[int] = []
+
+    def local_lock(progress, cancel):  # type: ignore[no-untyped-def]
+        calls.append(os.getpid())
+        return threading.Lock()  # cannot be pickled
+
+    result = child_job.run(local_lock, lambda f, s: None, CancelToken())
+    assert isinstance(result, type(threading.Lock()))
+    assert calls == [os.getpid()]  # run again here (the child's run was in the child)
+
+
+def test_small_extracts_stay_in_thread() -> None:
+    assert not child_job.worth_a_child(child_job.CHILD_ROWS - 1)
+    assert child_job.worth_a_child(child_job.CHILD_ROWS)
+
+
+def test_the_generalization_flow_with_every_heavy_job_in_a_child(
+    qtbot,
+    window: MainWindow,
+    tmp_path: Path,
+    file_keyring: None,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # type: ignore[no-untyped-def]
+    """Load, review, search, hierarchy editor, apply, undo, export: each job that reads
+    a large extract runs in a child here (this small demo too), and the release is still
+    byte for byte what ``deid run`` writes."""
+    monkeypatch.setattr(child_job, "CHILD_ROWS", 0)
+    children: list[int] = []
+    real = child_job.run
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        children.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(child_job, "run", counted)
+    generalize_flow.test_find_preview_apply_undo_export_and_deid_run_agree(
+        qtbot, window, tmp_path, None
+    )
+    assert len(children) >= 4  # the load, the reviews, the search
