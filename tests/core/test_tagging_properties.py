@@ -144,8 +144,8 @@ def test_a_column_of_unix_times_is_never_clinical_nor_a_date_to_parse(
     cells = [str(t * 1000 if millis else t) for t in stamps]
     (tag,) = suggest_tags(_frame({name: cells}), table="t", is_person=is_person)
     assert tag.cls is ColumnClass.DIRECT, (name, tag.evidence)
-    if tag.role is not Role.PERSON_KEY:  # a lone distinct column may be chosen as the key
-        assert "Unix time" in " ".join(tag.evidence)
+    assert tag.role is not Role.PERSON_KEY  # distinct timestamps are no person key
+    assert "Unix time" in " ".join(tag.evidence)
 
 
 # Values that cannot occur in our own sentences: a fixed odd prefix plus random letters.
@@ -192,3 +192,10 @@ def test_an_unknown_column_of_unique_codes_is_direct_and_flagged_unsure(
     assert tag.cls is ColumnClass.DIRECT
     assert tag.unsure
     assert any(e.startswith("unsure: ") for e in tag.evidence)
+
+
+def test_a_lone_column_of_distinct_unix_times_is_not_chosen_as_the_person_key() -> None:
+    cells = [str(1_000_000_000 + 86_400 * 37 * i) for i in range(50)]
+    (tag,) = suggest_tags(_frame({"col": cells}), table="t", is_person=True)
+    assert tag.cls is ColumnClass.DIRECT and tag.role is None
+    assert "Unix time" in " ".join(tag.evidence)

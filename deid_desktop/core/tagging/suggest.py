@@ -27,6 +27,7 @@ from deid_desktop.core.tagging.colnames import (
     parse_column_name,
 )
 from deid_desktop.core.tagging.decide import (
+    UNIX_SHARE,
     Draft,
     code_sentence,
     decide_column,
@@ -132,7 +133,8 @@ def _choose_person_key(
     for i, (h, p) in enumerate(zip(hints, profiles, strict=True)):
         usable_name = all(x.kind in (HintKind.ID_LIKE, HintKind.ORG_ID) for x in h)
         complete = p.non_missing == p.rows and p.sampled == p.non_missing
-        if usable_name and complete and unique_codes(p) and p.distinct == p.sampled:
+        dates = p.share("unix_time") >= UNIX_SHARE  # timestamps are distinct, not keys
+        if usable_name and complete and unique_codes(p) and p.distinct == p.sampled and not dates:
             draft = Draft(ColumnClass.DIRECT, role=Role.PERSON_KEY, category=Cat.R)
             draft.evidence.append(code_sentence(p))
             draft.doubt(
