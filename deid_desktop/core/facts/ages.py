@@ -47,11 +47,16 @@ _CONTEXT_WORDS = frozenset(
 #: Name words that give an age in a unit other than years -> that unit per year
 #: (``age_months``, ``age_in_days``, ``AgeWeeks``): such a column cannot hold the pooled
 #: '90+' (years), so it is never pooled; the gate fails it when it states 90 years or more.
+#: Mean days in a Gregorian year.
+DAYS_PER_YEAR = 365.2425
+MONTHS = ("months", 12.0)
+WEEKS = ("weeks", DAYS_PER_YEAR / 7)
+DAYS = ("days", DAYS_PER_YEAR)
 AGE_UNITS: dict[str, tuple[str, float]] = {
-    **dict.fromkeys(("months", "month", "mos", "mo", "mths", "mnths"), ("months", 12.0)),
-    **dict.fromkeys(("weeks", "week", "wks", "wk"), ("weeks", 365.2425 / 7)),
-    **dict.fromkeys(("days", "day"), ("days", 365.2425)),
-    **dict.fromkeys(("hours", "hrs"), ("hours", 365.2425 * 24)),
+    **dict.fromkeys(("months", "month", "mos", "mo", "mths", "mnths"), MONTHS),
+    **dict.fromkeys(("weeks", "week", "wks", "wk"), WEEKS),
+    **dict.fromkeys(("days", "day"), DAYS),
+    **dict.fromkeys(("hours", "hrs"), ("hours", DAYS_PER_YEAR * 24)),
 }
 _NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 

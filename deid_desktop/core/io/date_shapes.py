@@ -91,7 +91,9 @@ EPOCH_1904 = date(1904, 1, 1)
 #: 2029-12-31): whatever its name, when this share of its values have the shape.
 UNIX_TIME = "Unix time (seconds or milliseconds since 1970)"
 UNIX_SHARE = 0.8
-_UNIX = r"1[0-8]\d{8}(?:\.\d{1,6})?|1[0-8]\d{11}"
+#: One value's shape (the tagger's value pattern too); the range is checked after.
+UNIX_PATTERN = r"1[0-8]\d{8}(?:\.\d{1,6})?|1[0-8]\d{11}"
+_UNIX = UNIX_PATTERN
 UNIX_SECONDS_MAX = 1_893_455_999  # 2029-12-31 23:59:59 UTC
 #: NPIs: 10 digits whose Luhn check with the prefix 80840 holds; random Unix times pass
 #: it one time in ten, a column of NPIs every time. Told apart from at least this many.

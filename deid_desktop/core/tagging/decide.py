@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from deid_desktop.core.io.date_shapes import UNIX_SHARE
 from deid_desktop.core.model import ColumnClass, ColumnTag, Role
 from deid_desktop.core.model import IdentifierCategory as Cat
 from deid_desktop.core.tagging.colnames import HintKind, NameHint
@@ -205,17 +206,17 @@ def strongest_identifier(p: ValueProfile, threshold: float) -> tuple[Cat, str, f
 # --- building blocks -----------------------------------------------------------------
 
 
-#: Share of sampled values written as Unix times that makes a column dates (as the gate's
-#: ``io.date_shapes.UNIX_SHARE``).
-UNIX_SHARE = 0.8
+def reads_as_unix_times(p: ValueProfile) -> bool:
+    """Most sampled values are Unix times (the gate's share, ``io.date_shapes``)."""
+    return not p.empty and p.share("unix_time") >= UNIX_SHARE
 
 
 def unix_times(p: ValueProfile) -> Draft | None:
     """Dates written as Unix times: a date finer than a year that the loader cannot read
     as a date, so suggested as direct (removed)."""
-    share = p.share("unix_time")
-    if p.empty or share < UNIX_SHARE:
+    if not reads_as_unix_times(p):
         return None
+    share = p.share("unix_time")
     draft = Draft(
         ColumnClass.DIRECT,
         category=Cat.C,

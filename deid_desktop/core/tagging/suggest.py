@@ -27,10 +27,10 @@ from deid_desktop.core.tagging.colnames import (
     parse_column_name,
 )
 from deid_desktop.core.tagging.decide import (
-    UNIX_SHARE,
     Draft,
     code_sentence,
     decide_column,
+    reads_as_unix_times,
     unique_codes,
 )
 from deid_desktop.core.tagging.values import ValueProfile, profile_values
@@ -133,7 +133,7 @@ def _choose_person_key(
     for i, (h, p) in enumerate(zip(hints, profiles, strict=True)):
         usable_name = all(x.kind in (HintKind.ID_LIKE, HintKind.ORG_ID) for x in h)
         complete = p.non_missing == p.rows and p.sampled == p.non_missing
-        dates = p.share("unix_time") >= UNIX_SHARE  # timestamps are distinct, not keys
+        dates = reads_as_unix_times(p)  # timestamps are distinct, not keys
         if usable_name and complete and unique_codes(p) and p.distinct == p.sampled and not dates:
             draft = Draft(ColumnClass.DIRECT, role=Role.PERSON_KEY, category=Cat.R)
             draft.evidence.append(code_sentence(p))

@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from deid_desktop.core.io.date_shapes import UNIX_PATTERN
 from deid_desktop.core.tagging.namelists import given_names, surnames
 
 SAMPLE_SIZE = 2000
@@ -69,8 +70,8 @@ PATTERNS: dict[str, tuple[str, bool, str | None]] = {
     # one word of letters, digits and separators holding at least one digit: an opaque code
     "code_token": (r"^[A-Za-z0-9_./:#-]*\d[A-Za-z0-9_./:#-]*$", False, "digit"),
     "zip": (r"^\d{5}(-\d{4})?$", False, "digit"),
-    # seconds (10 digits) or milliseconds (13) since 1970, 2001-2029: io.date_shapes.UNIX_TIME
-    "unix_time": (r"^(1[0-8]\d{8}(\.\d{1,6})?|1[0-8]\d{11})$", False, "digit"),
+    # seconds (10 digits) or milliseconds (13) since 1970, 2001-2029 (the gate's shape)
+    "unix_time": (rf"^(?:{UNIX_PATTERN})$", False, "digit"),
     "zip_lost_zero": (r"^\d{4}$", False, "digit"),
     "date": (
         r"^([12]\d{3}-(0?[1-9]|1[0-2])-(0?[1-9]|[12]\d|3[01])" + _TIME + r"|"

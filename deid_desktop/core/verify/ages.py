@@ -28,7 +28,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.ages import MAX_AGE, age_unit, names_an_age
+from deid_desktop.core.facts.ages import (
+    DAYS,
+    DAYS_PER_YEAR,
+    MAX_AGE,
+    MONTHS,
+    WEEKS,
+    age_unit,
+    names_an_age,
+)
 from deid_desktop.core.facts.dates import earliest_per_person, is_person_date
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.text import STRING
@@ -41,7 +49,6 @@ _TOP_CODE = re.compile(r"^\s*(\d+)\s*\+\s*$")
 AGREE = 0.9
 #: Rows with a birth date and a value needed before values alone say "ages".
 MIN_AGREEING_ROWS = 10
-_DAYS_PER_YEAR = 365.2425
 #: Rows read for the agreement with the birth dates (an even sample).
 SAMPLE_ROWS = 20_000
 
@@ -80,12 +87,7 @@ def _numeric_share(uniq: pd.Series) -> float:
 
 
 #: Units ages are read in by their values: (unit, units per year), years first.
-VALUE_UNITS: tuple[tuple[str, float], ...] = (
-    ("years", 1.0),
-    ("months", 12.0),
-    ("weeks", _DAYS_PER_YEAR / 7),
-    ("days", _DAYS_PER_YEAR),
-)
+VALUE_UNITS: tuple[tuple[str, float], ...] = (("years", 1.0), MONTHS, WEEKS, DAYS)
 _MAX_YEARS = 120
 
 
@@ -155,9 +157,9 @@ def _sampled_ages(
     )
     when = parsed.to_numpy(dtype="datetime64[ns]")
     birth = born[ctx.positions[table][sample]]
-    days = (when - birth).astype("timedelta64[D]").astype(np.float64)  # NaT -> NaN
-    days[np.isnat(when) | np.isnat(birth)] = np.nan
-    cache[table] = (sample, np.floor(days / _DAYS_PER_YEAR))
+    days = (when - birth).astype("timedelta64[D]").astype(np.float64)
+    days[np.isnat(when) | np.isnat(birth)] = np.nan  # NaT would cast to a huge number
+    cache[table] = (sample, np.floor(days / DAYS_PER_YEAR))
     return cache[table]
 
 
