@@ -372,3 +372,6 @@ class Release:
     suppressed_rows: dict[str, int] = field(default_factory=dict)  # table -> rows removed
     warnings: tuple[str, ...] = ()
     parameters: dict[str, object] = field(default_factory=dict)  # for the export record
+    #: each crosswalk row's row in the extract's person table, where the pathway knows
+    #: it (None: found by the keys); the gate holds it against the keys before use
+    crosswalk_rows: Any = field(default=None, compare=False, repr=False)

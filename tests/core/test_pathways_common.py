@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from deid_desktop.core.errors import InputError
 from deid_desktop.core.facts.dates import earliest_per_person
+from deid_desktop.core.facts.digits import all_digits, only_digits
 from deid_desktop.core.facts.persons import all_positions
 from deid_desktop.core.pathways.common import row_order, take_rows
 from deid_desktop.core.pathways.subject_ids import _contains_own_key, _equals_an_id, _format_ids
-from deid_desktop.core.verify.direct import _all_digits, _only_digits
 from deid_desktop.core.verify.safe_harbor import _not_among, _repeats
 from tests.core.test_safe_harbor_support import make_case, people, replace_frame
 
@@ -108,11 +108,11 @@ def test_digit_helpers_match_the_regular_expressions(values: list[str]) -> None:
     arr = pa.array(values, type=pa.large_string())
     for part in (arr, arr.slice(1)):
         assert (
-            _only_digits(part).to_pylist()
+            only_digits(part).to_pylist()
             == pc.replace_substring_regex(part, r"\D", "").to_pylist()
         )
         expected = pc.match_substring_regex(part, r"^\d+$").to_numpy(zero_copy_only=False)
-        assert _all_digits(part).tolist() == expected.tolist()
+        assert all_digits(part).tolist() == expected.tolist()
 
 
 @settings(max_examples=100, deadline=None)

@@ -339,8 +339,11 @@ def crosswalk_key_name(key: str, id_column: str) -> str:
     return key if key != id_column else f"source_{key}"
 
 
-def subject_crosswalk(subjects: SubjectIds, person: LoadedTable, key: str) -> pd.DataFrame:
-    """The held-back crosswalk (subject ID <-> person key), in subject-ID order."""
+def subject_crosswalk(
+    subjects: SubjectIds, person: LoadedTable, key: str
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The held-back crosswalk (subject ID <-> person key), in subject-ID order, and
+    each of its rows' row in the person table (``Release.crosswalk_rows``)."""
     crosswalk = pd.DataFrame(
         {
             SUBJECT_ID: subjects.ids.reset_index(drop=True),
@@ -349,7 +352,11 @@ def subject_crosswalk(subjects: SubjectIds, person: LoadedTable, key: str) -> pd
             .astype(STRING),
         }
     )
-    return order_rows(crosswalk, subjects.numbers)
+    order = row_order(np.asarray(subjects.numbers))
+    if not len(crosswalk.columns):
+        return crosswalk.iloc[order].reset_index(drop=True), order
+    columns = {c: take_rows(crosswalk[c], order) for c in crosswalk.columns}
+    return pd.DataFrame(columns, copy=False), order
 
 
 # --------------------------------------------------------------------------- risk settings

@@ -185,7 +185,7 @@ def build_limited(
         released_qis_only=True,
         hierarchies=extract.hierarchies,
     )
-    crosswalk = subject_crosswalk(subjects, person, pspec.key)
+    crosswalk, crosswalk_rows = subject_crosswalk(subjects, person, pspec.key)
     sentences = [
         "Limited data set under 45 CFR 164.514(e): not de-identified; it may be disclosed "
         "only under a data use agreement"
@@ -229,6 +229,7 @@ def build_limited(
         label=pathway_spec(Pathway.LIMITED_DATA_SET).label,
         tables=tables,
         crosswalk=crosswalk,
+        crosswalk_rows=crosswalk_rows,
         id_column=SUBJECT_ID,
         transformations=tuple(sentences),
         suppressed_rows=risk.suppressed,

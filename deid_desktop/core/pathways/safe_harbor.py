@@ -231,7 +231,7 @@ def build_safe_harbor(
         released_qis_only=False,
         hierarchies=extract.hierarchies,
     )
-    crosswalk = subject_crosswalk(subjects, person, person_spec.key)
+    crosswalk, crosswalk_rows = subject_crosswalk(subjects, person, person_spec.key)
 
     over_count = int(ages.over_89.sum())
     transformations: list[str] = []
@@ -348,6 +348,7 @@ def build_safe_harbor(
         label=pathway_spec(Pathway.SAFE_HARBOR).label,
         tables=tables,
         crosswalk=crosswalk,
+        crosswalk_rows=crosswalk_rows,
         id_column=SUBJECT_ID,
         transformations=tuple(transformations),
         suppressed_rows=risk.suppressed,

@@ -21,10 +21,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from deid_desktop.core.facts.digits import all_digits, only_digits
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.text import arrow_text
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, Release
 from deid_desktop.core.verify.base import Finding, VerifyContext, released_columns
+from deid_desktop.core.verify.own_values import own_identifier_rows
 
 #: Direct values shorter than this are not searched for (they match by chance).
 MIN_VALUE_LENGTH = 3
@@ -120,50 +122,6 @@ class _Cells:
         )
 
 
-def _digit_counts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For a large_string array without nulls: its bytes, which of them are ASCII
-    digits, and per value its digit count and its size in bytes (memory: one flag per
-    byte)."""
-    bufs = arr.buffers()
-    offsets = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
-    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.empty(0, "u1")
-    chunk = data[offsets[0] : offsets[-1]]
-    flags = np.zeros(len(chunk) + 1, dtype=bool)  # one more: every start indexes, even a last ""
-    digit = flags[:-1]
-    np.less(chunk - np.uint8(48), 10, out=digit)  # bytes below '0' wrap round to >= 10
-    starts = offsets[:-1] - offsets[0]
-    size = np.diff(offsets)
-    # Summed as bytes (a wider sum would first copy every flag to the wider type): exact
-    # up to 255 bytes per value; the rare longer values are counted by Arrow.
-    counts = np.add.reduceat(flags.view(np.uint8), starts, dtype=np.uint8).astype(np.int64)
-    counts[size == 0] = 0  # reduceat gives the next byte's flag for an empty value
-    long = np.flatnonzero(size > 255)
-    if len(long):
-        only = pc.replace_substring_regex(arr.take(pa.array(long)), r"\D", "")
-        counts[long] = pc.binary_length(only).to_numpy(zero_copy_only=False)
-    return chunk, digit, counts, size
-
-
-def _only_digits(arr: pa.Array) -> pa.Array:
-    """Each value with every character other than 0-9 removed (RE2's ``\\D`` -> "";
-    a UTF-8 byte of another character is never an ASCII digit), with numpy."""
-    if arr.null_count or len(arr) == 0:
-        return pc.replace_substring_regex(arr, r"\D", "")
-    chunk, digit, counts, _size = _digit_counts(arr)
-    offsets = np.concatenate(([0], np.cumsum(counts)))
-    return pa.LargeStringArray.from_buffers(
-        len(arr), pa.py_buffer(offsets), pa.py_buffer(chunk[digit])
-    )
-
-
-def _all_digits(arr: pa.Array) -> np.ndarray:
-    """Per value: one or more characters, all 0-9 (RE2's ``^\\d+$``), with numpy."""
-    if arr.null_count or len(arr) == 0:
-        return pc.match_substring_regex(arr, r"^\d+$").to_numpy(zero_copy_only=False)
-    _chunk, _digit, counts, size = _digit_counts(arr)
-    return (size > 0) & (counts == size)
-
-
 def _where(values: pa.Array, keep: np.ndarray) -> pa.Array:
     """``values.filter(keep)``, without a copy when every value or none is kept."""
     if keep.all():
@@ -223,7 +181,7 @@ def _direct_parts(
                 continue
             ids.append(text)
             if not is_key:  # "(858) 555-0101" is also searched as 8585550101
-                digits = _only_digits(text)
+                digits = only_digits(text)
                 wanted = pc.and_(
                     pc.greater_equal(pc.utf8_length(digits), 7), pc.not_equal(digits, text)
                 )
@@ -253,7 +211,7 @@ class _Sorted:
             if len(part) == 0:
                 continue
             length = pc.utf8_length(part).to_numpy(zero_copy_only=False)
-            numeric = _all_digits(part)
+            numeric = all_digits(part)
             short = length < MIN_VALUE_LENGTH
             small = numeric & (length < MIN_NUMBER_LENGTH) & ~short
             for name, keep in (
@@ -413,7 +371,15 @@ def _number_hits(numbers: pa.Array, haystack: str, starts: np.ndarray) -> set[in
 def check_no_direct_values(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
-    return direct_values_finding(extract, release, project, ctx)
+    """Direct values as the extract writes them (``direct_values_finding``), and a
+    person's own identifier written in another form in their own rows (``own_values``)."""
+    found = direct_values_finding(extract, release, project, ctx)
+    own = own_identifier_rows(extract, release, project, ctx)
+    if not own:
+        return found
+    rows = sum(int(v["rows"]) for v in own.values())  # type: ignore[call-overload]
+    detail = {**found.detail, "found": own, "rows_holding_their_own_persons_identifier": rows}
+    return Finding(False, found.count + rows, detail)
 
 
 def direct_values_finding(

@@ -1,0 +1,190 @@
+"""A person's own identifier written in another form, in a column tagged clinical, fails
+the direct-value check: an MRN's digits without its letters and leading zeros, a
+surname alone with an initial, a name turned round. Both passed the gate before (the
+dictionary searches a value as the extract writes it). Words that are also names
+(race "White" in the row of a Mr White) and numbers that merely look like IDs pass."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pandas as pd
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deid_desktop.core.model import ColumnTag
+from deid_desktop.core.pathways.linkable import build_linkable
+from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
+from deid_desktop.core.verify import verify_release
+from deid_desktop.core.verify.own_values import tokens_of
+from tests.core.linkable_fixtures import SALT
+from tests.core.support import CL, TEXT
+from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, replace_frame
+
+N = 120
+SURNAMES = ["Kowalczyk", "Abernathy", "Okonkwo", "Lindqvist", "Haverford", "White", "Nakamura"]
+
+
+def _case(extra: dict[str, list[str | None]], *, seed: int = 3):  # type: ignore[no-untyped-def]
+    """The hand-built case with N persons of varied names and MRNs, plus clinical
+    columns ``extra`` (each a function of the persons' rows) in the person table."""
+    extract, project = make_case(N)
+    rng = random.Random(seed)
+    people = extract.person.frame.copy()
+    people["last_name"] = pd.array([rng.choice(SURNAMES) for _ in range(N)], dtype=TEXT)
+    people["mrn"] = pd.array([f"MRN-{rng.randint(1000, 999_999):07d}" for _ in range(N)], TEXT)
+    for name, make in extra.items():
+        people[name] = pd.array(make(people), dtype=TEXT)  # type: ignore[operator]
+    extract = replace_frame(extract, "people", people)
+    tags = (*PEOPLE_TAGS, *(ColumnTag(name, CL) for name in extra))
+    spec = replace(project.table("people"), columns=tags)
+    project = replace(project, tables=tuple(spec if t.is_person else t for t in project.tables))
+    return extract, project
+
+
+def _direct_values(extract, project, release=None):  # type: ignore[no-untyped-def]
+    release = release or build_safe_harbor(extract, project)
+    return verify_release(extract, release, project).outcome("no_direct_values")
+
+
+def _mrn_digits(people: pd.DataFrame) -> list[str]:
+    return [str(int(m[4:])) for m in people["mrn"]]
+
+
+def test_an_mrns_digits_without_their_leading_zeros_fail_the_check() -> None:
+    extract, project = _case({"hosp_ref": _mrn_digits})
+    outcome = _direct_values(extract, project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.hosp_ref"]["rows"] == N
+    assert outcome.count >= N
+
+
+def test_a_surname_alone_with_an_initial_fails_the_check() -> None:
+    def label(p: pd.DataFrame) -> list[str]:
+        return [
+            f"{ln.upper()}, {fn[0]}" for ln, fn in zip(p["last_name"], p["first_name"], strict=True)
+        ]
+
+    extract, project = _case({"chart_label": label})
+    outcome = _direct_values(extract, project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.chart_label"]["rows"] == N
+
+
+def test_initials_fail_the_check_in_any_common_writing() -> None:
+    def initials(p: pd.DataFrame) -> list[str]:
+        forms = ["{f}{l}", "{f}.{l}.", "{f} {l}", "{l}{f}"]
+        return [
+            forms[i % 4].format(f=fn[0], l=ln[0])
+            for i, (fn, ln) in enumerate(zip(p["first_name"], p["last_name"], strict=True))
+        ]
+
+    extract, project = _case({"pt_initials": initials})
+    outcome = _direct_values(extract, project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.pt_initials"]["rows"] == N
+
+
+def test_two_letter_codes_that_are_not_the_persons_initials_pass() -> None:
+    """US state codes drawn at random: some equal a person's initials by chance."""
+    rng = random.Random(11)
+    states = ["MA", "NY", "CA", "TX", "EP", "VK", "DP", "RO", "JM", "OK"]
+    extract, project = _case({"state": lambda p: [rng.choice(states) for _ in range(N)]})
+    assert _direct_values(extract, project).passed
+
+
+def test_the_plain_sentence_names_the_column_and_what_it_holds() -> None:
+    from deid_desktop.core.verify.plain import plain_failure
+
+    extract, project = _case({"hosp_ref": _mrn_digits})
+    sentence = plain_failure(_direct_values(extract, project)).sentence
+    assert "people.hosp_ref" in sentence and "own name or ID" in sentence
+    assert all(d not in sentence for d in _mrn_digits(extract.person.frame))
+
+
+def test_a_word_that_is_also_a_surname_passes() -> None:
+    """Race "White" for most persons, some of whom are named White: chance, not a copy."""
+    rng = random.Random(5)
+    extract, project = _case(
+        {"race": lambda p: [rng.choice(["White"] * 3 + ["Black"]) for _ in range(N)]}
+    )
+    assert (extract.person.frame["last_name"] == "White").sum() >= 10
+    assert _direct_values(extract, project).passed
+
+
+def test_numbers_of_the_same_shape_as_the_ids_but_not_the_persons_own_pass() -> None:
+    """Six-digit counts drawn from the same range as the MRN digits, unrelated to them."""
+    rng = random.Random(9)
+    extract, project = _case(
+        {"steps": lambda p: [str(rng.randint(1000, 999_999)) for _ in range(N)]}
+    )
+    assert _direct_values(extract, project).passed
+
+
+def test_the_persons_own_digits_in_an_event_table_fail_the_check() -> None:
+    extract, project = _case({})
+    visits = extract.table("visits").frame.copy()
+    mrn = dict(zip(extract.person.frame["pid"], _mrn_digits(extract.person.frame), strict=True))
+    visits["comment"] = pd.array([f"ref {mrn[p]}" for p in visits["pid"]], dtype=TEXT)
+    extract = replace_frame(extract, "visits", visits)
+    outcome = _direct_values(extract, project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["visits.comment"]["rows"] == len(visits)
+
+
+def test_rows_the_pathway_gives_wrongly_are_not_trusted() -> None:
+    """The gate holds the pathway's crosswalk rows against the keys: rows that do not
+    agree are found again by the keys, and the copy is still caught."""
+    extract, project = _case({"hosp_ref": _mrn_digits})
+    release = build_safe_harbor(extract, project)
+    assert release.crosswalk_rows is not None
+    wrong = replace(release, crosswalk_rows=release.crosswalk_rows[::-1].copy())
+    outcome = _direct_values(extract, project, wrong)
+    assert outcome.detail["found"]["people.hosp_ref"]["rows"] == N
+
+
+def test_the_linkable_release_is_held_to_it_too() -> None:
+    extract, project = _case({"hosp_ref": _mrn_digits})
+    release = build_linkable(extract, project, salt=SALT)
+    outcome = _direct_values(extract, project, release)
+    assert not outcome.passed
+    assert "people.hosp_ref" in outcome.detail["found"]
+
+
+def test_a_few_copies_among_ordinary_values_fail() -> None:
+    """Five persons' own MRN digits among blank cells: a partial leak is a leak."""
+
+    def some(p: pd.DataFrame) -> list[str | None]:
+        return [d if i % 24 == 0 else None for i, d in enumerate(_mrn_digits(p))]
+
+    extract, project = _case({"hosp_ref": some})
+    outcome = _direct_values(extract, project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.hosp_ref"]["rows"] == N // 24
+
+
+def test_tokens_split_letters_from_digits_and_drop_leading_zeros() -> None:
+    found = tokens_of(pa.array(["MRN-0042002", "Kowalczyk^John", "123-45-6789", "Dr. Al"]))
+    pairs = sorted(zip(found.owner.tolist(), found.token.to_pylist(), strict=True))
+    assert (0, "mrn") in pairs and (0, "42002") in pairs
+    assert (1, "kowalczyk") in pairs and (1, "john") in pairs
+    assert (2, "6789") in pairs and (2, "123") not in pairs  # runs under 4 digits dropped
+    assert not any(o == 3 for o, _ in pairs)  # "dr", "al": words under 3 letters dropped
+    whole = tokens_of(pa.array(["123-45-6789"]), whole_digits=True)
+    assert "123456789" in whole.token.to_pylist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000))
+def test_an_unrelated_clinical_column_never_fails(seed: int) -> None:
+    """Property: values drawn without looking at the person (codes, numbers, words that are
+    surnames) never fail the check, whatever the draw."""
+    rng = random.Random(seed)
+    pool = [*SURNAMES, "stable", "12345", "104522", "MRN", "Kowalczyk J"]
+    extract, project = _case(
+        {"note_code": lambda p: [rng.choice(pool) for _ in range(N)]}, seed=seed
+    )
+    outcome = _direct_values(extract, project)
+    assert "found" not in outcome.detail, outcome.detail.get("found")
