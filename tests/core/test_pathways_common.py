@@ -108,8 +108,7 @@ def test_digit_helpers_match_the_regular_expressions(values: list[str]) -> None:
     arr = pa.array(values, type=pa.large_string())
     for part in (arr, arr.slice(1)):
         assert (
-            only_digits(part).to_pylist()
-            == pc.replace_substring_regex(part, r"\D", "").to_pylist()
+            only_digits(part).to_pylist() == pc.replace_substring_regex(part, r"\D", "").to_pylist()
         )
         expected = pc.match_substring_regex(part, r"^\d+$").to_numpy(zero_copy_only=False)
         assert all_digits(part).tolist() == expected.tolist()

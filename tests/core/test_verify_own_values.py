@@ -18,7 +18,7 @@ from deid_desktop.core.model import ColumnTag
 from deid_desktop.core.pathways.linkable import build_linkable
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import verify_release
-from deid_desktop.core.verify.own_values import tokens_of
+from deid_desktop.core.verify.own_tokens import cell_tokens, name_tokens, whole_digits
 from tests.core.linkable_fixtures import SALT
 from tests.core.support import CL, TEXT
 from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, replace_frame
@@ -85,6 +85,19 @@ def test_initials_fail_the_check_in_any_common_writing() -> None:
     outcome = _direct_values(extract, project)
     assert not outcome.passed
     assert outcome.detail["found"]["people.pt_initials"]["rows"] == N
+
+
+def test_a_username_made_of_the_name_fails_the_check() -> None:
+    def user(p: pd.DataFrame) -> list[str]:
+        names = zip(p["first_name"], p["last_name"], strict=True)
+        return [
+            f"{fn[0]}{ln}".lower() if i % 2 else f"{ln}.{fn}" for i, (fn, ln) in enumerate(names)
+        ]
+
+    extract, project = _case({"login": user})
+    outcome = _direct_values(extract, project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.login"]["rows"] == N
 
 
 def test_two_letter_codes_that_are_not_the_persons_initials_pass() -> None:
@@ -166,14 +179,35 @@ def test_a_few_copies_among_ordinary_values_fail() -> None:
 
 
 def test_tokens_split_letters_from_digits_and_drop_leading_zeros() -> None:
-    found = tokens_of(pa.array(["MRN-0042002", "Kowalczyk^John", "123-45-6789", "Dr. Al"]))
+    found = cell_tokens(
+        pa.array(["MRN-0042002", "Kowalczyk^John", "123-45-6789", "Dr. Al", "J.K."])
+    )
     pairs = sorted(zip(found.owner.tolist(), found.token.to_pylist(), strict=True))
     assert (0, "mrn") in pairs and (0, "42002") in pairs
     assert (1, "kowalczyk") in pairs and (1, "john") in pairs
     assert (2, "6789") in pairs and (2, "123") not in pairs  # runs under 4 digits dropped
     assert not any(o == 3 for o, _ in pairs)  # "dr", "al": words under 3 letters dropped
-    whole = tokens_of(pa.array(["123-45-6789"]), whole_digits=True)
-    assert "123456789" in whole.token.to_pylist()
+    assert (4, "\x01jk") in pairs  # a cell of initials alone
+    present = pa.array(["123456789", "42002"], type=pa.large_string())
+    whole = whole_digits(pa.array(["123-45-6789", "MRN-0042002", "12"]), present)
+    assert sorted(zip(whole.owner.tolist(), whole.token.to_pylist(), strict=True)) == [
+        (0, "123456789"), (1, "42002"),
+    ]  # fmt: skip
+
+
+def test_name_tokens_give_words_initials_and_usernames_of_each_person() -> None:
+    first = pa.array(["John", "Mary Ann", None, "José", "Mary Ann"])
+    last = pa.array(["Kowalczyk", "Smith-Jones", "Lee", "Peña", "Lee"])
+    wanted = ["kowalczyk", "\x01jk", "\x01kj", "jkowalczyk", "kowalczykj", "johnkowalczyk",
+              "\x01mal", "\x01mj", "jones", "josé", "peña"]  # fmt: skip
+    present = pa.array([*wanted, "lee", "\x01jl"], type=pa.large_string())
+    found = name_tokens([first, last], present)
+    pairs = set(zip(found.owner.tolist(), found.token.to_pylist(), strict=True))
+    assert {(0, t) for t in wanted[:6]} <= pairs
+    assert {(1, "\x01mj"), (1, "jones")} <= pairs  # first and last words' first letters
+    assert (4, "\x01mal") in pairs  # every word's first letter, in order
+    assert (2, "lee") in pairs and not any(o == 2 and t.startswith("\x01") for o, t in pairs)
+    assert {(3, "josé"), (3, "peña")} <= pairs
 
 
 @settings(max_examples=25, deadline=None)

@@ -3,9 +3,11 @@
 The dictionary search (``verify.direct``) finds a direct value written as the extract
 writes it, whoever it belongs to. A copy in another form slips past it: an MRN's digits
 without its letters and leading zeros (``MRN-0042002`` -> ``42002``), a surname alone
-(``KOWALCZYK, J``), a name turned round (``Kowalczyk^John``). Such a copy sits in the
-row of the person it identifies, so it is found by pairing: the words and digit runs of
-each released cell are held against the words of the same person's names and IDs.
+(``KOWALCZYK, J``), a name turned round (``Kowalczyk^John``), initials (``J.K.``). Such
+a copy sits in the row of the person it identifies, so it is found by pairing: the words
+and digit runs of each released cell are held against the words of the same person's
+names and the digits of their IDs, and a cell of two or three letters alone against
+their initials.
 
 Agreement by chance (race "White" in the row of a Mr White) is estimated from how many
 persons hold each token: a row whose cell holds tokens that a share p of all persons
@@ -17,212 +19,54 @@ reads no order of the rows. Counts and column names only, never a value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.digits import only_digits
 from deid_desktop.core.facts.persons import positions_in, spec_for
 from deid_desktop.core.facts.text import arrow_text
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, Release
 from deid_desktop.core.verify.base import VerifyContext, released_columns
+from deid_desktop.core.verify.own_tokens import (
+    Tokens,
+    cell_tokens,
+    name_tokens,
+    whole_digits,
+    words,
+)
 
-#: Words shorter than this are not compared (initials, "jr", "mr").
-MIN_LETTERS = 3
-#: Digit runs (leading zeros dropped) shorter than this are not compared (counts, days).
-MIN_DIGITS = 4
 #: A column is flagged when at least this many rows hold their own person's identifier...
 MIN_ROWS = 3
 #: ...and this many times as many as would by chance (plus ``MIN_ROWS``).
 CHANCE_FACTOR = 3
 
-#: Direct columns whose words are compared (names, places); the digits of the others
-#: (IDs, phones, the person key) are.
-WORDS = frozenset({IdentifierCategory.A, IdentifierCategory.B})
-
-#: a character that is not part of a word (``tokens_of``: a-z and non-ASCII are)
-_NOT_LETTER = r"[^a-z\x{80}-\x{10ffff}]"
-
-#: a cell that is only initials: two or three letters, each alone or with a dot
-_INITIALS_CELL = r"^\s*[a-z]\.?(?:\s?[a-z]\.?){1,2}\s*$"
-#: initials tokens begin with this (never in text), so they match initials only
-_INITIALS = "\x01"
-
 #: what the finding says a flagged column holds (``verify.plain`` words it)
-KIND = "each person's own name or ID written another way (an ID's digits, a surname alone)"
+KIND = "each person's own name or ID written another way (an ID's digits, a surname, initials)"
 
 
-@dataclass(frozen=True)
-class _Tokens:
-    """Words and digit runs of some values: ``owner[i]`` is the value ``token[i]`` came from."""
-
-    owner: np.ndarray
-    token: pa.Array
-
-    def keep(self, mask: np.ndarray) -> _Tokens:
-        return _Tokens(self.owner[mask], self.token.filter(pa.array(mask)))
-
-
-def _bytes_of(values: pa.Array) -> tuple[np.ndarray, np.ndarray, int]:
-    """A large_string array without nulls as (its UTF-8 bytes, offsets from 0, where
-    its bytes start in its data buffer)."""
-    bufs = values.buffers()
-    offsets = np.frombuffer(bufs[1], dtype=np.int64)[
-        values.offset : values.offset + len(values) + 1
-    ]
-    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.empty(0, "u1")
-    return data[offsets[0] : offsets[-1]], offsets - offsets[0], int(offsets[0])
-
-
-def _ranges(values: pa.Array, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
-    """The byte ranges [start, end) of ``values``' data (in order, not overlapping) as
-    strings, taken in C: the ranges and the gaps between them read as one string
-    array, then every other string taken."""
-    bufs = values.buffers()
-    bounds = np.empty(2 * len(starts), dtype=np.int64)
-    bounds[0::2], bounds[1::2] = starts, ends
-    spans = pa.LargeStringArray.from_buffers(
-        len(bounds) - 1 if len(bounds) else 0, pa.py_buffer(bounds), bufs[2]
-    )
-    return spans.take(pa.array(np.arange(0, len(bounds), 2, dtype=np.int64)))
-
-
-def tokens_of(values: pa.Array, *, whole_digits: bool = False) -> _Tokens:
-    """Each value's words (lower case, ``MIN_LETTERS`` bytes or more) and digit runs
-    (leading zeros dropped, ``MIN_DIGITS`` or more); letters and digits written together
-    are two tokens (``mrn0042002`` -> ``mrn``, ``42002``). ``whole_digits``: each value's
-    digits read together are one more token (``123-45-6789`` -> ``123456789``). Runs are
-    found in numpy over the UTF-8 bytes (a byte of a non-ASCII character counts as a
-    letter) and cut out in Arrow."""
-    low = pc.utf8_lower(arrow_text(values).fill_null(""))
-    chunk, offsets, base = _bytes_of(low)
-    digit = (chunk >= 48) & (chunk <= 57)
-    letter = ((chunk >= 97) & (chunk <= 122)) | (chunk >= 0x80)
-    kind = letter.view(np.int8) + 2 * digit.view(np.int8)
-    change = np.ones(len(chunk) + 1, dtype=bool)
-    np.not_equal(kind[1:], kind[:-1], out=change[1:-1])
-    change[offsets] = True  # a value's first byte, and the end
-    bounds = np.flatnonzero(change)
-    firsts, lasts = bounds[:-1], bounds[1:]
-    run_kind = kind[firsts]
-    keep = run_kind > 0
-    firsts, lasts, run_kind = firsts[keep], lasts[keep], run_kind[keep]
-    tokens = pc.utf8_ltrim(_ranges(low, firsts + base, lasts + base), "0")
-    owner = np.searchsorted(offsets, firsts, side="right") - 1
-    if whole_digits:
-        at = np.flatnonzero(digit)
-        held = np.bincount(np.searchsorted(offsets, at, side="right") - 1, minlength=len(low))
-        ends = np.concatenate(([0], np.cumsum(held)))
-        joined = pa.LargeStringArray.from_buffers(
-            len(low), pa.py_buffer(ends.astype(np.int64)), pa.py_buffer(chunk[at])
-        )
-        tokens = pa.concat_arrays([tokens, pc.utf8_ltrim(joined, "0")])
-        owner = np.concatenate([owner, np.arange(len(low), dtype=np.int64)])
-        run_kind = np.concatenate([run_kind, np.full(len(low), 2, dtype=np.int8)])
-    length = pc.binary_length(tokens).to_numpy(zero_copy_only=False)
-    wanted = np.where(run_kind == 2, length >= MIN_DIGITS, length >= MIN_LETTERS)
-    found = _Tokens(owner.astype(np.int64), tokens)
-    found = found if wanted.all() else found.keep(wanted)
-    # a cell that is only initials ("JK", "J.K.", "j m k") is one more token
-    alone = np.flatnonzero(pc.match_substring_regex(low, _INITIALS_CELL).to_numpy(False))
-    if len(alone) == 0:
-        return found
-    letters = pc.replace_substring_regex(low.take(pa.array(alone)), "[^a-z]", "")
-    return _Tokens(
-        np.concatenate([found.owner, alone]),
-        pa.concat_arrays([found.token, _as_initials(letters)]),
-    )
-
-
-def _as_initials(letters: pa.Array) -> pa.Array:
-    """Initials as tokens: marked so that they are compared with initials only."""
-    letters = letters.cast(pa.large_string())
-    mark = pa.scalar(_INITIALS, pa.large_string())
-    return pc.binary_join_element_wise(mark, letters, pa.scalar("", pa.large_string()))
-
-
-def _initials(spec_columns: list[pa.Array], present: pa.Array) -> _Tokens:
-    """Each person's initials among ``present``: the first letter of every word of
-    their names, in column order (``jmk``), and first and last alone both ways
-    (``jk``, ``kj``)."""
-    firsts: list[pa.Array] = []
-    none = pa.scalar("", pa.large_string())
-    for values in spec_columns:
-        low = pc.utf8_lower(arrow_text(values).fill_null(""))
-        parts = pc.split_pattern_regex(low, "[^a-z]+")
-        heads = pc.utf8_slice_codeunits(pc.list_flatten(parts), 0, 1)
-        firsts.append(pc.binary_join(pa.LargeListArray.from_arrays(parts.offsets, heads), none))
-    every = pc.binary_join_element_wise(*firsts, none) if len(firsts) > 1 else firsts[0]
-    first, last = pc.utf8_slice_codeunits(every, 0, 1), pc.utf8_slice_codeunits(every, -1)
-    n = len(every)
-    forms = [every, pc.binary_join_element_wise(first, last, none),
-             pc.binary_join_element_wise(last, first, none)]  # fmt: skip
-    tokens = [_Tokens(np.arange(n, dtype=np.int64), _as_initials(f)) for f in forms]
-    return _among(tokens, present)
-
-
-def _words(values: pa.Array, present: pa.Array) -> _Tokens:
-    """Each value's words among ``present`` (runs of a-z and non-ASCII characters, lower
-    case, as ``tokens_of`` finds them): the fast path for names, whose digits are not
-    compared. A value of one word is its own token; only the others are split."""
-    low = pc.utf8_lower(arrow_text(values).fill_null(""))
-    several = pc.match_substring_regex(low, _NOT_LETTER).to_numpy(zero_copy_only=False)
-    one = np.flatnonzero(~several)
-    found = [_Tokens(one, low.take(pa.array(one)) if len(one) < len(low) else low)]
-    if several.any():
-        split = np.flatnonzero(several)
-        parts = pc.split_pattern_regex(low.take(pa.array(split)), _NOT_LETTER + "+")
-        owner = pc.list_parent_indices(parts).to_numpy(zero_copy_only=False)
-        found.append(_Tokens(split[owner], pc.list_flatten(parts)))
-    return _among(found, present)
-
-
-def _whole_digits(values: pa.Array, present: pa.Array) -> _Tokens:
-    """Each value's digits read together, leading zeros dropped (``MRN-0042002`` ->
-    ``42002``), where among ``present``."""
-    digits = pc.utf8_ltrim(only_digits(arrow_text(values).fill_null("")), "0")
-    return _among([_Tokens(np.arange(len(digits), dtype=np.int64), digits)], present)
-
-
-def _among(parts: list[_Tokens], present: pa.Array) -> _Tokens:
-    """The tokens of ``parts`` that are among ``present`` (which holds no token too
-    short to compare), as one."""
-    kept = [
-        p.keep(pc.is_in(p.token, value_set=present).to_numpy(zero_copy_only=False)) for p in parts
-    ]
-    return _Tokens(
-        np.concatenate([k.owner.astype(np.int64) for k in kept]),
-        pa.concat_arrays([k.token.cast(pa.large_string()) for k in kept]),
-    )
-
-
-def _identifier_tokens(extract: Extract, project: Project, present: pa.Array) -> _Tokens:
+def _identifier_tokens(extract: Extract, project: Project, present: pa.Array) -> Tokens:
     """The tokens of every person's identifiers that are among ``present`` (owner: the
-    person's row in the extract's person table): the words of names and places, the
-    digits of IDs and of the person key (compared with the released digit runs)."""
+    person's row in the extract's person table): names (``own_tokens.name_tokens``), the
+    words of places, the digits of IDs and of the person key."""
     spec = spec_for(project, extract.person)
     frame = extract.person.frame
-    found: list[_Tokens] = []
+    found: list[Tokens] = []
+    names: list[pa.Array] = []
     for tag in spec.columns:
         if tag.name not in frame.columns:
             continue
         if tag.name != spec.key and tag.cls != ColumnClass.DIRECT:
             continue
         values = frame[tag.name]
-        words = tag.category in WORDS
-        found.append(_words(values, present) if words else _whole_digits(values, present))
-    names = [frame[t.name] for t in spec.columns if t.name in frame.columns
-             and t.cls == ColumnClass.DIRECT and t.category == IdentifierCategory.A]  # fmt: skip
-    marked = pc.starts_with(present, _INITIALS).to_numpy(zero_copy_only=False)
-    if names and marked.any():
-        found.append(_initials(names, present.filter(pa.array(marked))))
-    if not found:
-        return _Tokens(np.empty(0, np.int64), pa.array([], type=pa.large_string()))
-    return _Tokens(
-        np.concatenate([f.owner for f in found]), pa.concat_arrays([f.token for f in found])
-    )
+        if tag.category == IdentifierCategory.A:
+            names.append(values)
+        elif tag.category == IdentifierCategory.B:
+            found.append(words(values, present))
+        else:
+            found.append(whole_digits(values, present))
+    if names:
+        found.append(name_tokens(names, present))
+    return Tokens.joined(found)
 
 
 def _same(a: pa.Array, b: pa.Array) -> bool:
@@ -256,7 +100,7 @@ def _source_persons(extract: Extract, project: Project, release: Release) -> np.
 
 
 def _agreeing_rows(
-    cells: _Tokens, uniq: pa.Array, held: np.ndarray, values: pa.Array, person: np.ndarray,
+    cells: Tokens, uniq: pa.Array, held: np.ndarray, values: pa.Array, person: np.ndarray,
     own: np.ndarray, vocab: pa.Array, holders: np.ndarray, n_persons: int,
 ) -> tuple[int, float]:  # fmt: skip
     """Rows whose cell holds a token of their own person's identifiers, and how many
@@ -306,17 +150,17 @@ def own_identifier_rows(
     if source is None or len(extract.person.frame) < 2:
         return {}
     columns = released_columns(release)
-    cell_tokens: dict[int, tuple[pa.Array, _Tokens]] = {}
+    by_column: dict[int, tuple[pa.Array, Tokens]] = {}
     for i, (t, c, values) in enumerate(columns):
         uniq = ctx.uniques(t, c, values)
         if len(uniq):
             cells = arrow_text(uniq.index.to_numpy(dtype=object))
-            found = tokens_of(cells)
+            found = cell_tokens(cells)
             if len(found.owner):
-                cell_tokens[i] = (cells, found)
-    if not cell_tokens:
+                by_column[i] = (cells, found)
+    if not by_column:
         return {}
-    present = pc.unique(pa.chunked_array([f.token for _, f in cell_tokens.values()]))
+    present = pc.unique(pa.chunked_array([f.token for _, f in by_column.values()]))
     ident = _identifier_tokens(extract, project, present)
     if len(ident.owner) == 0:
         return {}
@@ -327,7 +171,7 @@ def own_identifier_rows(
     _ids, positions = ctx.released_positions(release, extract.person.name)
     n_persons = len(extract.person.frame)
     flagged: dict[str, dict[str, object]] = {}
-    for i, (cells, found) in cell_tokens.items():
+    for i, (cells, found) in by_column.items():
         t, c, values = columns[i]
         where = positions.get(t)
         if where is None:

@@ -426,7 +426,7 @@ CHECKS: tuple[Check, ...] = (
         "(they match by chance); a cell that is exactly a name or place and is shared by "
         "20 or more rows is counted as a category label. A person's own name or ID "
         "written another way in their own rows (an ID's digits without its letters and "
-        "leading zeros, a surname alone) fails it too, when far more rows hold it than "
+        "leading zeros, a surname alone, initials) fails it too, when far more rows hold it than "
         "chance would give.",
         check_no_direct_values,
         frozenset({Pathway.SAFE_HARBOR, Pathway.LINKABLE}),

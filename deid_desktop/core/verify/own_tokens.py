@@ -1,0 +1,326 @@
+"""The tokens ``verify.own_values`` pairs: the words, digit runs and initials of released
+cells, and the same of each person's identifiers.
+
+A cell's tokens are its words (lower case, ``MIN_LETTERS`` or more), its digit runs
+(leading zeros dropped, ``MIN_DIGITS`` or more; letters and digits written together are
+two tokens: ``mrn0042002`` -> ``mrn``, ``42002``) and, for a cell that is only two or three
+letters (``JK``, ``J.K.``), its initials. A person's tokens are the words of their names
+and places, the digits of their IDs and key read together (``MRN-0042002`` -> ``42002``),
+their initials, and a first and a last name run together as usernames are. Only the
+tokens that some released cell holds (``present``) are kept; the names are worked on
+as distinct values (dictionary-encoded), never one Python object per person.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from deid_desktop.core.facts.digits import only_digits
+from deid_desktop.core.facts.text import arrow_text
+
+#: Words shorter than this are not compared (initials apart, "jr", "mr").
+MIN_LETTERS = 3
+#: Digit runs (leading zeros dropped) shorter than this are not compared (counts, days).
+MIN_DIGITS = 4
+#: a character that is not part of a word (a-z and non-ASCII are)
+NOT_LETTER = r"[^a-z\x{80}-\x{10ffff}]"
+#: a cell that is only initials: two or three letters, each alone or with a dot
+INITIALS_CELL = r"^\s*[a-z]\.?(?:\s?[a-z]\.?){1,2}\s*$"
+#: initials tokens begin with this (never in text), so they match initials only
+INITIALS = "\x01"
+_EMPTY = pa.scalar("", pa.large_string())
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Tokens of some values: ``owner[i]`` is the value ``token[i]`` came from."""
+
+    owner: np.ndarray
+    token: pa.Array
+
+    def keep(self, mask: np.ndarray) -> Tokens:
+        return Tokens(self.owner[mask], self.token.filter(pa.array(mask)))
+
+    @classmethod
+    def joined(cls, parts: list[Tokens]) -> Tokens:
+        if not parts:
+            return cls(np.empty(0, np.int64), pa.array([], type=pa.large_string()))
+        return cls(
+            np.concatenate([p.owner.astype(np.int64) for p in parts]),
+            pa.concat_arrays([p.token.cast(pa.large_string()) for p in parts]),
+        )
+
+
+def _bytes_of(values: pa.Array) -> tuple[np.ndarray, np.ndarray, int]:
+    """A large_string array without nulls as (its UTF-8 bytes, offsets from 0, where
+    its bytes start in its data buffer)."""
+    bufs = values.buffers()
+    first = values.offset
+    offsets = np.frombuffer(bufs[1], dtype=np.int64)[first : first + len(values) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.empty(0, "u1")
+    return data[offsets[0] : offsets[-1]], offsets - offsets[0], int(offsets[0])
+
+
+def _ranges(values: pa.Array, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """The byte ranges [start, end) of ``values``' data (in order, not overlapping) as
+    strings, taken in C: the ranges and the gaps between them read as one string
+    array, then every other string taken."""
+    bounds = np.empty(2 * len(starts), dtype=np.int64)
+    bounds[0::2], bounds[1::2] = starts, ends
+    spans = pa.LargeStringArray.from_buffers(
+        max(len(bounds) - 1, 0), pa.py_buffer(bounds), values.buffers()[2]
+    )
+    return spans.take(pa.array(np.arange(0, len(bounds), 2, dtype=np.int64)))
+
+
+def as_initials(letters: pa.Array) -> pa.Array:
+    """Letters as initials tokens (marked: compared with initials only)."""
+    mark = pa.scalar(INITIALS, pa.large_string())
+    return pc.binary_join_element_wise(mark, letters.cast(pa.large_string()), _EMPTY)
+
+
+def cell_tokens(values: pa.Array) -> Tokens:
+    """Each cell's words, digit runs and, for a cell of initials alone, its initials.
+    Runs are found in numpy over the UTF-8 bytes (a byte of a non-ASCII character
+    counts as a letter) and cut out in Arrow."""
+    low = pc.utf8_lower(arrow_text(values).fill_null(""))
+    chunk, offsets, base = _bytes_of(low)
+    digit = (chunk >= 48) & (chunk <= 57)
+    letter = ((chunk >= 97) & (chunk <= 122)) | (chunk >= 0x80)
+    kind = letter.view(np.int8) + 2 * digit.view(np.int8)
+    change = np.ones(len(chunk) + 1, dtype=bool)
+    np.not_equal(kind[1:], kind[:-1], out=change[1:-1])
+    change[offsets] = True  # a value's first byte, and the end
+    bounds = np.flatnonzero(change)
+    firsts, lasts = bounds[:-1], bounds[1:]
+    run_kind = kind[firsts]
+    keep = run_kind > 0
+    firsts, lasts, run_kind = firsts[keep], lasts[keep], run_kind[keep]
+    tokens = pc.utf8_ltrim(_ranges(low, firsts + base, lasts + base), "0")
+    owner = np.searchsorted(offsets, firsts, side="right") - 1
+    length = pc.binary_length(tokens).to_numpy(zero_copy_only=False)
+    wanted = np.where(run_kind == 2, length >= MIN_DIGITS, length >= MIN_LETTERS)
+    found = Tokens(owner.astype(np.int64), tokens).keep(wanted)
+    alone = np.flatnonzero(pc.match_substring_regex(low, INITIALS_CELL).to_numpy(False))
+    if len(alone) == 0:
+        return found
+    letters = pc.replace_substring_regex(low.take(pa.array(alone)), "[^a-z]", "")
+    return Tokens.joined([found, Tokens(alone, as_initials(letters))])
+
+
+def among(parts: list[Tokens], present: pa.Array) -> Tokens:
+    """The tokens of ``parts`` that are among ``present``, as one."""
+    return Tokens.joined(
+        [p.keep(pc.is_in(p.token, value_set=present).to_numpy(False)) for p in parts]
+    )
+
+
+def words(values: pa.Array, present: pa.Array) -> Tokens:
+    """Each value's words among ``present`` (runs of a-z and non-ASCII characters, lower
+    case, as ``cell_tokens`` finds them). A value of one word is its own token; only
+    the others are split."""
+    low = pc.utf8_lower(arrow_text(values).fill_null(""))
+    several = pc.match_substring_regex(low, NOT_LETTER).to_numpy(zero_copy_only=False)
+    one = np.flatnonzero(~several)
+    found = [Tokens(one, low.take(pa.array(one)) if len(one) < len(low) else low)]
+    if several.any():
+        split = np.flatnonzero(several)
+        parts = pc.split_pattern_regex(low.take(pa.array(split)), NOT_LETTER + "+")
+        owner = pc.list_parent_indices(parts).to_numpy(zero_copy_only=False)
+        found.append(Tokens(split[owner], pc.list_flatten(parts)))
+    return among(found, present)
+
+
+def whole_digits(values: pa.Array, present: pa.Array) -> Tokens:
+    """Each value's digits read together, leading zeros dropped (``MRN-0042002`` ->
+    ``42002``), where among ``present``."""
+    digits = pc.utf8_ltrim(only_digits(arrow_text(values).fill_null("")), "0")
+    return among([Tokens(np.arange(len(digits), dtype=np.int64), digits)], present)
+
+
+# --------------------------------------------------------------------------- names
+
+
+@dataclass(frozen=True)
+class _Names:
+    """One name column as distinct values (lower case): each person's code (-1: none)
+    and, per distinct value, its first and last words, the first letters of those
+    (1-26, a=1; 0: none) and of all its words read as one base-27 number, with how
+    many letters that holds (4: more than 3, not read)."""
+
+    codes: np.ndarray
+    dictionary: pa.Array
+    first: pa.Array
+    last: pa.Array
+    f1: np.ndarray
+    l1: np.ndarray
+    heads: np.ndarray
+    count: np.ndarray
+
+    @classmethod
+    def of(cls, values: pa.Array) -> _Names:
+        encoded = pc.dictionary_encode(pc.utf8_lower(arrow_text(values)))
+        codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        dictionary = encoded.dictionary.cast(pa.large_string())
+        parts = pc.split_pattern_regex(dictionary, "[^a-z]+")
+        flat = pc.list_flatten(parts).cast(pa.large_string())
+        offsets = parts.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
+        letter = _first_letters(flat)
+        heads, count = _heads(letter, offsets)
+        starts, ends = offsets[:-1], offsets[1:] - 1
+        if len(flat) == 0:
+            none = np.zeros(0, dtype=np.int64)
+            return cls(codes, dictionary, flat, flat, none, none, heads, count)
+        # a value's first and last words, skipping empty ones at either end
+        word = np.flatnonzero(letter > 0)
+        first_at = (
+            word[np.minimum(np.searchsorted(word, starts), len(word) - 1)] if len(word) else starts
+        )
+        last_at = (
+            word[np.maximum(np.searchsorted(word, ends, side="right") - 1, 0)]
+            if len(word)
+            else ends
+        )
+        first_at = np.where((first_at >= starts) & (first_at <= ends), first_at, starts)
+        last_at = np.where((last_at >= starts) & (last_at <= ends), last_at, ends)
+        return cls(
+            codes, dictionary, flat.take(pa.array(first_at)), flat.take(pa.array(last_at)),
+            letter[first_at], letter[last_at], heads, count,
+        )  # fmt: skip
+
+
+def _first_letters(flat: pa.Array) -> np.ndarray:
+    """Each word's first letter, 1-26 (a=1); 0 for an empty word."""
+    if len(flat) == 0:
+        return np.zeros(0, dtype=np.int64)
+    size = pc.binary_length(flat).to_numpy(zero_copy_only=False)
+    chunk, offsets, _base = _bytes_of(flat)
+    letter = np.zeros(len(flat), dtype=np.int64)
+    has = size > 0
+    letter[has] = chunk[offsets[:-1][has]].astype(np.int64) - 96
+    return np.where((letter >= 1) & (letter <= 26), letter, 0)
+
+
+def _heads(letter: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per list (``offsets``), its words' first letters read as one base-27 number, and
+    how many letters; more than 3 give (0, 4)."""
+    n = len(offsets) - 1
+    heads, count = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    sizes = np.diff(offsets)
+    for i in range(min(int(sizes.max()), 8) if n else 0):  # a handful of words at most
+        has = np.flatnonzero(sizes > i)
+        add = letter[offsets[:-1][has] + i]
+        rows, add = has[add > 0], add[add > 0]
+        heads[rows] = heads[rows] * 27 + add
+        count[rows] += 1
+    count[sizes > 8] = 4
+    heads[count > 3] = 0
+    return heads, np.minimum(count, 4)
+
+
+def _per_person(codes: np.ndarray, distinct: Tokens, n_distinct: int) -> Tokens:
+    """Tokens of distinct values (owner: the value's code) as tokens of the persons
+    holding each value (owner: the person's row)."""
+    if len(distinct.owner) == 0:
+        return distinct
+    order = np.argsort(distinct.owner, kind="stable")
+    starts = np.searchsorted(distinct.owner[order], np.arange(n_distinct + 1))
+    valid = codes >= 0
+    has = np.zeros(n_distinct + 1, dtype=bool)  # the last: no value (-1)
+    has[:-1] = starts[1:] > starts[:-1]
+    rows = np.flatnonzero(has[codes] & valid)
+    code = codes[rows]
+    counts = starts[code + 1] - starts[code]
+    row_of = np.repeat(rows, counts)
+    first = np.repeat(starts[code] - (np.cumsum(counts) - counts), counts)
+    return Tokens(row_of, distinct.token.take(pa.array(order[first + np.arange(len(row_of))])))
+
+
+def _initials_codes(present: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """The present initials as base-27 numbers (sorted) and their tokens, in that order."""
+    marked = present.filter(pc.starts_with(present, INITIALS))
+    letters = pc.utf8_slice_codeunits(marked, 1).to_pylist()  # a few hundred at most
+    codes = np.array(
+        [sum((ord(c) - 96) * 27**i for i, c in enumerate(reversed(t))) for t in letters],
+        dtype=np.int64,
+    )
+    order = np.argsort(codes)
+    return codes[order], marked.take(pa.array(order))
+
+
+def _initials(a: _Names, b: _Names, codes: np.ndarray, tokens: pa.Array) -> Tokens:
+    """The persons' initials from name columns ``a`` and ``b`` (the same column: a full
+    name) among the present ones (``codes``, ``tokens``): every word's first letter in
+    order (up to 3), first and last both ways."""
+    valid = (a.codes >= 0) & (b.codes >= 0)
+    ca, cb = np.where(valid, a.codes, 0), np.where(valid, b.codes, 0)
+    f1, l1 = a.f1[ca], b.l1[cb]
+    if a is b:
+        every, size = a.heads[ca], a.count[ca]
+    else:
+        size = a.count[ca] + b.count[cb]
+        every = a.heads[ca] * 27 ** np.minimum(b.count[cb], 3) + b.heads[cb]
+    forms = [np.where(size <= 3, every, 0), f1 * 27 + l1, l1 * 27 + f1]
+    found: list[Tokens] = []
+    for form in forms:
+        at = np.minimum(np.searchsorted(codes, form), len(codes) - 1)
+        rows = np.flatnonzero(valid & (codes[at] == form) & (form > 27))
+        found.append(Tokens(rows, tokens.take(pa.array(at[rows]))))
+    return Tokens.joined(found)
+
+
+def _beginnings(present: pa.Array) -> pa.Array:
+    """The beginnings and ends (``MIN_LETTERS`` or more) of the present tokens: a name
+    run together with another begins or ends a token."""
+    tokens = present.filter(pc.greater(pc.utf8_length(present), MIN_LETTERS))
+    if len(tokens) == 0:
+        return tokens
+    longest = min(int(pc.max(pc.utf8_length(tokens)).as_py()), 40)
+    pieces = [pc.utf8_slice_codeunits(tokens, 0, n) for n in range(MIN_LETTERS, longest)]
+    pieces += [pc.utf8_slice_codeunits(tokens, -n) for n in range(MIN_LETTERS, longest)]
+    return pc.unique(pa.chunked_array(pieces, type=pa.large_string()))
+
+
+def _run_together(a: _Names, b: _Names, beginnings: pa.Array) -> Tokens:
+    """The first word of ``a`` and the last of ``b`` run together, either way round,
+    whole or by the first letter of one, for the persons whose word begins or ends a
+    present token."""
+    if len(beginnings) == 0 or len(a.first) == 0 or len(b.last) == 0:
+        return Tokens.joined([])
+    first_in = pc.is_in(a.first, value_set=beginnings).to_numpy(zero_copy_only=False)
+    last_in = pc.is_in(b.last, value_set=beginnings).to_numpy(zero_copy_only=False)
+    valid = (a.codes >= 0) & (b.codes >= 0)
+    ca, cb = np.where(valid, a.codes, 0), np.where(valid, b.codes, 0)
+    who = np.flatnonzero(valid & (first_in[ca] | last_in[cb]))
+    if len(who) == 0:
+        return Tokens.joined([])
+    x, y = a.first.take(pa.array(ca[who])), b.last.take(pa.array(cb[who]))
+    x1, y1 = pc.utf8_slice_codeunits(x, 0, 1), pc.utf8_slice_codeunits(y, 0, 1)
+    forms = ((x, y), (x1, y), (x, y1), (y, x), (y1, x), (y, x1))
+    return Tokens.joined([Tokens(who, pc.binary_join_element_wise(p, q, _EMPTY)) for p, q in forms])
+
+
+def name_tokens(columns: list[pa.Array], present: pa.Array) -> Tokens:
+    """Each person's name tokens among ``present`` (owner: the person's row): the words
+    of every name column; for a first and a last word (of one full-name column, of two
+    name columns side by side, of the first and the last) their initials (every word's
+    first letter in order, and first and last both ways: ``jmk``, ``jk``, ``kj``), and
+    the two run together as usernames are, either way round, whole or by the first
+    letter of one (``johnkowalczyk``, ``jkowalczyk``, ``kowalczykj``...)."""
+    names = [_Names.of(v) for v in columns]
+    found = [_per_person(n.codes, words(n.dictionary, present), len(n.dictionary)) for n in names]
+    pairs = [(n, n) for n in names]
+    pairs += [(names[i], names[i + 1]) for i in range(len(names) - 1)]
+    if len(names) > 2:
+        pairs.append((names[0], names[-1]))
+    codes, tokens = _initials_codes(present)
+    beginnings = _beginnings(present)
+    for a, b in pairs:
+        if len(codes):
+            found.append(_initials(a, b, codes, tokens))
+        found.append(_run_together(a, b, beginnings))
+    return among(found, present)
