@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from deid_desktop.core.io.date_shapes import (
     COMPACT_DATE,
+    COMPACT_YEAR_MONTH,
     EXCEL_SERIAL,
     UNIX_TIME,
     count_finer_than_year,
@@ -133,10 +134,33 @@ def test_a_date_column_of_small_numbers_is_not_serials() -> None:
     assert count_finer_than_year(_col([str(n) for n in range(1, 60)]), column="admit_day") == 0
 
 
-def test_compact_dates_count_only_in_a_date_named_column() -> None:
-    values = _col(["20240312", "19991231"])
-    assert date_shape_of(values, column="DOB").tolist() == [COMPACT_DATE] * 2
+def test_a_few_compact_dates_count_only_in_a_date_named_column() -> None:
+    values = _col(["20240312", "19991231", "A1234", "B5678", "C9012"])
+    assert date_shape_of(values, column="DOB").tolist()[:2] == [COMPACT_DATE] * 2
     assert count_finer_than_year(values, column="lot_number") == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.dates(date(1900, 1, 1), date(2099, 12, 28)), min_size=3, max_size=40),
+    st.sampled_from(["%Y%m", "%Y%m%d"]),
+    st.sampled_from(["enroll_ym", "cohort", "x"]),
+)
+def test_a_column_of_compact_year_months_or_dates_is_dates_whatever_its_name(
+    days: list[date], fmt: str, name: str
+) -> None:
+    """An enrolment month kept as ``201906`` in a clinical column passed the gate."""
+    values = _col([d.strftime(fmt) for d in days])
+    assert finer_than_year(values, column=name).all()
+    label = COMPACT_YEAR_MONTH if fmt == "%Y%m" else COMPACT_DATE
+    assert set(date_shape_of(values, column=name)) == {label}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(100_000, 999_999), min_size=20, max_size=60, unique=True))
+def test_six_digit_counts_are_not_year_months(counts: list[int]) -> None:
+    """Platelet counts, steps or codes of six digits drawn over their range."""
+    assert not finer_than_year(_col([str(n) for n in counts]), column="platelets").any()
 
 
 def test_serial_numbers_in_both_date_systems() -> None:

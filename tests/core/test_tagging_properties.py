@@ -4,6 +4,7 @@ shows a value, and an unknown code column is flagged."""
 from __future__ import annotations
 
 import string
+from datetime import date
 
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
@@ -192,6 +193,21 @@ def test_an_unknown_column_of_unique_codes_is_direct_and_flagged_unsure(
     assert tag.cls is ColumnClass.DIRECT
     assert tag.unsure
     assert any(e.startswith("unsure: ") for e in tag.evidence)
+
+
+@SETTINGS
+@given(
+    name=st.sampled_from(("enroll_ym", "cohort", "value", "dx_period", "col")),
+    days=st.lists(st.dates(date(1950, 1, 1), date(2030, 12, 28)), min_size=3, max_size=40),
+    fmt=st.sampled_from(("%Y%m", "%Y%m%d")),
+)
+def test_a_column_of_compact_year_months_or_dates_is_suggested_as_direct(
+    name: str, days: list[date], fmt: str
+) -> None:
+    cells = [d.strftime(fmt) for d in days]
+    (tag,) = suggest_tags(_frame({name: cells}), table="t", is_person=False)
+    assert tag.cls is ColumnClass.DIRECT, (name, tag.evidence)
+    assert "YYYYMM" in " ".join(tag.evidence)
 
 
 def test_a_lone_column_of_distinct_unix_times_is_not_chosen_as_the_person_key() -> None:

@@ -59,6 +59,16 @@ def test_unix_times_fail_whatever_the_column_name() -> None:
     assert not any(s in message for s in stamps)
 
 
+def test_an_enrolment_month_kept_as_a_number_fails_whatever_the_column_name() -> None:
+    """``enroll_ym`` of 201906 under a clinical tag passed the gate: the month of a date."""
+    months = [f"{2015 + i % 9}{1 + i % 12:02d}" for i in range(12)]
+    found = judge(months, name="enroll_ym")
+    assert not found.passed and found.count == 12
+    (message,) = found.detail["messages"]
+    assert "YYYYMM" in message and "direct identifier" in message
+    assert not any(m in message for m in months)
+
+
 def test_years_and_numbers_pass() -> None:
     assert judge(["2024", "1999", "120/80", "5.4", "12-15", "Week 4"]).passed
 

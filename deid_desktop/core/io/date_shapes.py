@@ -78,6 +78,15 @@ EXCEL_SERIAL = "Excel serial day number"
 _COMPACT = rf"{_Y4}{_MM2}{_DD2}"
 _SERIAL = r"\d{1,5}(?:\.\d+)?"
 
+#: A column of compact year-months (YYYYMM) or dates (YYYYMMDD), whatever its name, when
+#: this share of its values have one of the two shapes: 6- and 8-digit counts and codes
+#: are seldom nearly all a valid year (1800-2099) and month (and day).
+COMPACT_YEAR_MONTH = "compact year-month (YYYYMM)"
+COMPACT_SHARE = 0.9
+#: ...and it holds at least this many values (one or two numbers are not a column).
+COMPACT_MIN = 3
+COMPACT_PATTERN = rf"{_Y4}{_MM2}(?:{_DD2})?"
+
 #: Excel serials of 1900-01-01..2099-12-31 (1900 system; the 1904 system's serial of a
 #: given day is 1462 lower, so its range lies inside this one).
 SERIAL_MIN, SERIAL_MAX = 1, 73050
@@ -204,6 +213,16 @@ def _unix_mask(col: pa.ChunkedArray, candidates: np.ndarray) -> np.ndarray:
     return mask
 
 
+def _compact_mask(col: pa.ChunkedArray, candidates: np.ndarray) -> np.ndarray:
+    """Values of a column of compact year-months or dates; all False unless nearly all
+    its values are."""
+    hit = _match(col, COMPACT_PATTERN) & candidates
+    present = int(pc.sum(pc.is_valid(col)).as_py() or 0)
+    if present < COMPACT_MIN or hit.sum() < COMPACT_SHARE * present:
+        return np.zeros(len(col), dtype=bool)
+    return hit
+
+
 def serial_to_date(serial: float, *, system: int = 1900) -> date:
     """The day an Excel serial number stands for (``system`` 1900 or 1904)."""
     from datetime import timedelta
@@ -220,7 +239,8 @@ _ANY_SHAPE = "|".join(f"(?:{pattern})" for pattern in SHAPES.values())
 
 def _masks(values: pd.Series, column: str | None) -> tuple[pa.ChunkedArray, np.ndarray, np.ndarray]:
     """(the column as Arrow, values of a general shape, values of the column-wide shapes:
-    Unix times in any column, compact dates and serials in a date-named one)."""
+    Unix times and columns of compact year-months or dates in any column, compact dates
+    and serials in a date-named one)."""
     n = len(values)
     none = np.zeros(n, dtype=bool)
     if n == 0:
@@ -233,6 +253,9 @@ def _masks(values: pd.Series, column: str | None) -> tuple[pa.ChunkedArray, np.n
     rest = candidates & ~general
     special = _unix_mask(col, rest) if rest.any() else none
     rest &= ~special
+    if rest.any():
+        special = special | _compact_mask(col, rest)
+        rest &= ~special
     if name_says_date(column) and rest.any():
         special = special | (_match(col, _COMPACT) & rest) | _serial_mask(col, rest)
     return col, general, special
@@ -261,9 +284,11 @@ def date_shape_of(values: pd.Series, *, column: str | None = None) -> pd.Series:
     if special.any():
         unix = _match(col, _UNIX) & special
         compact = _match(col, _COMPACT) & special & ~unix
+        year_month = _match(col, rf"{_Y4}{_MM2}") & special & ~unix & ~compact
         labels[unix] = UNIX_TIME
         labels[compact] = COMPACT_DATE
-        labels[special & ~compact & ~unix] = EXCEL_SERIAL
+        labels[year_month] = COMPACT_YEAR_MONTH
+        labels[special & ~compact & ~unix & ~year_month] = EXCEL_SERIAL
     return pd.Series(labels, index=values.index, dtype="string")
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from deid_desktop.core.io.date_shapes import UNIX_SHARE
+from deid_desktop.core.io.date_shapes import COMPACT_SHARE, UNIX_SHARE
 from deid_desktop.core.model import ColumnClass, ColumnTag, Role
 from deid_desktop.core.model import IdentifierCategory as Cat
 from deid_desktop.core.tagging.colnames import HintKind, NameHint
@@ -206,24 +206,42 @@ def strongest_identifier(p: ValueProfile, threshold: float) -> tuple[Cat, str, f
 # --- building blocks -----------------------------------------------------------------
 
 
+def _numbers_as_dates(p: ValueProfile) -> str | None:
+    """The value shape of dates written as numbers that most sampled values have (the
+    gate's shares, ``io.date_shapes``): "unix_time", "compact_date" or None."""
+    if p.empty:
+        return None
+    if p.share("unix_time") >= UNIX_SHARE:
+        return "unix_time"
+    if p.share("compact_date") >= COMPACT_SHARE:
+        return "compact_date"
+    return None
+
+
 def reads_as_unix_times(p: ValueProfile) -> bool:
-    """Most sampled values are Unix times (the gate's share, ``io.date_shapes``)."""
-    return not p.empty and p.share("unix_time") >= UNIX_SHARE
+    """Most sampled values are dates written as numbers: Unix times, or compact
+    year-months or dates (``YYYYMM``, ``YYYYMMDD``)."""
+    return _numbers_as_dates(p) is not None
+
+
+_WRITTEN_AS = {
+    "unix_time": "Unix time (seconds or milliseconds since 1970)",
+    "compact_date": "compact year-months or dates (YYYYMM, YYYYMMDD)",
+}
 
 
 def unix_times(p: ValueProfile) -> Draft | None:
-    """Dates written as Unix times: a date finer than a year that the loader cannot read
-    as a date, so suggested as direct (removed)."""
-    if not reads_as_unix_times(p):
+    """Dates written as numbers (Unix times, compact year-months or dates): a date
+    finer than a year that the loader cannot read as a date, so suggested as direct
+    (removed)."""
+    shape = _numbers_as_dates(p)
+    if shape is None:
         return None
-    share = p.share("unix_time")
+    share = p.share(shape)
     draft = Draft(
         ColumnClass.DIRECT,
         category=Cat.C,
-        evidence=[
-            f"{pct(share)} of sampled values read as dates written as Unix time (seconds or "
-            "milliseconds since 1970)"
-        ],
+        evidence=[f"{pct(share)} of sampled values read as dates written as {_WRITTEN_AS[shape]}"],
     )
     return draft.doubt(
         "dates finer than a year written as numbers, which the app does not read as dates; "

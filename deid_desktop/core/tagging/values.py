@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.io.date_shapes import UNIX_PATTERN
+from deid_desktop.core.io.date_shapes import COMPACT_PATTERN, UNIX_PATTERN
 from deid_desktop.core.tagging.namelists import given_names, surnames
 
 SAMPLE_SIZE = 2000
@@ -72,6 +72,8 @@ PATTERNS: dict[str, tuple[str, bool, str | None]] = {
     "zip": (r"^\d{5}(-\d{4})?$", False, "digit"),
     # seconds (10 digits) or milliseconds (13) since 1970, 2001-2029 (the gate's shape)
     "unix_time": (rf"^(?:{UNIX_PATTERN})$", False, "digit"),
+    # YYYYMM or YYYYMMDD (the gate's column-wide compact dates)
+    "compact_date": (rf"^(?:{COMPACT_PATTERN})$", False, "digit"),
     "zip_lost_zero": (r"^\d{4}$", False, "digit"),
     "date": (
         r"^([12]\d{3}-(0?[1-9]|1[0-2])-(0?[1-9]|[12]\d|3[01])" + _TIME + r"|"

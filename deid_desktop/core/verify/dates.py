@@ -17,7 +17,13 @@ from __future__ import annotations
 import pandas as pd
 
 from deid_desktop.core.facts.text import STRING
-from deid_desktop.core.io.date_shapes import EXCEL_SERIAL, UNIX_TIME, date_shape_of
+from deid_desktop.core.io.date_shapes import (
+    COMPACT_DATE,
+    COMPACT_YEAR_MONTH,
+    EXCEL_SERIAL,
+    UNIX_TIME,
+    date_shape_of,
+)
 from deid_desktop.core.model import Extract, Project, Release
 from deid_desktop.core.verify.base import (
     BLOCKING,
@@ -29,7 +35,7 @@ from deid_desktop.core.verify.base import (
 )
 
 #: Dates written as numbers, which the loader does not read as dates.
-_NUMBER_DATES = frozenset({EXCEL_SERIAL, UNIX_TIME})
+_NUMBER_DATES = frozenset({EXCEL_SERIAL, UNIX_TIME, COMPACT_DATE, COMPACT_YEAR_MONTH})
 
 
 def _sentence(where: str, shapes: dict[str, int]) -> str:
@@ -88,8 +94,9 @@ CHECKS: tuple[Check, ...] = (
         "No released cell, in any column, is a date or part of a date finer than a year in "
         "any format: year-month, month-name and year, day and month, two-digit years, "
         "compact date-times, ISO weeks, Unix times (seconds or milliseconds since 1970) "
-        "whatever the column's name, and, in a column whose name says date, Excel "
-        "serial day numbers (1900 and 1904 systems) and YYYYMMDD numbers.",
+        "and columns of YYYYMM or YYYYMMDD numbers whatever the column's name, and, in a "
+        "column whose name says date, Excel serial day numbers (1900 and 1904 systems) "
+        "and any YYYYMMDD number.",
         check_no_date_elements,
         SAFE_HARBOR,
     ),
