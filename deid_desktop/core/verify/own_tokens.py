@@ -138,7 +138,9 @@ def words(values: pa.Array, present: pa.Array) -> Tokens:
 def whole_digits(values: pa.Array, present: pa.Array) -> Tokens:
     """Each value's digits read together, leading zeros dropped (``MRN-0042002`` ->
     ``42002``), where among ``present``."""
-    digits = pc.utf8_ltrim(only_digits(arrow_text(values).fill_null("")), "0")
+    text = arrow_text(values).fill_null("")
+    bare = pc.all(pc.utf8_is_digit(text)).as_py() is True  # a key of digits alone
+    digits = pc.utf8_ltrim(text if bare else only_digits(text), "0")
     return among([Tokens(np.arange(len(digits), dtype=np.int64), digits)], present)
 
 
@@ -313,7 +315,7 @@ def name_tokens(columns: list[pa.Array], present: pa.Array) -> Tokens:
     letter of one (``johnkowalczyk``, ``jkowalczyk``, ``kowalczykj``...)."""
     names = [_Names.of(v) for v in columns]
     found = [_per_person(n.codes, words(n.dictionary, present), len(n.dictionary)) for n in names]
-    pairs = [(n, n) for n in names]
+    pairs = [(n, n) for n in names if (n.count >= 2).any()]  # full names
     pairs += [(names[i], names[i + 1]) for i in range(len(names) - 1)]
     if len(names) > 2:
         pairs.append((names[0], names[-1]))
