@@ -172,3 +172,64 @@ def test_the_age_role_column_stays_read_with_its_role() -> None:
     )
     release = build_safe_harbor(extract, project)
     assert verify_release(extract, release, project).outcome("ages_pooled").passed
+
+
+def _people_with(extract, project, column: str, write):  # type: ignore[no-untyped-def]
+    """The person table with a clinical ``column``: ``write(age)`` for each person's age
+    (the case's own age column)."""
+    people = extract.person.frame.copy()
+    people[column] = pd.array([write(int(a)) for a in people["age"]], dtype=TEXT)
+    extract = replace_frame(extract, "people", people)
+    spec = replace(project.table("people"), columns=(*PEOPLE_TAGS, tag(column, CL)))
+    project = replace(project, tables=tuple(spec if t.is_person else t for t in project.tables))
+    return extract, project
+
+
+@pytest.mark.parametrize(
+    ("column", "write"),
+    [
+        ("age_glued", lambda a: f"{a}y"),
+        ("pt_age_txt", lambda a: f"{a} yrs"),
+        ("agegrp", lambda a: f"{a // 5 * 5}-{a // 5 * 5 + 4}"),
+        ("AgeBand", lambda a: f"{a // 10 * 10} to {a // 10 * 10 + 9}"),
+    ],
+)
+def test_ages_written_with_a_unit_or_as_bands_fail_when_over_89(column: str, write) -> None:  # type: ignore[no-untyped-def]
+    """``94y``, ``94 yrs`` and the band ``90-94`` under a clinical tag were released."""
+    extract, project = make_case(24)
+    extract, project = _people_with(extract, project, column, write)
+    over = int((pd.to_numeric(extract.person.frame["age"]) > 89).sum())
+    assert over >= 2
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("ages_pooled")
+    assert not outcome.passed
+    assert outcome.detail["cells_by_column"][f"people.{column}"] == over
+    message = next(m for m in outcome.detail["messages"] if f"people.{column}" in m)
+    assert "with a unit or as bands" in message
+
+
+def test_decimal_ages_under_any_name_fail_by_their_values() -> None:
+    """A person table with no date but the birth date: ages with a fraction, under a
+    neutral name, agree with the ages at the reference date."""
+    extract, project = make_case(24)
+    extract, project = _people_with(extract, project, "v_metric", lambda a: f"{a}.{a % 7}")
+    over = int((pd.to_numeric(extract.person.frame["age"]) > 89).sum())
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("ages_pooled")
+    assert not outcome.passed
+    assert outcome.detail["columns_read_as_ages"]["people.v_metric"] == "values"
+    assert outcome.detail["cells_by_column"]["people.v_metric"] == over
+
+
+def test_decimal_measurements_and_89_and_a_fraction_pass() -> None:
+    """Creatinine-like decimals are not ages; 89.6 years is 89, not over 89."""
+    extract, project = make_case(24)
+    extract, project = _people_with(extract, project, "creatinine", lambda a: f"{a % 3}.{a % 9}")
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("ages_pooled")
+    assert "people.creatinine" not in outcome.detail["cells_by_column"]
+    extract, project = make_case(24)
+    extract, project = _people_with(extract, project, "age_y", lambda a: f"{min(a, 89)}.6")
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("ages_pooled")
+    assert "people.age_y" not in outcome.detail["cells_by_column"]

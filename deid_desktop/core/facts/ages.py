@@ -34,7 +34,10 @@ AGE_POOLED = "90+"
 #: folded: ``age``, ``age_at_visit``, ``edad``, ``âge``, ``Alter``, ``età``, ``idade``...
 AGE_WORDS = frozenset(
     {"age", "ages", "aged", "edad", "alter", "eta", "idade", "leeftijd", "alder", "wiek",
-     "ika", "yas", "umur"}
+     "ika", "yas", "umur",
+     # written as one word: agegrp, AGEBAND, agecat, ageyrs...
+     "agegrp", "agegroup", "ageband", "agecat", "agerange", "agebracket", "agegp",
+     "ageyrs", "ageyears", "agey", "ageatvisit", "ageatdx", "agedx"}
 )  # fmt: skip
 #: Words that mean age only in a name that says nothing else (``yrs``, ``years_old``,
 #: ``anos``): ``years_of_education`` or ``yrs_smoking`` are not ages.

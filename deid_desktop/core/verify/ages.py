@@ -70,20 +70,45 @@ def over_89_in(uniq: pd.Series, per_year: float = 1.0) -> int:
     biggest = (
         text.str.extractall(r"(\d+(?:\.\d+)?)")[0].astype(float).groupby(level=0).max()
     ).reindex(range(len(text)))
-    if per_year == 1.0:
-        over = (biggest > MAX_AGE).fillna(False) & ~pooled
+    if per_year == 1.0:  # 89.6 years is 89
+        over = (np.floor(biggest) > MAX_AGE).fillna(False) & ~pooled
     else:
         over = (np.floor(biggest / per_year) > MAX_AGE).fillna(False)
     return int(uniq.to_numpy()[over.to_numpy(dtype=bool)].sum())
 
 
-def _numeric_share(uniq: pd.Series) -> float:
-    """Share of distinct cells that are a number or a pooled top ("90+")."""
+#: An age as people write it: a number, with a unit (``94y``, ``94 yrs``, ``94yo``,
+#: ``94 y/o``), as a pooled top (``90+``) or a band (``90-94``, ``90 to 94``).
+_UNIT = r"(?:y|yr|yrs|year|years|yo|y/o|y\.o\.?)"
+AGE_VALUE = (
+    rf"(?i)^\s*[<>]?\s*(\d{{1,6}}(?:\.\d+)?)\s*(?:\+|{_UNIT}\.?)?"
+    rf"(?:\s*(?:-|–|to)\s*(\d{{1,6}}(?:\.\d+)?)\s*(?:{_UNIT}\.?)?)?\s*$"
+)
+_PLAIN = r"^\s*\d{1,6}(?:\.\d+)?\s*$"
+
+
+def _age_value_share(uniq: pd.Series) -> float:
+    """Share of distinct cells written as an age (``AGE_VALUE``)."""
     if uniq.empty:
         return 0.0
     text = pa.array(pd.Series(uniq.index, dtype=STRING))
-    ok = pc.match_substring_regex(pc.utf8_trim_whitespace(text), r"^\d+(\.\d+)?\s*\+?$")
+    ok = pc.match_substring_regex(text, AGE_VALUE)
     return float(pc.mean(pc.cast(ok, pa.int8())).as_py() or 0.0)
+
+
+def _all_plain(uniq: pd.Series) -> bool:
+    """Whether every distinct cell is a plain number (no unit, band or top code)."""
+    text = pa.array(pd.Series(uniq.index, dtype=STRING))
+    return bool(pc.all(pc.match_substring_regex(text, _PLAIN)).as_py())
+
+
+def _bounds(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's age as (lowest, highest) numbers: the same for one age, the band's
+    ends for a band (NaN when the cell is not written as an age)."""
+    parts = values.astype(STRING).str.extract(AGE_VALUE)
+    low = pd.to_numeric(parts[0], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    high = pd.to_numeric(parts[1], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    return low, np.where(np.isnan(high), low, high)
 
 
 #: Units ages are read in by their values: (unit, units per year), years first.
@@ -91,15 +116,13 @@ VALUE_UNITS: tuple[tuple[str, float], ...] = (("years", 1.0), MONTHS, WEEKS, DAY
 _MAX_YEARS = 120
 
 
-def _whole_largest(uniq: pd.Series) -> int | None:
-    """The largest distinct cell when every one is a whole number (None otherwise or
-    when there is none)."""
-    if uniq.empty:
+def _largest_age(uniq: pd.Series) -> float | None:
+    """The largest number of the distinct cells when every one is written as an age
+    (a number, a number with a unit, a band; None otherwise or when there is none)."""
+    if uniq.empty or _age_value_share(uniq) < 1.0:
         return None
-    text = pa.array(pd.Series(uniq.index, dtype=STRING))
-    if not pc.all(pc.match_substring_regex(text, r"^\s*\d{1,6}\s*$")).as_py():
-        return None
-    return int(pc.max(pc.cast(pc.utf8_trim_whitespace(text), pa.int64())).as_py())
+    _low, high = _bounds(pd.Series(uniq.index, dtype=STRING))
+    return float(np.nanmax(high)) if not np.isnan(high).all() else None
 
 
 def _birth_per_person(extract: Extract, project: Project, ctx: VerifyContext) -> np.ndarray | None:
@@ -145,6 +168,9 @@ def _sampled_ages(
     born = _birth_per_person(extract, project, ctx)
     loaded = extract.table(table) if table in {t.name for t in extract.tables} else None
     tag = _row_date_tag(extract, project, table) if loaded is not None else None
+    if loaded is not None and tag is None and loaded is extract.person:
+        cache[table] = _ages_at_reference(ctx, len(loaded.frame))
+        return cache[table]
     if born is None or loaded is None or tag is None:
         return None
     rows = len(loaded.frame)
@@ -161,6 +187,22 @@ def _sampled_ages(
     days[np.isnat(when) | np.isnat(birth)] = np.nan  # NaT would cast to a huge number
     cache[table] = (sample, np.floor(days / DAYS_PER_YEAR))
     return cache[table]
+
+
+def _ages_at_reference(ctx: VerifyContext, rows: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(sampled person rows, each person's age in whole years at the reference date) for
+    a person table with no date of its own; None without a birth date or a reference."""
+    try:
+        computed = ctx.ages.computed
+    except Exception:  # no reference date: nothing to compare with
+        return None
+    if computed is None or rows == 0:
+        return None
+    sample = np.unique(np.linspace(0, rows - 1, min(rows, SAMPLE_ROWS)).astype(np.int64))
+    age = pd.to_numeric(computed.iloc[sample], errors="coerce").to_numpy(
+        np.float64, na_value=np.nan
+    )
+    return sample, age
 
 
 def agrees_with_birth_dates(
@@ -180,15 +222,14 @@ def agrees_with_birth_dates(
     if sampled is None or column not in extract.table(table).frame.columns:
         return None
     sample, age = sampled
-    values = pd.to_numeric(
-        extract.table(table).frame[column].iloc[sample].astype(STRING).str.strip(),
-        errors="coerce",
-    ).to_numpy(dtype=np.float64, na_value=np.nan)
-    both = ~np.isnan(values) & ~np.isnan(age)
+    low, high = _bounds(extract.table(table).frame[column].iloc[sample])
+    both = ~np.isnan(low) & ~np.isnan(age)
     if int(both.sum()) < MIN_AGREEING_ROWS:
         return None
+    low, high, age = low[both], high[both], age[both]
     for unit in units:
-        if float((np.abs(np.floor(values[both] / unit[1]) - age[both]) <= 1).mean()) >= AGREE:
+        inside = (np.floor(low / unit[1]) - 1 <= age) & (age <= np.floor(high / unit[1]) + 1)
+        if float(inside.mean()) >= AGREE:
             return unit
     return None
 
@@ -214,13 +255,13 @@ def age_columns(
             out[f"{t}.{c}"] = "role"
             continue
         uniq = ctx.uniques(t, c, values)
-        if names_an_age(c) and _numeric_share(uniq) >= AGREE:
+        if names_an_age(c) and _age_value_share(uniq) >= AGREE:
             out[f"{t}.{c}"] = "name"
             named_unit = age_unit(c)
             if named_unit is not None:
                 found_units[f"{t}.{c}"] = named_unit
             continue
-        largest = _whole_largest(uniq)
+        largest = _largest_age(uniq)
         if largest is None:
             continue
         unit = agrees_with_birth_dates(extract, project, ctx, t, c, largest)
@@ -247,11 +288,18 @@ def check_ages(extract: Extract, release: Release, project: Project, ctx: Verify
     for where, why in sorted(columns.items()):
         t, c = where.split(".", 1)
         unit = units.get(where)
-        n = over_89_in(ctx.uniques(t, c, release.tables[t][c]), unit[1] if unit else 1.0)
+        uniq = ctx.uniques(t, c, release.tables[t][c])
+        n = over_89_in(uniq, unit[1] if unit else 1.0)
         if n:
             per_column[where] = n
             said = f"{_WHY[why]} in {unit[0]}" if unit else _WHY[why]
-            if unit:
+            if not _all_plain(uniq) and why != "role":
+                fix = (
+                    "they are written with a unit or as bands, which cannot be pooled: write "
+                    "them as whole years in the extract and tag the column with the age role "
+                    "(pooled as '90+'), or tag it as a direct identifier so that it is removed"
+                )
+            elif unit:
                 fix = (
                     f"ages in {unit[0]} cannot be pooled as '90+' years: convert the column "
                     "to years in the extract and tag it with the age role, or tag it as a "
