@@ -254,31 +254,49 @@ def _initials_codes(present: pa.Array) -> tuple[np.ndarray, pa.Array]:
     return codes[order], marked.take(pa.array(order))
 
 
+def _matching(form: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``form`` (initials as numbers) is among the sorted present ``codes``, and
+    at which of them."""
+    at = np.minimum(np.searchsorted(codes, form), len(codes) - 1)
+    hit = np.flatnonzero((codes[at] == form) & (form > 27))  # two letters at least
+    return hit, at[hit]
+
+
 def _initials(a: _Names, b: _Names, codes: np.ndarray, tokens: pa.Array) -> Tokens:
     """The persons' initials from name columns ``a`` and ``b`` (the same column: a full
     name) among the present ones (``codes``, ``tokens``): every word's first letter in
-    order (up to 3), first and last both ways."""
-    valid = (a.codes >= 0) & (b.codes >= 0)
-    ca, cb = np.where(valid, a.codes, 0), np.where(valid, b.codes, 0)
-    f1, l1 = a.f1[ca], b.l1[cb]
+    order (up to 3), first and last both ways. A full name's initials are read once per
+    distinct value; two columns are combined only for the persons whose first and last
+    letters are among the present initials' letters."""
     if a is b:
-        every, size = a.heads[ca], a.count[ca]
-    else:
-        size = a.count[ca] + b.count[cb]
-        every = a.heads[ca] * 27 ** np.minimum(b.count[cb], 3) + b.heads[cb]
-    forms = [np.where(size <= 3, every, 0), f1 * 27 + l1, l1 * 27 + f1]
-    found: list[Tokens] = []
-    for form in forms:
-        at = np.minimum(np.searchsorted(codes, form), len(codes) - 1)
-        rows = np.flatnonzero(valid & (codes[at] == form) & (form > 27))
-        found.append(Tokens(rows, tokens.take(pa.array(at[rows]))))
+        found = []
+        for form in (np.where(a.count <= 3, a.heads, 0), a.f1 * 27 + a.l1, a.l1 * 27 + a.f1):
+            hit, at = _matching(form, codes)
+            distinct = Tokens(hit, tokens.take(pa.array(at)))
+            found.append(_per_person(a.codes, distinct, len(a.dictionary)))
+        return Tokens.joined(found)
+    letters = np.unique(np.concatenate([codes // 729 % 27, codes // 27 % 27, codes % 27]))
+    first_ok = np.append(np.isin(a.f1, letters), False)  # the last: no value (-1)
+    last_ok = np.append(np.isin(b.l1, letters), False)
+    rows = np.flatnonzero(first_ok[a.codes] & last_ok[b.codes])
+    ca, cb = a.codes[rows], b.codes[rows]
+    f1, l1, size = a.f1[ca], b.l1[cb], a.count[ca] + b.count[cb]
+    every = a.heads[ca] * 27 ** np.minimum(b.count[cb], 3) + b.heads[cb]
+    found = []
+    for form in (np.where(size <= 3, every, 0), f1 * 27 + l1, l1 * 27 + f1):
+        hit, at = _matching(form, codes)
+        found.append(Tokens(rows[hit], tokens.take(pa.array(at))))
     return Tokens.joined(found)
 
 
 def _beginnings(present: pa.Array) -> pa.Array:
-    """The beginnings and ends (``MIN_LETTERS`` or more) of the present tokens: a name
-    run together with another begins or ends a token."""
-    tokens = present.filter(pc.greater(pc.utf8_length(present), MIN_LETTERS))
+    """The beginnings and ends (``MIN_LETTERS`` or more) of the present words: a name
+    run together with another begins or ends one."""
+    words = pc.and_(
+        pc.greater(pc.utf8_length(present), MIN_LETTERS),
+        pc.invert(pc.match_substring_regex(present, NOT_LETTER)),
+    )
+    tokens = present.filter(words)  # words only: digit runs and initials are no names
     if len(tokens) == 0:
         return tokens
     longest = min(int(pc.max(pc.utf8_length(tokens)).as_py()), 40)

@@ -19,6 +19,8 @@ reads no order of the rows. Counts and column names only, never a value.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -100,29 +102,23 @@ def _source_persons(extract: Extract, project: Project, release: Release) -> np.
 
 
 def _agreeing_rows(
-    cells: Tokens, uniq: pa.Array, held: np.ndarray, values: pa.Array, person: np.ndarray,
-    own: np.ndarray, vocab: pa.Array, holders: np.ndarray, n_persons: int,
+    cell_of: np.ndarray, code: np.ndarray, uniq: pa.Array, held: np.ndarray, values: pa.Array,
+    where: np.ndarray, pairing: _Pairing,
 ) -> tuple[int, float]:  # fmt: skip
     """Rows whose cell holds a token of their own person's identifiers, and how many
-    would by chance. ``cells``: the tokens of the distinct cells ``uniq``, each held by
-    ``held`` rows; ``person``: each row's person (-1: none); ``own``: sorted keys
-    person * len(vocab) + token code; ``holders``: persons per token code."""
-    code = pc.index_in(cells.token, value_set=vocab).to_numpy(zero_copy_only=False)
-    known = ~np.isnan(code) if code.dtype.kind == "f" else np.ones(len(code), bool)
-    if not known.any():
-        return 0, 0.0
-    cell_of, code = cells.owner[known], code[known].astype(np.int64)
+    would by chance. ``cell_of``, ``code``: the distinct cells ``uniq`` (each held by
+    ``held`` rows) and the codes of the identifier tokens they hold; ``where``: each
+    row's released person (-1: none)."""
     # by chance: a row's cell holds a token of a person drawn at random with the share
     # of persons holding that token (summed over the cell's tokens, at most 1)
-    share = np.minimum(np.bincount(cell_of, weights=holders[code] / n_persons), 1.0)
+    weights = pairing.holders[code] / pairing.persons
+    share = np.minimum(np.bincount(cell_of, weights=weights), 1.0)
     chance = float((share * held[: len(share)]).sum())
     # the rows of persons holding any of the tokens, whose cell holds one
-    candidates = np.unique(cell_of)
-    holds = np.zeros(n_persons + 1, dtype=bool)  # the last: no person (-1)
-    holds[own // np.int64(len(vocab))] = True
-    rows = np.flatnonzero(holds[person])
+    rows = np.flatnonzero(pairing.holds[where])
     if len(rows) == 0:
         return 0, chance
+    candidates = np.unique(cell_of)
     found = pc.index_in(values.take(pa.array(rows)), value_set=uniq.take(pa.array(candidates)))
     at = found.to_numpy(zero_copy_only=False)
     hit = ~np.isnan(at) if at.dtype.kind == "f" else np.ones(len(at), bool)
@@ -135,10 +131,25 @@ def _agreeing_rows(
     row_of = np.repeat(rows, counts)
     first = np.repeat(starts[which] - (np.cumsum(counts) - counts), counts)
     pair_code = code[order][first + np.arange(len(row_of))]
-    key = person[row_of].astype(np.int64) * np.int64(len(vocab)) + pair_code
-    at = np.searchsorted(own, key)
+    person = pairing.source[where[row_of]]
+    key = person * np.int64(pairing.width) + pair_code
+    at = np.searchsorted(pairing.own, key)
+    own = pairing.own
     match = (at < len(own)) & (own[np.minimum(at, len(own) - 1)] == key)
     return len(np.unique(row_of[match])), chance
+
+
+@dataclass(frozen=True)
+class _Pairing:
+    """The persons' identifier tokens as sorted keys (person * width + token code), how
+    many persons hold each token, and which released persons hold any."""
+
+    own: np.ndarray
+    width: int
+    holders: np.ndarray
+    persons: int
+    source: np.ndarray  # released person row -> extract person row
+    holds: np.ndarray  # released person row -> holds a token (one more: False, for -1)
 
 
 def own_identifier_rows(
@@ -154,7 +165,7 @@ def own_identifier_rows(
     for i, (t, c, values) in enumerate(columns):
         uniq = ctx.uniques(t, c, values)
         if len(uniq):
-            cells = arrow_text(uniq.index.to_numpy(dtype=object))
+            cells = arrow_text(uniq.index)
             found = cell_tokens(cells)
             if len(found.owner):
                 by_column[i] = (cells, found)
@@ -165,22 +176,29 @@ def own_identifier_rows(
     if len(ident.owner) == 0:
         return {}
     vocab = pc.unique(ident.token)
+    width = len(vocab)
     code = pc.index_in(ident.token, value_set=vocab).to_numpy(zero_copy_only=False)
-    own = np.unique(ident.owner * np.int64(len(vocab)) + code.astype(np.int64))
-    holders = np.bincount(own % np.int64(len(vocab)), minlength=len(vocab))
-    _ids, positions = ctx.released_positions(release, extract.person.name)
+    own = np.unique(ident.owner * np.int64(width) + code.astype(np.int64))
     n_persons = len(extract.person.frame)
+    holding = np.zeros(n_persons, dtype=bool)
+    holding[own // np.int64(width)] = True
+    holds = np.append(np.where(source >= 0, holding[np.maximum(source, 0)], False), False)
+    pairing = _Pairing(own, width, np.bincount(own % width, minlength=width), n_persons,
+                       source, holds)  # fmt: skip
+    _ids, positions = ctx.released_positions(release, extract.person.name)
     flagged: dict[str, dict[str, object]] = {}
     for i, (cells, found) in by_column.items():
         t, c, values = columns[i]
         where = positions.get(t)
-        if where is None:
+        at = pc.index_in(found.token, value_set=vocab).to_numpy(zero_copy_only=False)
+        known = ~np.isnan(at) if at.dtype.kind == "f" else np.ones(len(at), bool)
+        if where is None or not known.any():
             continue
-        person = np.where(where >= 0, source[np.maximum(where, 0)], -1)
         held = ctx.uniques(t, c, values).to_numpy(dtype=np.float64)
         mine, chance = _agreeing_rows(
-            found, cells, held, arrow_text(values), person, own, vocab, holders, n_persons
-        )
+            found.owner[known], at[known].astype(np.int64), cells, held, arrow_text(values),
+            where, pairing,
+        )  # fmt: skip
         if mine >= MIN_ROWS and mine >= CHANCE_FACTOR * chance + MIN_ROWS:
             flagged[f"{t}.{c}"] = {"rows": mine, "kind": KIND}
     return flagged
