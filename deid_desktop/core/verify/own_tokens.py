@@ -224,22 +224,28 @@ def _heads(letter: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndar
     return heads, np.minimum(count, 4)
 
 
+def expand_groups(
+    groups: np.ndarray, n_groups: int, picks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """For entries in ``groups`` (entry i belongs to group ``groups[i]``, 0 to n_groups - 1)
+    and one group picked per item (``picks``, -1: none), every (item, entry) pair whose
+    entry is in the item's group: the items' positions and the entries' indices."""
+    order = np.argsort(groups, kind="stable")
+    starts = np.searchsorted(groups[order], np.arange(n_groups + 1))
+    sizes = np.append(np.diff(starts), 0)  # the last: no group (-1)
+    counts = sizes[picks]
+    items = np.repeat(np.arange(len(picks)), counts)
+    first = np.repeat(starts[np.maximum(picks, 0)] - (np.cumsum(counts) - counts), counts)
+    return items, order[first + np.arange(len(items))]
+
+
 def _per_person(codes: np.ndarray, distinct: Tokens, n_distinct: int) -> Tokens:
     """Tokens of distinct values (owner: the value's code) as tokens of the persons
     holding each value (owner: the person's row)."""
     if len(distinct.owner) == 0:
         return distinct
-    order = np.argsort(distinct.owner, kind="stable")
-    starts = np.searchsorted(distinct.owner[order], np.arange(n_distinct + 1))
-    valid = codes >= 0
-    has = np.zeros(n_distinct + 1, dtype=bool)  # the last: no value (-1)
-    has[:-1] = starts[1:] > starts[:-1]
-    rows = np.flatnonzero(has[codes] & valid)
-    code = codes[rows]
-    counts = starts[code + 1] - starts[code]
-    row_of = np.repeat(rows, counts)
-    first = np.repeat(starts[code] - (np.cumsum(counts) - counts), counts)
-    return Tokens(row_of, distinct.token.take(pa.array(order[first + np.arange(len(row_of))])))
+    rows, entries = expand_groups(distinct.owner, n_distinct, codes)
+    return Tokens(rows, distinct.token.take(pa.array(entries)))
 
 
 def _initials_codes(present: pa.Array) -> tuple[np.ndarray, pa.Array]:

@@ -32,6 +32,7 @@ from deid_desktop.core.verify.base import VerifyContext, released_columns
 from deid_desktop.core.verify.own_tokens import (
     Tokens,
     cell_tokens,
+    expand_groups,
     name_tokens,
     whole_digits,
     words,
@@ -123,14 +124,9 @@ def _agreeing_rows(
     at = found.to_numpy(zero_copy_only=False)
     hit = ~np.isnan(at) if at.dtype.kind == "f" else np.ones(len(at), bool)
     rows, which = rows[hit], at[hit].astype(np.int64)
-    # each candidate cell's codes (CSR), expanded for the rows holding that cell
-    cand = np.searchsorted(candidates, cell_of)
-    order = np.argsort(cand, kind="stable")
-    starts = np.searchsorted(cand[order], np.arange(len(candidates) + 1))
-    counts = starts[which + 1] - starts[which]
-    row_of = np.repeat(rows, counts)
-    first = np.repeat(starts[which] - (np.cumsum(counts) - counts), counts)
-    pair_code = code[order][first + np.arange(len(row_of))]
+    # each candidate cell's codes, expanded for the rows holding that cell
+    items, entries = expand_groups(np.searchsorted(candidates, cell_of), len(candidates), which)
+    row_of, pair_code = rows[items], code[entries]
     person = pairing.source[where[row_of]]
     key = person * np.int64(pairing.width) + pair_code
     at = np.searchsorted(pairing.own, key)
