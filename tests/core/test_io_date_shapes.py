@@ -305,3 +305,15 @@ def test_provider_npis_are_not_unix_times() -> None:
 def test_a_few_unix_looking_numbers_among_others_are_not_dates() -> None:
     cells = ["1611975491", "1636079976"] + [str(120 + i) for i in range(20)]
     assert not finer_than_year(_col(cells)).any()
+
+
+def test_one_unix_time_repeated_is_dates_even_when_it_passes_the_npi_check() -> None:
+    # a Unix time of 2021 whose digits happen to pass the NPI check digit: a column that
+    # repeats it (five visits stamped the same second) is still a column of times
+    import numpy as np
+
+    from deid_desktop.core.io.date_shapes import _npi_valid
+
+    start = int(datetime(2021, 3, 1, tzinfo=UTC).timestamp())
+    stamp = next(t for t in range(start, start + 100) if _npi_valid(np.array([t]))[0])
+    assert finer_than_year(_col([str(stamp)] * 5), column="lab_value").all()

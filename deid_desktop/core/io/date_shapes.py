@@ -105,7 +105,8 @@ UNIX_PATTERN = r"1[0-8]\d{8}(?:\.\d{1,6})?|1[0-8]\d{11}"
 _UNIX = UNIX_PATTERN
 UNIX_SECONDS_MAX = 1_893_455_999  # 2029-12-31 23:59:59 UTC
 #: NPIs: 10 digits whose Luhn check with the prefix 80840 holds; random Unix times pass
-#: it one time in ten, a column of NPIs every time. Told apart from at least this many.
+#: it one time in ten, a column of NPIs every time. Told apart from at least this many
+#: distinct values.
 NPI_SHARE = 0.9
 NPI_MIN = 5
 
@@ -205,8 +206,9 @@ def _unix_mask(col: pa.ChunkedArray, candidates: np.ndarray) -> np.ndarray:
     if in_range.sum() < UNIX_SHARE * present:
         return np.zeros(len(col), dtype=bool)
     whole = np.floor(seconds).astype(np.int64)
-    ten = (seconds == whole) & (whole < 10**10)
-    if ten.sum() >= NPI_MIN and _npi_valid(whole[ten]).mean() >= NPI_SHARE:
+    # distinct values: one Unix time repeated is as likely to pass the check as any other
+    ten = np.unique(whole[(seconds == whole) & (whole < 10**10)])
+    if len(ten) >= NPI_MIN and _npi_valid(ten).mean() >= NPI_SHARE:
         return np.zeros(len(col), dtype=bool)
     mask = np.zeros(len(col), dtype=bool)
     mask[idx[in_range]] = True
