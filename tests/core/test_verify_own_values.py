@@ -108,6 +108,40 @@ def test_two_letter_codes_that_are_not_the_persons_initials_pass() -> None:
     assert _direct_values(extract, project).passed
 
 
+def _short_mrns(extract, project, extra):  # type: ignore[no-untyped-def]
+    """The case with MRNs of a few digits (``SYN-0042``) and clinical columns ``extra``."""
+    people = extract.person.frame.copy()
+    people["mrn"] = pd.array([f"SYN-{i + 1:04d}" for i in range(N)], dtype=TEXT)
+    for name, make in extra.items():
+        people[name] = pd.array(make(people), dtype=TEXT)
+    extract = replace_frame(extract, "people", people)
+    return extract, project
+
+
+def test_a_short_id_copied_as_a_number_fails_the_check() -> None:
+    """A key or record number of a few digits (``0042`` kept as a clinical ``42``) was
+    searched by nobody: numbers under 6 digits match by chance. Paired with its own
+    person, it is found."""
+    extract, project = _case({"hosp_no": lambda p: ["0"] * N})
+    extract, project = _short_mrns(
+        extract, project, {"hosp_no": lambda p: [str(int(m[4:])) for m in p["mrn"]]}
+    )
+    outcome = _direct_values(extract, project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.hosp_no"]["rows"] == N
+
+
+def test_small_numbers_that_are_not_the_persons_own_pass() -> None:
+    """Blood pressures from 90 to 180 beside record numbers 1 to 120: a few agree with
+    their own person's by chance, as many as chance says."""
+    rng = random.Random(3)
+    extract, project = _case({"sbp": lambda p: ["0"] * N})
+    extract, project = _short_mrns(
+        extract, project, {"sbp": lambda p: [str(rng.randint(90, 180)) for _ in range(N)]}
+    )
+    assert _direct_values(extract, project).passed
+
+
 def test_the_plain_sentence_names_the_column_and_what_it_holds() -> None:
     from deid_desktop.core.verify.plain import plain_failure
 

@@ -3,12 +3,14 @@ cells, and the same of each person's identifiers.
 
 A cell's tokens are its words (lower case, ``MIN_LETTERS`` or more), its digit runs
 (leading zeros dropped, ``MIN_DIGITS`` or more; letters and digits written together are
-two tokens: ``mrn0042002`` -> ``mrn``, ``42002``) and, for a cell that is only two or three
-letters (``JK``, ``J.K.``), its initials. A person's tokens are the words of their names
-and places, the digits of their IDs and key read together (``MRN-0042002`` -> ``42002``),
-their initials, and a first and a last name run together as usernames are. Only the
-tokens that some released cell holds (``present``) are kept; the names are worked on
-as distinct values (dictionary-encoded), never one Python object per person.
+two tokens: ``mrn0042002`` -> ``mrn``, ``42002``), for a cell that is only two or three
+letters (``JK``, ``J.K.``) its initials, and for a cell that is a number alone the number
+whatever its length (compared with the digits of IDs: a key ``0042`` copied as ``42``).
+A person's tokens are the words of their names and places, the digits of their IDs and
+key read together (``MRN-0042002`` -> ``42002``), their initials, and a first and a last
+name run together as usernames are. Only the tokens that some released cell holds
+(``present``) are kept; the names are worked on as distinct values (dictionary-encoded),
+never one Python object per person.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ NOT_LETTER = r"[^a-z\x{80}-\x{10ffff}]"
 INITIALS_CELL = r"^\s*[a-z]\.?(?:\s?[a-z]\.?){1,2}\s*$"
 #: initials tokens begin with this (never in text), so they match initials only
 INITIALS = "\x01"
+#: whole-number tokens (a cell that is a number alone) begin with this
+WHOLE = "\x02"
 _EMPTY = pa.scalar("", pa.large_string())
 
 
@@ -105,11 +109,26 @@ def cell_tokens(values: pa.Array) -> Tokens:
     length = pc.binary_length(tokens).to_numpy(zero_copy_only=False)
     wanted = np.where(run_kind == 2, length >= MIN_DIGITS, length >= MIN_LETTERS)
     found = Tokens(owner.astype(np.int64), tokens).keep(wanted)
+    parts = [found]
     alone = np.flatnonzero(pc.match_substring_regex(low, INITIALS_CELL).to_numpy(False))
-    if len(alone) == 0:
-        return found
-    letters = pc.replace_substring_regex(low.take(pa.array(alone)), "[^a-z]", "")
-    return Tokens.joined([found, Tokens(alone, as_initials(letters))])
+    if len(alone):
+        letters = pc.replace_substring_regex(low.take(pa.array(alone)), "[^a-z]", "")
+        parts.append(Tokens(alone, as_initials(letters)))
+    number = np.flatnonzero(pc.match_substring_regex(low, r"^\s*\d+\s*$").to_numpy(False))
+    if len(number):
+        digits = pc.utf8_ltrim(pc.utf8_trim_whitespace(low.take(pa.array(number))), "0")
+        parts.append(_whole(Tokens(number, digits)))
+    return Tokens.joined(parts)
+
+
+def _whole(digits: Tokens) -> Tokens:
+    """Digits (leading zeros dropped) as whole-number tokens: marked, so that a number
+    alone in a cell is compared with the digits of an ID whatever its length."""
+    mark = pa.scalar(WHOLE, pa.large_string())
+    keep = pc.greater(pc.binary_length(digits.token), 0).to_numpy(zero_copy_only=False)
+    kept = digits.keep(keep)
+    token = pc.binary_join_element_wise(mark, kept.token.cast(pa.large_string()), _EMPTY)
+    return Tokens(kept.owner, token)
 
 
 def among(parts: list[Tokens], present: pa.Array) -> Tokens:
@@ -137,11 +156,13 @@ def words(values: pa.Array, present: pa.Array) -> Tokens:
 
 def whole_digits(values: pa.Array, present: pa.Array) -> Tokens:
     """Each value's digits read together, leading zeros dropped (``MRN-0042002`` ->
-    ``42002``), where among ``present``."""
+    ``42002``), where among ``present``: as a digit run (``MIN_DIGITS`` or more) and as
+    a whole number (any length: a person key ``0042`` copied as ``42``)."""
     text = arrow_text(values).fill_null("")
     bare = pc.all(pc.utf8_is_digit(text)).as_py() is True  # a key of digits alone
     digits = pc.utf8_ltrim(text if bare else only_digits(text), "0")
-    return among([Tokens(np.arange(len(digits), dtype=np.int64), digits)], present)
+    found = Tokens(np.arange(len(digits), dtype=np.int64), digits)
+    return among([found, _whole(found)], present)
 
 
 # --------------------------------------------------------------------------- names
