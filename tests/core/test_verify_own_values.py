@@ -142,6 +142,29 @@ def test_small_numbers_that_are_not_the_persons_own_pass() -> None:
     assert _direct_values(extract, project).passed
 
 
+def test_a_count_that_follows_the_row_order_like_the_keys_passes() -> None:
+    """A count 0-6 repeating down the rows beside keys 1, 2, 3...: the first six persons'
+    counts equal their keys, more than chance says but a handful of the column's rows,
+    where a copied key is copied for (nearly) every row."""
+    extract, project = _case({"visits": lambda p: ["0"] * N})
+    extract, project = _short_mrns(
+        extract, project, {"visits": lambda p: [str((i + 1) % 7) for i in range(N)]}
+    )
+    assert _direct_values(extract, project).passed
+
+
+def test_a_short_id_copied_for_half_the_persons_fails_the_check() -> None:
+    extract, project = _case({"ref": lambda p: ["0"] * N})
+    extract, project = _short_mrns(
+        extract,
+        project,
+        {"ref": lambda p: [str(int(m[4:])) if i % 2 else "0" for i, m in enumerate(p["mrn"])]},
+    )
+    outcome = _direct_values(extract, project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.ref"]["rows"] == N // 2
+
+
 def test_the_plain_sentence_names_the_column_and_what_it_holds() -> None:
     from deid_desktop.core.verify.plain import plain_failure
 

@@ -13,8 +13,9 @@ Agreement by chance (race "White" in the row of a Mr White) is estimated from ho
 persons hold each token: a row whose cell holds tokens that a share p of all persons
 hold agrees by chance with probability p (at most 1). A column is flagged when at least
 ``MIN_ROWS`` of its rows hold their own person's identifier and that is at least
-``CHANCE_FACTOR`` times the rows expected by chance, plus ``MIN_ROWS``. The estimate
-reads no order of the rows. Counts and column names only, never a value.
+``CHANCE_FACTOR`` times the rows expected by chance, plus ``MIN_ROWS``; agreement
+through numbers of a few digits alone (``SHORT_SHARE``) must also hold for half the
+column's rows. The estimate reads no order of the rows. Counts and column names only, never a value.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from deid_desktop.core.facts.text import arrow_text
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, Release
 from deid_desktop.core.verify.base import VerifyContext, released_columns
 from deid_desktop.core.verify.own_tokens import (
+    MIN_DIGITS,
+    WHOLE,
     Tokens,
     cell_tokens,
     expand_groups,
@@ -42,6 +45,12 @@ from deid_desktop.core.verify.own_tokens import (
 MIN_ROWS = 3
 #: ...and this many times as many as would by chance (plus ``MIN_ROWS``).
 CHANCE_FACTOR = 3
+#: A number of a few digits alone in a cell (``42`` for the key ``0042``) agrees with its
+#: own person's by chance far more often than the estimate says when values and keys
+#: both follow the rows' order (a count 0-6 beside keys 0-29). Agreement found only
+#: through such numbers counts when at least this share of the column's rows agree: a
+#: copied key is copied for (nearly) everyone.
+SHORT_SHARE = 0.5
 
 #: what the finding says a flagged column holds (``verify.plain`` words it)
 KIND = "each person's own name or ID written another way (an ID's digits, a surname, initials)"
@@ -105,11 +114,11 @@ def _source_persons(extract: Extract, project: Project, release: Release) -> np.
 def _agreeing_rows(
     cell_of: np.ndarray, code: np.ndarray, uniq: pa.Array, held: np.ndarray, values: pa.Array,
     where: np.ndarray, pairing: _Pairing,
-) -> tuple[int, float]:  # fmt: skip
-    """Rows whose cell holds a token of their own person's identifiers, and how many
-    would by chance. ``cell_of``, ``code``: the distinct cells ``uniq`` (each held by
-    ``held`` rows) and the codes of the identifier tokens they hold; ``where``: each
-    row's released person (-1: none)."""
+) -> tuple[int, int, float]:  # fmt: skip
+    """Rows whose cell holds a token of their own person's identifiers, those of them
+    holding one that is not a short number, and how many would by chance. ``cell_of``,
+    ``code``: the distinct cells ``uniq`` (each held by ``held`` rows) and the codes of
+    the identifier tokens they hold; ``where``: each row's released person (-1: none)."""
     # by chance: a row's cell holds a token of a person drawn at random with the share
     # of persons holding that token (summed over the cell's tokens, at most 1)
     weights = pairing.holders[code] / pairing.persons
@@ -118,7 +127,7 @@ def _agreeing_rows(
     # the rows of persons holding any of the tokens, whose cell holds one
     rows = np.flatnonzero(pairing.holds[where])
     if len(rows) == 0:
-        return 0, chance
+        return 0, 0, chance
     candidates = np.unique(cell_of)
     found = pc.index_in(values.take(pa.array(rows)), value_set=uniq.take(pa.array(candidates)))
     at = found.to_numpy(zero_copy_only=False)
@@ -132,7 +141,8 @@ def _agreeing_rows(
     at = np.searchsorted(pairing.own, key)
     own = pairing.own
     match = (at < len(own)) & (own[np.minimum(at, len(own) - 1)] == key)
-    return len(np.unique(row_of[match])), chance
+    strong = match & ~pairing.short[pair_code]
+    return len(np.unique(row_of[match])), len(np.unique(row_of[strong])), chance
 
 
 @dataclass(frozen=True)
@@ -143,6 +153,7 @@ class _Pairing:
     own: np.ndarray
     width: int
     holders: np.ndarray
+    short: np.ndarray  # token code -> a short number alone (``SHORT_SHARE``)
     persons: int
     source: np.ndarray  # released person row -> extract person row
     holds: np.ndarray  # released person row -> holds a token (one more: False, for -1)
@@ -179,8 +190,11 @@ def own_identifier_rows(
     holding = np.zeros(n_persons, dtype=bool)
     holding[own // np.int64(width)] = True
     holds = np.append(np.where(source >= 0, holding[np.maximum(source, 0)], False), False)
-    pairing = _Pairing(own, width, np.bincount(own % width, minlength=width), n_persons,
-                       source, holds)  # fmt: skip
+    short = pc.and_(
+        pc.starts_with(vocab, WHOLE), pc.less_equal(pc.binary_length(vocab), MIN_DIGITS)
+    )
+    pairing = _Pairing(own, width, np.bincount(own % width, minlength=width),
+                       short.to_numpy(zero_copy_only=False), n_persons, source, holds)  # fmt: skip
     _ids, positions = ctx.released_positions(release, extract.person.name)
     flagged: dict[str, dict[str, object]] = {}
     for i, (cells, found) in by_column.items():
@@ -191,10 +205,15 @@ def own_identifier_rows(
         if where is None or not known.any():
             continue
         held = ctx.uniques(t, c, values).to_numpy(dtype=np.float64)
-        mine, chance = _agreeing_rows(
+        mine, strong, chance = _agreeing_rows(
             found.owner[known], at[known].astype(np.int64), cells, held, arrow_text(values),
             where, pairing,
         )  # fmt: skip
-        if mine >= MIN_ROWS and mine >= CHANCE_FACTOR * chance + MIN_ROWS:
+        enough = CHANCE_FACTOR * chance + MIN_ROWS
+        if (
+            mine >= MIN_ROWS
+            and mine >= enough
+            and (strong >= enough or mine >= SHORT_SHARE * held.sum())
+        ):
             flagged[f"{t}.{c}"] = {"rows": mine, "kind": KIND}
     return flagged
