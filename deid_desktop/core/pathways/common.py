@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -218,6 +218,9 @@ class Redaction:
     columns: dict[str, dict[str, pd.Series]]  # table -> column -> redacted series
     hits: dict[str, int]  # "table.column" -> hits replaced
     notes_with_hits: dict[str, int]  # "table.column" -> notes with at least one hit
+    #: "table.column" -> hits left as written (below the chosen redaction level)
+    left: dict[str, int] = field(default_factory=dict)
+    level: str = "all"
 
 
 #: A scan of this extract already made by the caller (core.engine), reused by
@@ -266,6 +269,7 @@ def redact_free_text(
     out: dict[str, dict[str, pd.Series]] = {}
     hits: dict[str, int] = {}
     notes: dict[str, int] = {}
+    left: dict[str, int] = {}
     level = project.transform.redact_level
     for table, cols in chosen.items():
         out[table] = {}
@@ -274,7 +278,8 @@ def redact_free_text(
             out[table][col] = done.series
             hits[f"{table}.{col}"] = done.hits
             notes[f"{table}.{col}"] = done.notes
-    return Redaction(out, hits, notes)
+            left[f"{table}.{col}"] = done.left
+    return Redaction(out, hits, notes, left, level)
 
 
 def released_name_of(treatment: Treatment, name: str, taken: Iterable[str]) -> str | None:
@@ -324,12 +329,26 @@ def plan_columns(
 
 def redaction_sentences(redacted: Redaction) -> list[str]:
     """One sentence per redacted free-text column, for the README and the record."""
-    return [
-        f"Kept free-text column {where} with {plural(count, 'scan hit')} in "
-        f"{plural(redacted.notes_with_hits[where], 'note')} replaced by [KIND] (chosen by "
-        "the user; a scan cannot prove a note clean)."
-        for where, count in sorted(redacted.hits.items())
-    ]
+    out = []
+    for where, count in sorted(redacted.hits.items()):
+        sentence = (
+            f"Kept free-text column {where} with {plural(count, 'scan hit')} in "
+            f"{plural(redacted.notes_with_hits[where], 'note')} replaced by [KIND] (chosen by "
+            "the user; a scan cannot prove a note clean)."
+        )
+        left = redacted.left.get(where, 0)
+        if left:
+            chosen = _LEVEL_WORDS.get(redacted.level, redacted.level)
+            sentence += (
+                f" {plural(left, 'scan hit')} of lower confidence {'was' if left == 1 else 'were'}"
+                f" left as written (the redaction level chosen replaces {chosen} only)."
+            )
+        out.append(sentence)
+    return out
+
+
+#: the redaction levels in words
+_LEVEL_WORDS = {"high": "high-confidence hits", "high_medium": "high- and medium-confidence hits"}
 
 
 def crosswalk_key_name(key: str, id_column: str) -> str:

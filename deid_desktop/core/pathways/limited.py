@@ -244,5 +244,6 @@ def build_limited(
             "zip_values_not_5_digits": zip_bad,
             "free_text": {k: str(v) for k, v in sorted(project.transform.free_text.items())},
             "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
+            "free_text_hits_left_below_level": dict(sorted(redacted.left.items())),
         },
     )

@@ -307,6 +307,7 @@ def build_linkable(
         "persons_over_89_at_the_cutoff_only": int(ages.only_at_cutoff.sum()),
         "free_text": {k: str(v) for k, v in sorted(project.transform.free_text.items())},
         "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
+        "free_text_hits_left_below_level": dict(sorted(redacted.left.items())),
         "age_source": ages.source,
         "age_reference": ages.reference,
     }

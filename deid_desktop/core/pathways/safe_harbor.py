@@ -338,6 +338,7 @@ def build_safe_harbor(
         "persons_over_89_at_the_cutoff_only": int(at_cutoff.sum()),
         "free_text": {k: str(v) for k, v in sorted(options.free_text.items())},
         "free_text_hits_redacted": dict(sorted(redacted.hits.items())),
+        "free_text_hits_left_below_level": dict(sorted(redacted.left.items())),
         "date_formats": dict(sorted(dates.formats.items())),
         "year_columns": {k: list(v) for k, v in sorted(year_columns.items())},
         "zip3_set_to_000": zip_to_000,

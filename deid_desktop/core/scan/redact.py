@@ -66,11 +66,13 @@ REDACT_LEVELS = {
 
 
 class Redacted(NamedTuple):
-    """A redacted column, the hits redacted in it and the notes they were in."""
+    """A redacted column, the hits redacted in it and the notes they were in, and the
+    hits left as written (below the redaction level)."""
 
     series: pd.Series
     hits: int
     notes: int
+    left: int = 0
 
 
 def redact_column(
@@ -115,7 +117,8 @@ def redact_spans(
     )
     out = _redact(series, row, start, end, kind, keep)
     counted = row[keep]
-    return Redacted(out.series, int(counted.size), int(np.unique(counted).size))
+    left = int(row.size - counted.size)
+    return Redacted(out.series, int(counted.size), int(np.unique(counted).size), left)
 
 
 def _redact(
