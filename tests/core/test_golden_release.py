@@ -47,7 +47,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("0651c0f2eda6db045370ee5dc9ac17ee6c1ce65ac45a808793d039cdd4ed02fa"),
         "visits.csv": ("6a210bb042b276083e15bb8b104720c36a566d491699913570ac25c0e46e438d"),
         "export_record.json#stable": (
-            "79db701e18922db379872cad5fc95dfd6d239593ca3c75f818ee0cc52f0a3b1e"
+            "a2a2034a2bfe89e76a7508ee9229bb5a5e488137e33bbb23d104eb6c6a9a0149"
         ),
     },
     "demo/linkable": {
@@ -57,7 +57,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("a0cda1da62c5bbfebb9637c5e6d3e7948f6511420e4ad6a451ac634f71e73c24"),
         "visits.csv": ("a7d164c4fe4301da54a0ba5a655503a0814d0bed447b92903b8365ad9634c07f"),
         "export_record.json#stable": (
-            "b7bb049ca977b19c6ff567aca73f232a900d78ebbc61414183c6939187168240"
+            "c1ab01aa4bc44f76dd58c78a36c4713e0ca82c7ca63f43a718897add9c847eff"
         ),
     },
     "demo/limited_data_set": {
@@ -67,7 +67,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demographics.csv": ("653e687c1cd5fe522b97e822f7fa6e69c37179c06255ea17567a578c8ac743f6"),
         "visits.csv": ("b9abeab87e68d9e79efa8a82b81e64fc218943d5b276e7ee2869e62c5ae07283"),
         "export_record.json#stable": (
-            "90cc0d7296c02290ef46b5876961e8338c656a4d4973bea3a6fae2d6b568881d"
+            "ce8d5f3e5a9e44d99fe3a6a6215218dd9fa91fc6df5adacac7b869c192fc7bef"
         ),
     },
     "unmc_crane_2023/safe_harbor": {
@@ -78,7 +78,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("9336fda424da58148e5ddbed1e6270fc8cf284dccc8a3ee59eb9eb7293931898"),
         "patients.csv": ("4a3571314cb79eb4e30b8050c17dcb0377e323ecd4f34ba1e232666aa05f8623"),
         "export_record.json#stable": (
-            "7f40c7df995ed8afe5a608a13fb3c32cd82cf8d0bcb38b8b7e30f9fb6c836f4b"
+            "3441c9fb2c9ce27f701e5de60f171c3244258b937020e8aee50db7fd9251d4f7"
         ),
     },
     "unmc_crane_2023/linkable": {
@@ -89,7 +89,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("a76abded4101754d3fe1b96e16d0d494e1fd4e808f58f5a1d9942c8383f2bab0"),
         "patients.csv": ("a3e0b38a5dbc7e1a0e95af31182d5f36e153127ca619ad89ecfa4e4f3d08e86c"),
         "export_record.json#stable": (
-            "2154993952f76d6d67cb49d3139f3fb397392cf936ac061fe5a0b073f6ce7919"
+            "162fd06379213e26cb91f692552b22a44c8b645df88d2132b61f2fe8ef524e61"
         ),
     },
     "unmc_crane_2023/limited_data_set": {
@@ -100,7 +100,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "medications.csv": ("e16d8d724e989ddcab7248a800e04fdd2ac911b6bb71c5cbd41d7cd5dff6d564"),
         "patients.csv": ("2351eac5b7da515839de629c9ebdbd381b00553c74970782ae441896dc1aae7e"),
         "export_record.json#stable": (
-            "f10fd4f7426458a0533f2aad1d8b4941a0a6863c29bb43368bab3b1d3506e000"
+            "35492c00137f7560c9ab4621d5f99f69c8f001a406f687841b05b242f473c9ea"
         ),
     },
     "ds4biomed_apr2020/safe_harbor": {
@@ -110,7 +110,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("541ec98d9ef14ca97bcd814e641e1497a7894972baf79f9ab05bb23a3946a82d"),
         "patients.csv": ("26e3503ce92239b285e59620a07b6975f20de41f097890a8fcec3cfd21d180c0"),
         "export_record.json#stable": (
-            "27a7c3ea05dfa1becf598e6d1d20886d9b824b7101bb5d7aa494d14dc0345537"
+            "aa66d0a3e9ef51a37a6008485c51dfd7b31abe2b9d2afef153901dbb3fe9921b"
         ),
     },
     "ds4biomed_apr2020/linkable": {
@@ -120,7 +120,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("bebd33947b5f2cba9b2f49648ce5c0f558700c7cc953b2148ed9c72f32c1f25b"),
         "patients.csv": ("1a052654633f092f45d61731e37381e1942b9681bcae9409843a0873dff3e2b1"),
         "export_record.json#stable": (
-            "bd71b539f3fd9e7692d6da4f70c999856c8f445641e4ea7962099cb7b0dc3712"
+            "4052ecacf55b8ce3fd71b4782a8db077d65b3ebeff671079b34daeb48bedc77d"
         ),
     },
     "ds4biomed_apr2020/limited_data_set": {
@@ -130,7 +130,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "immunizations.csv": ("71acdd5978ce7be75fda9d4f86254ab75fa2bf000fef7b99597824fcf91d0d5f"),
         "patients.csv": ("02fcd6020be808607b019f13bd2afb2364d3260641429d43f2a3b49ecffc87fe"),
         "export_record.json#stable": (
-            "c8834eb31489bfb64ad2d1185a9556ffe1e0f15c5295ebdb5e693b2b9c8791e6"
+            "d7cbc57e54250b7375f0ef11b1e35474429bc80e2f47102767f6b3b7524013ef"
         ),
     },
 }
