@@ -192,6 +192,9 @@ def _people_with(extract, project, column: str, write):  # type: ignore[no-untyp
         ("pt_age_txt", lambda a: f"{a} yrs"),
         ("agegrp", lambda a: f"{a // 5 * 5}-{a // 5 * 5 + 4}"),
         ("AgeBand", lambda a: f"{a // 10 * 10} to {a // 10 * 10 + 9}"),
+        ("age_txt", lambda a: f"{a * 12} mo"),
+        ("v_span", lambda a: f"{a * 12:,} months"),
+        ("v_days", lambda a: f"{round(a * 365.25 + 100):,} days"),
     ],
 )
 def test_ages_written_with_a_unit_or_as_bands_fail_when_over_89(column: str, write) -> None:  # type: ignore[no-untyped-def]
@@ -233,3 +236,14 @@ def test_decimal_measurements_and_89_and_a_fraction_pass() -> None:
     release = build_safe_harbor(extract, project)
     outcome = verify_release(extract, release, project).outcome("ages_pooled")
     assert "people.age_y" not in outcome.detail["cells_by_column"]
+
+
+def test_ages_in_months_with_their_unit_under_90_years_pass() -> None:
+    """``900 mo`` is 75 years: a cell that gives its unit is read in it (it counted as
+    900 years before, or was not read as an age at all)."""
+    extract, project = make_case(24)
+    extract, project = _people_with(extract, project, "age_txt", lambda a: f"{min(a, 89) * 12} mo")
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("ages_pooled")
+    assert outcome.detail["columns_read_as_ages"]["people.age_txt"] == "name"
+    assert "people.age_txt" not in outcome.detail["cells_by_column"]

@@ -59,6 +59,20 @@ def test_ten_digits_without_a_cue_or_not_a_us_number_pass() -> None:
     assert judge(with_column(cells)).passed
 
 
+def test_a_day_and_month_without_the_year_fails_but_doses_and_scores_pass() -> None:
+    """``seen 3/14`` states the day of a visit (Safe Harbor removes every date element
+    but the year); the scanner is only 'medium' sure of such dates, yet a comments
+    column tagged clinical released them under a green verdict."""
+    dated = ["Seen 3/14 with wife, doing well.", "F/u 7/22 in clinic as planned."]
+    found = judge(with_column(dated))
+    assert not found.passed and found.count == 2
+    assert found.detail["cells_by_kind"] == {f"{EXTRACT.person.name}.comments": {"DATE": 2}}
+    linkable = judge(with_column(dated, pathway=Pathway.LINKABLE))
+    assert not linkable.passed
+    measures = ["Took 1/2 tab at night.", "Pain 3/10, strength 5/5.", "BP 120/80, grade 2/4."]
+    assert judge(with_column(measures)).passed
+
+
 def test_phone_without_separators_in_a_phone_named_column_fails() -> None:
     found = judge(with_column(["ok 6195550142 evenings only"], name="contact_info"))
     assert not found.passed

@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.ages import (
+    AGE_UNITS,
     DAYS,
     DAYS_PER_YEAR,
     MAX_AGE,
@@ -66,23 +67,30 @@ def over_89_in(uniq: pd.Series, per_year: float = 1.0) -> int:
         return 0
     text = pd.Series(uniq.index, dtype=STRING)
     top = text.str.extract(_TOP_CODE, expand=False)
-    pooled = (pd.to_numeric(top, errors="coerce") <= MAX_AGE + 1).fillna(False)
+    pooled = (pd.to_numeric(top, errors="coerce") <= MAX_AGE + 1).fillna(False).to_numpy(bool)
     biggest = (
         text.str.extractall(r"(\d+(?:\.\d+)?)")[0].astype(float).groupby(level=0).max()
     ).reindex(range(len(text)))
-    if per_year == 1.0:  # 89.6 years is 89
-        over = (np.floor(biggest) > MAX_AGE).fillna(False) & ~pooled
-    else:
-        over = (np.floor(biggest / per_year) > MAX_AGE).fillna(False)
-    return int(uniq.to_numpy()[over.to_numpy(dtype=bool)].sum())
+    years = biggest.to_numpy(dtype=np.float64, na_value=np.nan) / per_year
+    # a cell that gives its own unit ("1,080 mo") is read in it, whatever the column's
+    _low, high, unit = _bounds(text)
+    own = unit != 1.0
+    years[own] = high[own]
+    over = np.floor(np.nan_to_num(years, nan=0.0)) > MAX_AGE  # 89.6 years is 89
+    if per_year == 1.0:
+        over &= ~pooled
+    return int(uniq.to_numpy()[over].sum())
 
 
 #: An age as people write it: a number, with a unit (``94y``, ``94 yrs``, ``94yo``,
-#: ``94 y/o``), as a pooled top (``90+``) or a band (``90-94``, ``90 to 94``).
-_UNIT = r"(?:y|yr|yrs|year|years|yo|y/o|y\.o\.?)"
+#: ``94 y/o``; or months, weeks, days: ``1,080 mo``, ``40 wks``), as a pooled top
+#: (``90+``) or a band (``90-94``, ``90 to 94``).
+_YEARS = r"y|yr|yrs|year|years|yo|y/o|y\.o\.?"
+_UNIT = rf"(?:{_YEARS}|{'|'.join(sorted(AGE_UNITS, key=len, reverse=True))})"
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,6}(?:\.\d+)?"
 AGE_VALUE = (
-    rf"(?i)^\s*[<>]?\s*(\d{{1,6}}(?:\.\d+)?)\s*(?:\+|{_UNIT}\.?)?"
-    rf"(?:\s*(?:-|–|to)\s*(\d{{1,6}}(?:\.\d+)?)\s*(?:{_UNIT}\.?)?)?\s*$"
+    rf"(?i)^\s*[<>]?\s*({_NUMBER})\s*(?:\+|({_UNIT})\.?)?"
+    rf"(?:\s*(?:-|–|to)\s*({_NUMBER})\s*(?:({_UNIT})\.?)?)?\s*$"
 )
 _PLAIN = r"^\s*\d{1,6}(?:\.\d+)?\s*$"
 
@@ -102,13 +110,22 @@ def _all_plain(uniq: pd.Series) -> bool:
     return bool(pc.all(pc.match_substring_regex(text, _PLAIN)).as_py())
 
 
-def _bounds(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def _bounds(values: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each cell's age as (lowest, highest) numbers: the same for one age, the band's
-    ends for a band (NaN when the cell is not written as an age)."""
+    ends for a band (NaN when the cell is not written as an age); in years when the
+    cell gives a unit of months, weeks, days or hours (``1,080 mo`` is 90), and the
+    third array is that unit per year (1.0: years, or no unit given)."""
     parts = values.astype(STRING).str.extract(AGE_VALUE)
-    low = pd.to_numeric(parts[0], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    high = pd.to_numeric(parts[1], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    return low, np.where(np.isnan(high), low, high)
+
+    def number(i: int) -> np.ndarray:
+        text = parts[i].str.replace(",", "", regex=False)
+        return pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+
+    said = parts[3].fillna(parts[1]).str.lower().str.rstrip(".")
+    per_year = said.map(lambda u: AGE_UNITS.get(u, ("years", 1.0))[1], na_action="ignore")
+    unit = per_year.to_numpy(dtype=np.float64, na_value=1.0)
+    low, high = number(0) / unit, number(2) / unit
+    return low, np.where(np.isnan(high), low, high), unit
 
 
 #: Units ages are read in by their values: (unit, units per year), years first.
@@ -121,7 +138,7 @@ def _largest_age(uniq: pd.Series) -> float | None:
     (a number, a number with a unit, a band; None otherwise or when there is none)."""
     if uniq.empty or _age_value_share(uniq) < 1.0:
         return None
-    _low, high = _bounds(pd.Series(uniq.index, dtype=STRING))
+    _low, high, _unit = _bounds(pd.Series(uniq.index, dtype=STRING))
     return float(np.nanmax(high)) if not np.isnan(high).all() else None
 
 
@@ -222,7 +239,7 @@ def agrees_with_birth_dates(
     if sampled is None or column not in extract.table(table).frame.columns:
         return None
     sample, age = sampled
-    low, high = _bounds(extract.table(table).frame[column].iloc[sample])
+    low, high, _unit = _bounds(extract.table(table).frame[column].iloc[sample])
     both = ~np.isnan(low) & ~np.isnan(age)
     if int(both.sum()) < MIN_AGREEING_ROWS:
         return None

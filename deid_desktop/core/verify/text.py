@@ -20,7 +20,8 @@ cost about ten seconds at a million persons). A hit fails the release when it is
 kind the pathway removes and the scanner is sure of it: names (after a cue such as
 'Mr.' or 'daughter'), record numbers (a code with letters, or digits after a record word such as
 'MRN' or 'chart'), phones, e-mails, SSNs, web and IP addresses, street addresses and
-full dates (in a limited data set: not dates and not places, which it may keep). Ten
+dates, a day and month without a year included (in a limited data set: not dates and
+not places, which it may keep). Ten
 digits run together are a phone only when they make a plausible North American number
 after a cue ('call', 'cell', 'phone' ...) or in a column named for a phone. A cell
 that is exactly one name held by ``CATEGORY_ROWS`` rows or more is a category label
@@ -71,7 +72,7 @@ KIND_WORDS: dict[str, str] = {
     "SSN": "Social Security numbers",
     "URL": "web addresses",
     "IP": "IP addresses",
-    "DATE": "full dates",
+    "DATE": "dates (a day and month, with or without the year)",
     "LOCATION": "street addresses or places",
     "AGE": "ages over 89",
     "ZIP": "ZIP codes",
@@ -98,15 +99,19 @@ def _confidence_high() -> np.ndarray:
 
 
 def _gating(pathway: Pathway) -> np.ndarray:
-    """Per scanner rule: does a sure hit fail a release of ``pathway``? (record-number
-    patterns are judged per hit, ``_record_numbers``)."""
+    """Per scanner rule: does a hit fail a release of ``pathway``? A sure hit of a kind
+    the pathway removes does, and so does any date (a day and month without a year,
+    ``7/22`` or ``the 3rd``, is an element of a date: the scanner's guards keep doses,
+    scores and ratios out). Record-number patterns are judged per hit
+    (``_record_numbers``)."""
     kinds = scan_rules.KIND_OF
     rule_names = scan_rules.RULE_OF
     wanted = np.array([k in KIND_WORDS for k in kinds], dtype=bool)
     if pathway is Pathway.LIMITED_DATA_SET:
         wanted &= np.array([k not in LDS_KEEPS_KINDS for k in kinds], dtype=bool)
         wanted &= np.array([r not in _LDS_KEEPS_RULES for r in rule_names], dtype=bool)
-    return wanted & _confidence_high()
+    dates = np.array([k == "DATE" for k in kinds], dtype=bool)
+    return wanted & (_confidence_high() | dates)
 
 
 _MRN_PATTERN = np.array([r == "pattern:mrn" for r in scan_rules.RULE_OF], dtype=bool)
@@ -397,8 +402,9 @@ CHECKS: tuple[Check, ...] = (
         "45 CFR 164.514(b)(2)(i)(A)-(R)",
         BLOCKING,
         _EXPLAIN + "name after a cue, record number, phone number, e-mail, SSN, web or IP "
-        "address, street address or full date it is sure of (the extract's own values are "
-        "searched by the direct-value check).",
+        "address or street address it is sure of, or any date (a full date, or a day and "
+        "month such as 7/22; the extract's own values are searched by the direct-value "
+        "check).",
         check_no_identifiers_in_text,
         frozenset({Pathway.SAFE_HARBOR, Pathway.LINKABLE}),
     ),
