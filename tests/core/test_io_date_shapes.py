@@ -14,6 +14,8 @@ from deid_desktop.core.io.date_shapes import (
     COMPACT_DATE,
     COMPACT_YEAR_MONTH,
     EXCEL_SERIAL,
+    MONTH_DAY,
+    MONTH_NAME,
     UNIX_TIME,
     count_finer_than_year,
     date_shape_of,
@@ -317,3 +319,31 @@ def test_one_unix_time_repeated_is_dates_even_when_it_passes_the_npi_check() -> 
     start = int(datetime(2021, 3, 1, tzinfo=UTC).timestamp())
     stamp = next(t for t in range(start, start + 100) if _npi_valid(np.array([t]))[0])
     assert finer_than_year(_col([str(stamp)] * 5), column="lab_value").all()
+
+
+def test_a_column_of_days_as_two_numbers_is_dates_but_fractions_and_scores_are_not() -> None:
+    """A birthday kept without its year (``8/31``, ``31/8``, ``08-31``) is an element of
+    a date; fractions, pain scores and murmur grades have the shape but not the spread
+    of days a calendar has."""
+    days = [(1 + i % 12, 1 + (i * 7) % 28) for i in range(60)]
+    for cells in (
+        [f"{m}/{d}" for m, d in days],
+        [f"{d}/{m}" for m, d in days],
+        [f"{m:02d}-{d:02d}" for m, d in days],
+    ):
+        assert (date_shape_of(_col(cells), column="v_misc") == MONTH_DAY).all()
+    assert finer_than_year(_col(["8/31", "12/3", "1/9"]), column="bday").all()
+    for cells in (
+        ["1/2", "3/4", "2/3", "1/4"] * 10,
+        [f"{i % 11}/10" for i in range(60)],
+        [f"{1 + i % 6}/6" for i in range(60)],
+        [f"{100 + i}/{60 + i % 30}" for i in range(60)],
+    ):
+        assert not finer_than_year(_col(cells), column="score").any()
+
+
+def test_a_column_of_month_names_alone_is_dates_but_not_a_row_of_headers() -> None:
+    months = ["August", "Mar", "December", "jan"] * 5
+    assert (date_shape_of(_col(months), column="v_misc") == MONTH_NAME).all()
+    assert not finer_than_year(_col(["May", "Mark", "Grace"] * 5), column="first").any()
+    assert not finer_than_year(_col(["Jan", "Feb", "Mar"])).any()  # header cells

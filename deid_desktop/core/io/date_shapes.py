@@ -87,6 +87,22 @@ COMPACT_SHARE = 0.9
 COMPACT_MIN = 3
 COMPACT_PATTERN = rf"{_Y4}{_MM2}(?:{_DD2})?"
 
+#: A column of days of the year written as two numbers, month and day or day and month
+#: (``8/31``, ``31/8``, ``08-31``: a birthday without its year), when this share of its
+#: values have the shape and are valid both ways round at least one way. Fractions,
+#: scores and ratios have the shape too (``1/2``, ``3/10``, ``2/6``) but few different
+#: denominators: outside a date-named column the day side must take at least
+#: ``MONTH_DAY_DAYS`` values, one above 12, and the month side ``MONTH_DAY_MONTHS``.
+MONTH_DAY = "month and day as numbers (8/31)"
+MONTH_DAY_SHARE = 0.9
+MONTH_DAY_DAYS = 8
+MONTH_DAY_MONTHS = 3
+_MONTH_DAY = r"\d{1,2}[/-]\d{1,2}"
+#: A column of month names alone (``August``, ``Aug``), nine in ten of its values and
+#: three different months at least: a month of birth or of a visit is an element of a
+#: date. Not read in a row of headers (a pivot table's months are column names).
+MONTH_NAME = "month name alone"
+
 #: Excel serials of 1900-01-01..2099-12-31 (1900 system; the 1904 system's serial of a
 #: given day is 1462 lower, so its range lies inside this one).
 SERIAL_MIN, SERIAL_MAX = 1, 73050
@@ -112,7 +128,7 @@ NPI_MIN = 5
 
 _DATE_WORDS = frozenset(
     {"dob", "dod", "dt", "dttm", "date", "dates", "datetime", "timestamp", "time", "day"}
-    | {"birth", "birthday", "fecha", "datum"}
+    | {"birth", "birthday", "bday", "fecha", "datum"}
 )
 _NOT_DATES = frozenset({"update", "candidate", "validate", "mandate", "accommodate"})
 _LAST_WORDS = frozenset({"on", "at", "when"})
@@ -225,6 +241,51 @@ def _compact_mask(col: pa.ChunkedArray, candidates: np.ndarray) -> np.ndarray:
     return hit
 
 
+def _month_day_mask(col: pa.ChunkedArray, candidates: np.ndarray, named: bool) -> np.ndarray:
+    """Values of a column of month-and-day numbers (``MONTH_DAY``); all False unless
+    nearly all its values are, with the spread of days a calendar has."""
+    none = np.zeros(len(col), dtype=bool)
+    hit = _match(col, _MONTH_DAY) & candidates
+    present = int(pc.sum(pc.is_valid(col)).as_py() or 0)
+    if present < COMPACT_MIN or hit.sum() < (0.5 if named else MONTH_DAY_SHARE) * present:
+        return none
+    idx = np.flatnonzero(hit)
+    parts = pc.extract_regex(pc.take(col, pa.array(idx)), r"^(?P<a>\d{1,2})[/-](?P<b>\d{1,2})$")
+    a = pc.cast(pc.struct_field(parts, "a"), pa.int16()).to_numpy(zero_copy_only=False)
+    b = pc.cast(pc.struct_field(parts, "b"), pa.int16()).to_numpy(zero_copy_only=False)
+    month_first = (a >= 1) & (a <= 12) & (b >= 1) & (b <= 31)
+    day_first = (b >= 1) & (b <= 12) & (a >= 1) & (a <= 31)
+    # one order for the whole column: the one more of its values are valid in
+    month, day, ok = (
+        (a, b, month_first) if month_first.sum() >= day_first.sum() else (b, a, day_first)
+    )
+    if ok.sum() < (0.5 if named else MONTH_DAY_SHARE) * present:
+        return none
+    days, months = np.unique(day[ok]), np.unique(month[ok])
+    if not named and (
+        len(days) < MONTH_DAY_DAYS or days.max() <= 12 or len(months) < MONTH_DAY_MONTHS
+    ):
+        return none
+    none[idx[ok]] = True
+    return none
+
+
+def _month_name_mask(col: pa.ChunkedArray) -> np.ndarray:
+    """Values of a column of month names alone (``MONTH_NAME``); all False unless nine
+    in ten of its values are, three different months at least."""
+    none = np.zeros(len(col), dtype=bool)
+    present = int(pc.sum(pc.is_valid(col)).as_py() or 0)
+    if present < COMPACT_MIN:
+        return none
+    hit = _match(col, _MON)
+    if hit.sum() < COMPACT_SHARE * present:
+        return none
+    firsts = pc.utf8_slice_codeunits(pc.utf8_lower(pc.filter(col, pa.array(hit))), 0, 3)
+    if len(pc.unique(firsts)) < COMPACT_MIN:
+        return none
+    return hit
+
+
 def serial_to_date(serial: float, *, system: int = 1900) -> date:
     """The day an Excel serial number stands for (``system`` 1900 or 1904)."""
     from datetime import timedelta
@@ -250,6 +311,8 @@ def _masks(values: pd.Series, column: str | None) -> tuple[pa.ChunkedArray, np.n
     col = _arrow(values)
     candidates = _candidates(col)
     if not candidates.any():
+        if column is not None and (months := _month_name_mask(col)).any():
+            return col, none, months
         return col, none, none
     general = _match(col, _ANY_SHAPE) & candidates
     rest = candidates & ~general
@@ -257,6 +320,9 @@ def _masks(values: pd.Series, column: str | None) -> tuple[pa.ChunkedArray, np.n
     rest &= ~special
     if rest.any():
         special = special | _compact_mask(col, rest)
+        rest &= ~special
+    if column is not None and rest.any():
+        special = special | _month_day_mask(col, rest, name_says_date(column))
         rest &= ~special
     if name_says_date(column) and rest.any():
         special = special | (_match(col, _COMPACT) & rest) | _serial_mask(col, rest)
@@ -287,10 +353,14 @@ def date_shape_of(values: pd.Series, *, column: str | None = None) -> pd.Series:
         unix = _match(col, _UNIX) & special
         compact = _match(col, _COMPACT) & special & ~unix
         year_month = _match(col, rf"{_Y4}{_MM2}") & special & ~unix & ~compact
+        month_day = _match(col, _MONTH_DAY) & special & ~unix & ~compact & ~year_month
+        month_name = _match(col, _MON) & special
         labels[unix] = UNIX_TIME
         labels[compact] = COMPACT_DATE
         labels[year_month] = COMPACT_YEAR_MONTH
-        labels[special & ~compact & ~unix & ~year_month] = EXCEL_SERIAL
+        labels[month_day] = MONTH_DAY
+        labels[month_name] = MONTH_NAME
+        labels[special & ~compact & ~unix & ~year_month & ~month_day & ~month_name] = EXCEL_SERIAL
     return pd.Series(labels, index=values.index, dtype="string")
 
 

@@ -6,6 +6,8 @@ each released cell as a whole with the loader's date-shape detector
 (``core.io.date_shapes``): year-month (``2024-03``, ``03/2024``), month-name and year
 (``March 2024``), day and month (``12 Mar``, ``Mar. 12``), two-digit years
 (``12-Mar-24``), compact date-times (``20240312 1015``), ISO weeks (``2024-W11``), a
+column of days written as two numbers (``8/31``, ``31/8``, ``08-31``: with the spread
+of days a calendar has, so fractions and scores are not) or of month names alone, a
 column of Unix times (seconds or milliseconds since 1970, whatever its name), and, in a
 column whose name says date, Excel serial day numbers (1900 and 1904 systems) and
 bare ``YYYYMMDD`` numbers. Each column's distinct cells are read once. The outcome
@@ -21,6 +23,8 @@ from deid_desktop.core.io.date_shapes import (
     COMPACT_DATE,
     COMPACT_YEAR_MONTH,
     EXCEL_SERIAL,
+    MONTH_DAY,
+    MONTH_NAME,
     UNIX_TIME,
     date_shape_of,
 )
@@ -36,6 +40,8 @@ from deid_desktop.core.verify.base import (
 
 #: Dates written as numbers, which the loader does not read as dates.
 _NUMBER_DATES = frozenset({EXCEL_SERIAL, UNIX_TIME, COMPACT_DATE, COMPACT_YEAR_MONTH})
+#: Days and months without a year (a birthday ``8/31``, a birth month ``August``).
+_WITHOUT_YEAR = frozenset({MONTH_DAY, MONTH_NAME})
 
 
 def _sentence(where: str, shapes: dict[str, int]) -> str:
@@ -44,7 +50,12 @@ def _sentence(where: str, shapes: dict[str, int]) -> str:
         f"{n:,} cell{'s' if n != 1 else ''} shaped as {shape}"
         for shape, n in sorted(shapes.items(), key=lambda kv: (-kv[1], kv[0]))
     )
-    if set(shapes) & _NUMBER_DATES:
+    if set(shapes) & _WITHOUT_YEAR:
+        fix = (
+            "a day or a month without its year cannot be reduced to a year: tag it as a "
+            "direct identifier so that it is removed"
+        )
+    elif set(shapes) & _NUMBER_DATES:
         fix = (
             "the app reads dates written as text, not as numbers: tag it as a direct "
             "identifier so that it is removed, or write it as dates in the extract and tag "
@@ -94,7 +105,8 @@ CHECKS: tuple[Check, ...] = (
         "No released cell, in any column, is a date or part of a date finer than a year in "
         "any format: year-month, month-name and year, day and month, two-digit years, "
         "compact date-times, ISO weeks, Unix times (seconds or milliseconds since 1970) "
-        "and columns of YYYYMM or YYYYMMDD numbers whatever the column's name, and, in a "
+        "and columns of YYYYMM or YYYYMMDD numbers whatever the column's name, columns "
+        "of days as two numbers (8/31, 08-31) or of month names alone, and, in a "
         "column whose name says date, Excel serial day numbers (1900 and 1904 systems) "
         "and any YYYYMMDD number.",
         check_no_date_elements,
