@@ -117,6 +117,8 @@ LEAKS = [
     ("zip+4 in a postal-code column", "visits", _set("post_code", 2, f"{ZIP5}-1234"), "no_zip5",
      1),
     ("restricted zip3", "people", _set("zip3", 0, restricted_prefix()), "zip3_allowed", 1),
+    ("restricted zip3 in a column named for ZIPs", "people",
+     _set("home_zip3", 0, restricted_prefix()), "zip3_allowed", 1),
     ("age over 89", "people", _set("age", 0, "95"), "ages_pooled", 1),
     ("age band above 89", "people", _set("age", 0, "85-94"), "ages_pooled", 1),
     ("finer top code", "people", _set("age", 0, "95+"), "ages_pooled", 1),
@@ -137,6 +139,26 @@ def test_each_leak_fails_its_check_with_the_right_count(
     assert outcome.count == count, case
     assert not result.passed
     assert check in {o.check.id for o in result.blocking_failures}
+
+
+def test_masked_zips_under_any_name_are_judged_by_their_zip3() -> None:
+    """``036XX`` in a clinical ``region`` column passed: it is a restricted ZIP3 (the
+    prefix of fewer than 20,000 people) whatever the column is called."""
+
+    def masked(prefix: str) -> Callable[[pd.DataFrame], pd.DataFrame]:
+        def edit(frame: pd.DataFrame) -> pd.DataFrame:
+            cells = ["919XX"] * len(frame)
+            cells[0] = f"{prefix}XX"
+            frame["region"] = pd.array(cells, dtype="string")
+            return frame
+
+        return edit
+
+    outcome = verify_release(EXTRACT, _tamper("people", masked(restricted_prefix())), PROJECT)
+    assert not outcome.outcome("zip3_allowed").passed
+    assert outcome.outcome("zip3_allowed").detail["cells_by_column"] == {"people.region": 1}
+    allowed = verify_release(EXTRACT, _tamper("people", masked("919")), PROJECT)
+    assert allowed.outcome("zip3_allowed").passed
 
 
 def test_names_match_whole_words_only_and_short_values_are_skipped() -> None:

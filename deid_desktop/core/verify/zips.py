@@ -168,14 +168,43 @@ def check_no_zip5(
     )
 
 
+#: A ZIP3 as a cell: three digits alone, or masked as a ZIP (``036XX``, ``036**``).
+_ZIP3_CELL = r"^\s*(?P<zip>\d{3})(?:[xX]{2}|\*{2}|#{2}|-{2}|_{2})?\s*$"
+_MASKED_ZIP = r"^\s*\d{3}(?:[xX]{2}|\*{2}|#{2}|-{2}|_{2})\s*$"
+#: A column whose cells are half or more masked ZIPs holds ZIP3s whatever its name.
+_MASKED_SHARE = 0.5
+
+
+def _zip3_read_columns(
+    project: Project, release: Release, ctx: VerifyContext
+) -> list[tuple[str, str]]:
+    """Columns whose ZIP3s are judged: the ZIP3 and ZIP-role columns, every released
+    column named for postal codes, and every column of masked ZIPs (``036XX``)."""
+    out = set(_zip_columns(project, release))
+    for t, c, values in released_columns(release):
+        if (t, c) in out or c == release.id_column:
+            continue
+        if names_a_postal_code(c):
+            out.add((t, c))
+            continue
+        uniq = ctx.uniques(t, c, values)
+        filled = int(uniq.sum())
+        if filled and rows_matching(uniq, _MASKED_ZIP) >= _MASKED_SHARE * filled:
+            out.add((t, c))
+    return sorted(out)
+
+
 def check_zip3_allowed(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
     table = ctx.zip_table()
     allowed = list(table.allowed_prefixes | {ZIP3_UNKNOWN})
     per_column: dict[str, int] = {}
-    for t, c in _zip_columns(project, release):
+    own = set(_zip_columns(project, release))
+    for t, c in _zip3_read_columns(project, release, ctx):
         values = release.tables[t][c].astype(STRING)
+        if (t, c) not in own:  # read the ZIP3 in a cell that is one (3 digits, masked)
+            values = values.str.extract(_ZIP3_CELL, expand=False).astype(STRING)
         bad = ~in_set(values, allowed) & values.notna().to_numpy(dtype=bool)
         if bad.any():
             per_column[f"{t}.{c}"] = int(bad.sum())
