@@ -118,6 +118,15 @@ def _short_mrns(extract, project, extra):  # type: ignore[no-untyped-def]
     return extract, project
 
 
+def test_a_phone_without_its_area_code_fails_the_check() -> None:
+    """``555-0142`` of ``(858) 555-0142`` kept as a clinical ``callback`` passed: the
+    phone was searched only as the extract writes it."""
+    extract, project = _case({"callback": lambda p: [str(x)[-8:] for x in p["phone"]]})
+    outcome = _direct_values(extract, project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.callback"]["rows"] == N
+
+
 def test_a_short_id_copied_as_a_number_fails_the_check() -> None:
     """A key or record number of a few digits (``0042`` kept as a clinical ``42``) was
     searched by nobody: numbers under 6 digits match by chance. Paired with its own

@@ -5,7 +5,8 @@ A cell's tokens are its words (lower case, ``MIN_LETTERS`` or more), its digit r
 (leading zeros dropped, ``MIN_DIGITS`` or more; letters and digits written together are
 two tokens: ``mrn0042002`` -> ``mrn``, ``42002``), for a cell that is only two or three
 letters (``JK``, ``J.K.``) its initials, and for a cell that is a number alone the number
-whatever its length (compared with the digits of IDs: a key ``0042`` copied as ``42``).
+whatever its length and separators (compared with the digits of IDs: a key ``0042``
+copied as ``42``; a phone's local number ``555-0157``).
 A person's tokens are the words of their names and places, the digits of their IDs and
 key read together (``MRN-0042002`` -> ``42002``), their initials, and a first and a last
 name run together as usernames are. Only the tokens that some released cell holds
@@ -114,11 +115,29 @@ def cell_tokens(values: pa.Array) -> Tokens:
     if len(alone):
         letters = pc.replace_substring_regex(low.take(pa.array(alone)), "[^a-z]", "")
         parts.append(Tokens(alone, as_initials(letters)))
-    number = np.flatnonzero(pc.match_substring_regex(low, r"^\s*\d+\s*$").to_numpy(False))
+    number = np.flatnonzero(pc.match_substring_regex(low, NUMBER_CELL).to_numpy(False))
     if len(number):
-        digits = pc.utf8_ltrim(pc.utf8_trim_whitespace(low.take(pa.array(number))), "0")
+        digits = pc.utf8_ltrim(only_digits(low.take(pa.array(number))), "0")
         parts.append(_whole(Tokens(number, digits)))
     return Tokens.joined(parts)
+
+
+#: A cell that is a number alone, whatever its separators (``42``, ``555-0157``,
+#: ``(858) 555 0157``): its digits read together are one whole-number token.
+NUMBER_CELL = r"^[\s().+-]*\d[\d\s().+-]*$"
+#: A phone's local number (its last seven digits: ``555-0157`` of ``(858) 555-0157``)
+#: is a token of the person's too.
+LOCAL_DIGITS = 7
+
+
+def local_numbers(values: pa.Array, present: pa.Array) -> Tokens:
+    """The last ``LOCAL_DIGITS`` digits of each value of ten digits or more (a phone
+    without its area code), as whole-number tokens, where among ``present``."""
+    digits = only_digits(arrow_text(values).fill_null(""))
+    long = pc.greater_equal(pc.utf8_length(digits), 10)
+    local = pc.utf8_slice_codeunits(digits, -LOCAL_DIGITS)
+    local = pc.utf8_ltrim(pc.if_else(long, local, pa.scalar("", local.type)), "0")
+    return among([_whole(Tokens(np.arange(len(local), dtype=np.int64), local))], present)
 
 
 def _whole(digits: Tokens) -> Tokens:

@@ -36,6 +36,7 @@ from deid_desktop.core.verify.own_tokens import (
     Tokens,
     cell_tokens,
     expand_groups,
+    local_numbers,
     name_tokens,
     whole_digits,
     words,
@@ -76,6 +77,8 @@ def _identifier_tokens(extract: Extract, project: Project, present: pa.Array) ->
             found.append(words(values, present))
         else:
             found.append(whole_digits(values, present))
+            if tag.category in (IdentifierCategory.D, IdentifierCategory.E):  # phone, fax
+                found.append(local_numbers(values, present))
     if names:
         found.append(name_tokens(names, present))
     return Tokens.joined(found)
