@@ -110,8 +110,16 @@ def _gating(pathway: Pathway) -> np.ndarray:
     if pathway is Pathway.LIMITED_DATA_SET:
         wanted &= np.array([k not in LDS_KEEPS_KINDS for k in kinds], dtype=bool)
         wanted &= np.array([r not in _LDS_KEEPS_RULES for r in rule_names], dtype=bool)
-    dates = np.array([k == "DATE" for k in kinds], dtype=bool)
+    dates = np.array(
+        [k == "DATE" and r not in YEAR_ONLY_RULES for k, r in zip(kinds, rule_names, strict=True)],
+        dtype=bool,
+    )
     return wanted & (_confidence_high() | dates)
+
+
+#: Date rules whose hits state a year alone or an ordinal without a month ("s/p CABG
+#: 2002", "MI '96", "the 20th"): Safe Harbor keeps years, so they never fail a release.
+YEAR_ONLY_RULES = frozenset({"date:year", "date:year-apostrophe", "date:ordinal"})
 
 
 _MRN_PATTERN = np.array([r == "pattern:mrn" for r in scan_rules.RULE_OF], dtype=bool)
