@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -23,6 +24,7 @@ from deid_desktop.core.verify.base import (
     released_columns,
     rows_matching,
 )
+from deid_desktop.core.verify.own_values import source_persons
 from deid_desktop.core.zip3 import ZIP3_UNKNOWN
 
 _ZIP5_ANYWHERE = r"\d{5}"
@@ -171,15 +173,72 @@ def check_no_zip5(
 #: A ZIP3 as a cell: three digits alone, or masked as a ZIP (``036XX``, ``036**``).
 _ZIP3_CELL = r"^\s*(?P<zip>\d{3})(?:[xX]{2}|\*{2}|#{2}|-{2}|_{2})?\s*$"
 _MASKED_ZIP = r"^\s*\d{3}(?:[xX]{2}|\*{2}|#{2}|-{2}|_{2})\s*$"
+_ZIP3_SHAPE = r"^\s*\d{3}(?:[xX]{2}|\*{2}|#{2}|-{2}|_{2})?\s*$"
 #: A column whose cells are half or more masked ZIPs holds ZIP3s whatever its name.
 _MASKED_SHARE = 0.5
+#: A column holds ZIP3s whatever its name when this share of its filled rows are their
+#: own person's ZIP3 (and at least ``_ZIP3_COPY_ROWS`` rows are).
+_ZIP3_COPY_SHARE = 0.5
+_ZIP3_COPY_ROWS = 3
+
+
+def _person_zip3s(extract: Extract, project: Project) -> pa.Array | None:
+    """Each person's ZIP3 (from the person table's ZIP-role column: a ZIP, a ZIP+4 or a
+    ZIP that lost its leading zero; null when none), None without such a column."""
+    try:
+        tag = project.table(extract.person.name).by_role(Role.ZIP)
+    except KeyError:
+        return None
+    if tag is None or tag.name not in extract.person.frame.columns:
+        return None
+    text = arrow_text(extract.person.frame[tag.name])
+    zip5 = pc.coalesce(_zip5_of(text), _lost_zero(text))
+    return pc.utf8_slice_codeunits(zip5, 0, 3)
+
+
+def _zip3_copies(
+    extract: Extract,
+    project: Project,
+    release: Release,
+    ctx: VerifyContext,
+    skip: set[tuple[str, str]],
+) -> set[tuple[str, str]]:
+    """Released columns, whatever their name and tag, half or more of whose filled rows
+    are their own person's ZIP3 (three digits alone or masked): the ZIP3 kept a second
+    time as a clinical ``area`` beside the ZIP3 column that blanked the restricted ones.
+    Found by pairing each row with its person, so 3-digit measurements (a systolic
+    pressure of 120) are not taken for ZIP3s by chance."""
+    own = _person_zip3s(extract, project)
+    source = source_persons(extract, project, release) if own is not None else None
+    if own is None or source is None:
+        return set()
+    _ids, positions = ctx.released_positions(release, extract.person.name)
+    out: set[tuple[str, str]] = set()
+    for t, c, values in released_columns(release):
+        where = positions.get(t)
+        if (t, c) in skip or c == release.id_column or where is None:
+            continue
+        uniq = ctx.uniques(t, c, values)
+        filled = int(uniq.sum())
+        shaped = rows_matching(uniq, _ZIP3_SHAPE) if filled else 0
+        if shaped < max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * filled):
+            continue  # (cheap: on the distinct cells) too few cells are ZIP3-shaped
+        cells = _field(arrow_text(values), _ZIP3_CELL)
+        person = np.where(where >= 0, source[np.maximum(where, 0)], -1)
+        theirs = own.take(pa.array(np.maximum(person, 0))).to_numpy(zero_copy_only=False)
+        mine = pc.fill_null(pc.equal(cells, pa.array(theirs, pa.string())), False)
+        agree = int(np.count_nonzero(mine.to_numpy(zero_copy_only=False) & (person >= 0)))
+        if agree >= max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * filled):
+            out.add((t, c))
+    return out
 
 
 def _zip3_read_columns(
-    project: Project, release: Release, ctx: VerifyContext
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext
 ) -> list[tuple[str, str]]:
     """Columns whose ZIP3s are judged: the ZIP3 and ZIP-role columns, every released
-    column named for postal codes, and every column of masked ZIPs (``036XX``)."""
+    column named for postal codes, every column of masked ZIPs (``036XX``) and every
+    column that copies its persons' own ZIP3s."""
     out = set(_zip_columns(project, release))
     for t, c, values in released_columns(release):
         if (t, c) in out or c == release.id_column:
@@ -191,6 +250,7 @@ def _zip3_read_columns(
         filled = int(uniq.sum())
         if filled and rows_matching(uniq, _MASKED_ZIP) >= _MASKED_SHARE * filled:
             out.add((t, c))
+    out |= _zip3_copies(extract, project, release, ctx, out)
     return sorted(out)
 
 
@@ -201,7 +261,7 @@ def check_zip3_allowed(
     allowed = list(table.allowed_prefixes | {ZIP3_UNKNOWN})
     per_column: dict[str, int] = {}
     own = set(_zip_columns(project, release))
-    for t, c in _zip3_read_columns(project, release, ctx):
+    for t, c in _zip3_read_columns(extract, project, release, ctx):
         values = release.tables[t][c].astype(STRING)
         if (t, c) not in own:  # read the ZIP3 in a cell that is one (3 digits, masked)
             values = values.str.extract(_ZIP3_CELL, expand=False).astype(STRING)
