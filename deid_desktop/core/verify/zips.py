@@ -182,18 +182,29 @@ _ZIP3_COPY_SHARE = 0.5
 _ZIP3_COPY_ROWS = 3
 
 
-def _person_zip3s(extract: Extract, project: Project) -> pa.Array | None:
-    """Each person's ZIP3 (from the person table's ZIP-role column: a ZIP, a ZIP+4 or a
-    ZIP that lost its leading zero; null when none), None without such a column."""
+def _zip3_numbers(text: pa.Array, pattern: str) -> np.ndarray:
+    """The ZIP3 each cell holds by ``pattern`` (group ``zip``; its first three digits)
+    as a number 0-999, -1 where none."""
+    zip3 = pc.utf8_slice_codeunits(_field(text, pattern), 0, 3)
+    return pc.fill_null(pc.cast(zip3, pa.int64(), safe=False), -1).to_numpy(zero_copy_only=False)
+
+
+def _person_zip3s(extract: Extract, project: Project) -> np.ndarray | None:
+    """Each person's ZIP3 as a number (-1: none) from the person table's ZIP-role
+    column (a ZIP, a ZIP+4 or a ZIP that lost its leading zero), read per distinct
+    value; None without such a column."""
     try:
         tag = project.table(extract.person.name).by_role(Role.ZIP)
     except KeyError:
         return None
     if tag is None or tag.name not in extract.person.frame.columns:
         return None
-    text = arrow_text(extract.person.frame[tag.name])
-    zip5 = pc.coalesce(_zip5_of(text), _lost_zero(text))
-    return pc.utf8_slice_codeunits(zip5, 0, 3)
+    encoded = pc.dictionary_encode(arrow_text(extract.person.frame[tag.name]))
+    distinct = encoded.dictionary
+    zip5 = pc.coalesce(_zip5_of(distinct), _lost_zero(distinct))
+    per_value = np.append(_zip3_numbers(zip5, r"^(?P<zip>\d{3})"), -1)  # the last: none
+    codes = encoded.indices.fill_null(len(distinct)).to_numpy(zero_copy_only=False)
+    return per_value[codes]
 
 
 def _zip3_copies(
@@ -207,30 +218,53 @@ def _zip3_copies(
     are their own person's ZIP3 (three digits alone or masked): the ZIP3 kept a second
     time as a clinical ``area`` beside the ZIP3 column that blanked the restricted ones.
     Found by pairing each row with its person, so 3-digit measurements (a systolic
-    pressure of 120) are not taken for ZIP3s by chance."""
-    own = _person_zip3s(extract, project)
-    source = source_persons(extract, project, release) if own is not None else None
-    if own is None or source is None:
-        return set()
-    _ids, positions = ctx.released_positions(release, extract.person.name)
+    pressure of 120) are not taken for ZIP3s by chance. First, on the distinct cells
+    alone, half the rows must hold a ZIP3 some person has; only such columns are paired."""
+    own: np.ndarray | None = None
     out: set[tuple[str, str]] = set()
     for t, c, values in released_columns(release):
-        where = positions.get(t)
-        if (t, c) in skip or c == release.id_column or where is None:
+        if (t, c) in skip or c == release.id_column:
             continue
         uniq = ctx.uniques(t, c, values)
         filled = int(uniq.sum())
-        shaped = rows_matching(uniq, _ZIP3_SHAPE) if filled else 0
-        if shaped < max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * filled):
-            continue  # (cheap: on the distinct cells) too few cells are ZIP3-shaped
-        cells = _field(arrow_text(values), _ZIP3_CELL)
-        person = np.where(where >= 0, source[np.maximum(where, 0)], -1)
-        theirs = own.take(pa.array(np.maximum(person, 0))).to_numpy(zero_copy_only=False)
-        mine = pc.fill_null(pc.equal(cells, pa.array(theirs, pa.string())), False)
-        agree = int(np.count_nonzero(mine.to_numpy(zero_copy_only=False) & (person >= 0)))
-        if agree >= max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * filled):
-            out.add((t, c))
+        enough = max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * filled)
+        if not filled:
+            continue
+        cells = arrow_text(uniq.index)
+        shaped = pc.match_substring_regex(cells, _ZIP3_SHAPE).to_numpy(zero_copy_only=False)
+        counts = uniq.to_numpy()
+        if counts[shaped].sum() < enough:
+            continue  # too few cells are three digits (most columns end here)
+        if own is None:
+            own = _person_zip3s(extract, project)
+            if own is None:
+                return out
+        cell_zip3 = _zip3_numbers(cells, _ZIP3_CELL)
+        if counts[np.isin(cell_zip3, own[own >= 0])].sum() < enough:
+            continue  # too few are a ZIP3 any person has (3-digit measurements)
+        if not _paired_agree(extract, project, release, ctx, t, values, uniq, cell_zip3, own):
+            continue
+        out.add((t, c))
     return out
+
+
+def _paired_agree(
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext, table: str,
+    values: pd.Series, uniq: pd.Series, cell_zip3: np.ndarray, own: np.ndarray,
+) -> bool:  # fmt: skip
+    """Whether half the column's filled rows (and ``_ZIP3_COPY_ROWS``) hold their own
+    person's ZIP3: each row paired with its person through the crosswalk."""
+    source = source_persons(extract, project, release)
+    _ids, positions = ctx.released_positions(release, extract.person.name)
+    where = positions.get(table)
+    if source is None or where is None:
+        return False
+    at = pc.index_in(arrow_text(values), value_set=arrow_text(uniq.index))
+    cell = np.append(cell_zip3, -1)[at.fill_null(len(cell_zip3)).to_numpy(zero_copy_only=False)]
+    person = np.where(where >= 0, source[np.maximum(where, 0)], -1)
+    theirs = np.where(person >= 0, own[np.maximum(person, 0)], -2)
+    agree = int(np.count_nonzero((cell == theirs) & (cell >= 0)))
+    return agree >= max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * int(uniq.sum()))
 
 
 def _zip3_read_columns(
