@@ -112,6 +112,8 @@ def _per_segment(flags: np.ndarray, seg_start: np.ndarray) -> np.ndarray:
     first at 0; ``flags`` one longer than the buffer, its last entry unset)."""
     if seg_start.size == 0:
         return np.empty(0, dtype=np.int64)
+    if seg_start.size == 1:  # one segment (the texts of a scan): no sum over every byte
+        return np.array([np.count_nonzero(flags)], dtype=np.int64)
     total = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
     ends = np.concatenate((seg_start[1:], [flags.size - 1]))
     return total[ends] - total[seg_start]
@@ -153,8 +155,8 @@ def _digit_runs(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     digits = raw[pos] - np.uint8(48)
     if pos.size == 0:
         return digits, _EMPTY_I
-    seps = np.concatenate(([0], np.cumsum(raw == 0, dtype=np.int64)))
-    cut = (np.diff(pos) > _GAP) | (seps[pos[1:]] != seps[pos[:-1]])
+    seps = np.searchsorted(np.flatnonzero(raw == 0), pos)  # separators before each digit
+    cut = (np.diff(pos) > _GAP) | (seps[1:] != seps[:-1])
     run = np.concatenate(([0], np.cumsum(cut)))
     last = np.concatenate((np.flatnonzero(cut), [pos.size - 1]))
     return digits, last[run]
