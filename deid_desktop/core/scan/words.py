@@ -32,8 +32,6 @@ _CLASS[97:123] = _LOW
 _CLASS[48:58] = _DIG
 
 
-_COLS4 = np.arange(4)
-_POW10 = 10 ** np.arange(4, dtype=np.int64)
 _PAD = 3  # sentinel words after the last: index -1, -2 and n..n+2 read as no word
 _CLASS_BYTES = _CLASS.tobytes()
 #: The flags the finders start from (``_flag_idx``): few words carry one.
@@ -64,8 +62,12 @@ class Words:
     c0: np.ndarray  # class of the first character
     raw: np.ndarray  # the batch's ASCII projection, 4 spare bytes
     cls: np.ndarray  # the class (``_CLASS``) of each byte of ``raw``
-    gaps: Gap  # per word, the gap before it
     size: int
+
+    @cached_property
+    def gaps(self) -> Gap:
+        """Per word, the gap before it (every word's; ``gap`` reads only the asked ones)."""
+        return _gaps(self.raw, self.cls, self.start, self.end, self.size)
 
     @cached_property
     def anchors(self) -> np.ndarray:
@@ -104,7 +106,7 @@ class Words:
 
     def gap(self, i: np.ndarray) -> GapAt:
         """What lies between word ``i - 1`` and word ``i`` (each field read on use)."""
-        return GapAt(self.gaps, i)
+        return GapAt(self, i)
 
 
 class Gap(NamedTuple):
@@ -117,37 +119,66 @@ class Gap(NamedTuple):
 
 
 class GapAt:
-    """The ``Gap`` fields of the words at ``i``, each gathered when it is read."""
+    """The ``Gap`` fields of the words at ``i``, each read when it is asked for, from the
+    characters around those words only (as ``_gaps`` reads them for every word)."""
 
-    __slots__ = ("_g", "_i")
+    __slots__ = ("_base", "_j", "_w")
 
-    def __init__(self, gaps: Gap, i: np.ndarray) -> None:
-        self._g = gaps
-        self._i = i
+    def __init__(self, w: Words, i: np.ndarray) -> None:
+        self._w = w
+        j = np.asarray(i)
+        self._j = j + (j < 0) * (w.size + _PAD)  # -1, -2: the sentinels at the end
+        self._base: tuple[np.ndarray, ...] | None = None
+
+    def _read(self) -> tuple[np.ndarray, ...]:
+        """(size, first byte, classes g0, g1, gl; word 0 or a sentinel) of the gaps."""
+        if self._base is None:
+            w, j = self._w, self._j
+            real = j < w.size
+            lo = w.end[j - 1] * real  # word 0: end[-1] is a sentinel's 0
+            start = w.start[j]
+            size = start - lo
+            cls = w.cls
+            g0 = cls[lo]
+            g1 = cls[lo + 1] * (size > 1)
+            gl = cls[start - 1]
+            at_start = (j == 0) & (size == 0)  # the batch starts with a word: no gap
+            if at_start.any():
+                g0 = g0 * ~at_start
+                gl = gl * ~at_start
+            first = (w.raw[lo] * (size > 0)).astype(np.int64)
+            self._base = (size, first, g0, g1, gl, j == 0, ~real)
+        return self._base
 
     @property
     def length(self) -> np.ndarray:
-        return self._g.length[self._i]
+        return self._read()[0]
 
     @property
     def space(self) -> np.ndarray:
-        return self._g.space[self._i]
+        size, _, g0, g1, gl, _, sentinel = self._read()
+        space = (g0 == _SP) & (gl == _SP) & ((size <= 2) | (g1 == _SP)) & (size <= 3)
+        return space & ~sentinel
 
     @property
     def stop(self) -> np.ndarray:
-        return self._g.stop[self._i]
+        _, _, g0, g1, gl, zero, sentinel = self._read()
+        return (((g0 | g1 | gl) & _STOP) != 0) | zero | sentinel
 
     @property
     def comma(self) -> np.ndarray:
-        return self._g.comma[self._i]
+        _, _, g0, g1, _, _, sentinel = self._read()
+        return (((g0 | g1) & _COMMA) != 0) & ~sentinel
 
     @property
     def first(self) -> np.ndarray:
-        return self._g.first[self._i]
+        return self._read()[1]
 
     @property
     def dot(self) -> np.ndarray:
-        return self._g.dot[self._i]
+        size, first, g0, g1, gl, _, sentinel = self._read()
+        dot = (first == 46) & (size <= 2) & (((g0 | g1 | gl) & _BREAK) == 0)
+        return dot & ~sentinel
 
 
 def _padded(n: int, dtype: type, fill: object) -> np.ndarray:
@@ -211,13 +242,17 @@ def cut_words(
     digits = ((c0 & _DIG) != 0) & ((cl & _DIG) != 0) & (one | ((c1 & _DIG) != 0))
     values = np.full(n + _PAD, -1, dtype=np.int64)
     short = np.flatnonzero(digits & (length <= 4))
-    if short.size:  # their digits as one (word, character) table
-        k_len = length[short, None]
-        c = raw[start[short, None] + _COLS4].astype(np.int64) - 48
-        inside = k_len > _COLS4
-        ok = (~inside | ((c >= 0) & (c <= 9))).all(axis=1)
-        v = (c * inside * _POW10[np.maximum(k_len - 1 - _COLS4, 0)]).sum(axis=1)
-        values[short] = np.where(ok, v, -1)
+    if short.size:  # read character by character: the first is a digit (``digits``)
+        at = start[short]
+        k_len = length[short]
+        v = raw[at].astype(np.int64) - 48
+        ok = np.ones(short.size, dtype=bool)
+        for k in range(1, 4):  # raw has 4 spare bytes: at + 3 always reads
+            inside = k_len > k
+            c = raw[at + k].astype(np.int64) - 48
+            ok &= ~inside | ((c >= 0) & (c <= 9))
+            v += inside * (9 * v + c)  # v * 10 + c inside the word (no np.where)
+        values[short] = v * ok - ~ok  # -1 where a character is no digit
         digits[short] &= ok
     # notes written in capitals: more words starting upper-case than lower-case (x3)
     seps = np.flatnonzero(raw[: len(text)] == 0)
@@ -243,7 +278,6 @@ def cut_words(
         c0=c0,
         raw=raw,
         cls=cls,
-        gaps=_gaps(raw, cls, start, end, n),
         size=n,
     )
 
