@@ -62,12 +62,8 @@ class Words:
     c0: np.ndarray  # class of the first character
     raw: np.ndarray  # the batch's ASCII projection, 4 spare bytes
     cls: np.ndarray  # the class (``_CLASS``) of each byte of ``raw``
+    gaps: Gap  # per word, the gap before it
     size: int
-
-    @cached_property
-    def gaps(self) -> Gap:
-        """Per word, the gap before it (every word's; ``gap`` reads only the asked ones)."""
-        return _gaps(self.raw, self.cls, self.start, self.end, self.size)
 
     @cached_property
     def anchors(self) -> np.ndarray:
@@ -106,7 +102,7 @@ class Words:
 
     def gap(self, i: np.ndarray) -> GapAt:
         """What lies between word ``i - 1`` and word ``i`` (each field read on use)."""
-        return GapAt(self, i)
+        return GapAt(self.gaps, i)
 
 
 class Gap(NamedTuple):
@@ -119,66 +115,37 @@ class Gap(NamedTuple):
 
 
 class GapAt:
-    """The ``Gap`` fields of the words at ``i``, each read when it is asked for, from the
-    characters around those words only (as ``_gaps`` reads them for every word)."""
+    """The ``Gap`` fields of the words at ``i``, each gathered when it is read."""
 
-    __slots__ = ("_base", "_j", "_w")
+    __slots__ = ("_g", "_i")
 
-    def __init__(self, w: Words, i: np.ndarray) -> None:
-        self._w = w
-        j = np.asarray(i)
-        self._j = j + (j < 0) * (w.size + _PAD)  # -1, -2: the sentinels at the end
-        self._base: tuple[np.ndarray, ...] | None = None
-
-    def _read(self) -> tuple[np.ndarray, ...]:
-        """(size, first byte, classes g0, g1, gl; word 0 or a sentinel) of the gaps."""
-        if self._base is None:
-            w, j = self._w, self._j
-            real = j < w.size
-            lo = w.end[j - 1] * real  # word 0: end[-1] is a sentinel's 0
-            start = w.start[j]
-            size = start - lo
-            cls = w.cls
-            g0 = cls[lo]
-            g1 = cls[lo + 1] * (size > 1)
-            gl = cls[start - 1]
-            at_start = (j == 0) & (size == 0)  # the batch starts with a word: no gap
-            if at_start.any():
-                g0 = g0 * ~at_start
-                gl = gl * ~at_start
-            first = (w.raw[lo] * (size > 0)).astype(np.int64)
-            self._base = (size, first, g0, g1, gl, j == 0, ~real)
-        return self._base
+    def __init__(self, gaps: Gap, i: np.ndarray) -> None:
+        self._g = gaps
+        self._i = i
 
     @property
     def length(self) -> np.ndarray:
-        return self._read()[0]
+        return self._g.length[self._i]
 
     @property
     def space(self) -> np.ndarray:
-        size, _, g0, g1, gl, _, sentinel = self._read()
-        space = (g0 == _SP) & (gl == _SP) & ((size <= 2) | (g1 == _SP)) & (size <= 3)
-        return space & ~sentinel
+        return self._g.space[self._i]
 
     @property
     def stop(self) -> np.ndarray:
-        _, _, g0, g1, gl, zero, sentinel = self._read()
-        return (((g0 | g1 | gl) & _STOP) != 0) | zero | sentinel
+        return self._g.stop[self._i]
 
     @property
     def comma(self) -> np.ndarray:
-        _, _, g0, g1, _, _, sentinel = self._read()
-        return (((g0 | g1) & _COMMA) != 0) & ~sentinel
+        return self._g.comma[self._i]
 
     @property
     def first(self) -> np.ndarray:
-        return self._read()[1]
+        return self._g.first[self._i]
 
     @property
     def dot(self) -> np.ndarray:
-        size, first, g0, g1, gl, _, sentinel = self._read()
-        dot = (first == 46) & (size <= 2) & (((g0 | g1 | gl) & _BREAK) == 0)
-        return dot & ~sentinel
+        return self._g.dot[self._i]
 
 
 def _padded(n: int, dtype: type, fill: object) -> np.ndarray:
@@ -278,6 +245,7 @@ def cut_words(
         c0=c0,
         raw=raw,
         cls=cls,
+        gaps=_gaps(raw, cls, start, end, n),
         size=n,
     )
 
