@@ -197,15 +197,6 @@ def _member(values: np.ndarray, table: np.ndarray) -> np.ndarray:
     return out
 
 
-def scan_order(texts: Sequence[str]) -> list[str]:
-    """The texts in the order the scanner joins them: ASCII ones first, then the others
-    (each group in order)."""
-    ascii_mask = [t.isascii() for t in texts]
-    return [t for t, a in zip(texts, ascii_mask, strict=True) if a] + [
-        t for t, a in zip(texts, ascii_mask, strict=True) if not a
-    ]
-
-
 class TextCandidates:
     """The words, runs of words and runs of digits of some texts, as sorted hashes:
     ``words`` at once, runs of digits of a length and runs of words from given first
@@ -213,9 +204,24 @@ class TextCandidates:
 
     def __init__(self, calls: Sequence[Sequence[str]]):
         """``calls``: the texts of each scan call (each scanned together)."""
-        joined = NOTE_SEP.join(NOTE_SEP.join(scan_order(texts)) for texts in calls)
-        raw = np.frombuffer(ascii_projection(joined), dtype=np.uint8)
-        folded = np.frombuffer(ascii_projection(fold(joined)) + bytes(16), dtype=np.uint8)
+        # the texts joined as the scanner joins them, read a part at a time: the ASCII
+        # texts of each call by a byte translation, only the others through ``fold``
+        raw_parts: list[bytes] = []
+        folded_parts: list[bytes] = []
+        for texts in calls:
+            plain = [t for t in texts if t.isascii()]
+            other = [t for t in texts if not t.isascii()]
+            if plain or not other:
+                part = NOTE_SEP.join(plain).encode("ascii")
+                raw_parts.append(part)
+                folded_parts.append(part.translate(_FOLD_BYTES))
+            if other:
+                part_text = NOTE_SEP.join(other)
+                raw_parts.append(ascii_projection(part_text))
+                folded_parts.append(ascii_projection(fold(part_text)))
+        # NOTE_SEP is read as 0 and folded to a space
+        raw = np.frombuffer(b"\x00".join(raw_parts), dtype=np.uint8)
+        folded = np.frombuffer(b" ".join(folded_parts) + bytes(16), dtype=np.uint8)
         starts, lengths, _ = _words(folded[: raw.size] != _SPACE, np.zeros(1, np.int64))
         self._hashes = _word_hashes(folded, starts, lengths)  # in text order
         self.words = np.unique(self._hashes)

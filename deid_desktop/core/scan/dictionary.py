@@ -423,7 +423,10 @@ def _distinct_text(columns: list[pd.Series]) -> pa.Array:
     for column in columns:
         arrow = pa.array(column.astype("string[pyarrow]"), type=pa.large_string())
         chunks += arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
-    text = pc.utf8_trim(pa.chunked_array(chunks, type=pa.large_string()), _SPACES)
+    values = pa.chunked_array(chunks, type=pa.large_string())
+    if len(columns) > 1:  # a person key in every table: trim each distinct value once
+        values = pc.unique(values)  # (each trimmed value keeps its first place)
+    text = pc.utf8_trim(values, _SPACES)
     text = pc.filter(text, pc.greater(pc.utf8_length(text), 0))
     return pc.unique(text)
 
