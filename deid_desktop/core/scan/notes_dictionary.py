@@ -80,12 +80,15 @@ class NotesValues:
         for pairs in pairs_of if names is not None and len(names) else ():
             text = pa.array(pairs.iloc[:, 1].astype("string[pyarrow]"), type=pa.large_string())
             keep = pc.is_in(pc.utf8_trim(text, _SPACES), value_set=names)
-            if self.persons is not None:
-                keys = pa.array(pairs.iloc[:, 0].astype(str), type=pa.large_string())
-                keep = pc.and_(keep, pc.is_in(keys, value_set=self.persons))
             kept = pairs[np.asarray(keep.to_numpy(zero_copy_only=False), dtype=bool)]
-            persons += kept.iloc[:, 0].astype(str).tolist()
-            found += kept.iloc[:, 1].tolist()
+            keys = kept.iloc[:, 0].astype(str)  # each key made text once
+            name = kept.iloc[:, 1]
+            if self.persons is not None:
+                mine = pc.is_in(pa.array(keys, type=pa.large_string()), value_set=self.persons)
+                at = np.asarray(mine.to_numpy(zero_copy_only=False), dtype=bool)
+                keys, name = keys[at], name[at]
+            persons += keys.tolist()
+            found += name.tolist()
         own = _owner_table(persons, found)
         if own.size == 0:  # the whole table may still hold some: keep one of its entries
             own = _first_owner(pairs_of)
