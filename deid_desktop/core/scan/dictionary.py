@@ -50,6 +50,8 @@ URL_WORDS = ("http", "https", "www")
 URL_START = "url-start"
 _MIN_NAME = 2
 _MIN_ID = 3
+#: The fewest digits of a phone's or an SSN's entry.
+_MIN_PHONE = 7
 _NON_DIGIT = re.compile(r"\D+")
 
 
@@ -305,7 +307,7 @@ def _from_distinct(values_by_kind: Mapping[str, list[str] | pa.Array]) -> ScanDi
         elif kind in ("phone", "ssn"):
             found = _digits_of(values, kind)
             skipped += len(found)
-            found = [d for d in found if len(d) >= 7]
+            found = [d for d in found if len(d) >= _MIN_PHONE]
             skipped -= len(found)
             _enter(digits, found, hit_kind)
         elif isinstance(values, pa.Array):  # filtered in Arrow: a Python string per entry

@@ -29,6 +29,7 @@ from deid_desktop.core.scan.candidates import TextCandidates, may_occur
 from deid_desktop.core.scan.dictionary import (
     _MIN_ID,
     _MIN_NAME,
+    _MIN_PHONE,
     _NAME_STOP,
     _SPACES,
     DictionarySource,
@@ -43,8 +44,6 @@ from deid_desktop.core.scan.dictionary import (
 from deid_desktop.core.scan.direct_values import _DIGIT_KINDS
 
 _STOP = pa.array(sorted(_NAME_STOP), type=pa.large_string())
-#: The fewest digits of a phone's or an SSN's entry (``dictionary._from_distinct``).
-_MIN_PHONE = 7
 
 
 class NotesValues:
