@@ -50,6 +50,11 @@ def test_the_entry_count_is_the_whole_dictionarys(values: dict[str, list[list[st
     st.lists(st.tuples(st.sampled_from("PQRS"), text), min_size=0, max_size=6),
 )
 @example([("P", "AnnAnn")], {"name": [["Ann"]]}, [("P", "Ann")])  # no owner word in the notes
+@example(  # everyday words that are names, beside another word of their own person's name
+    [("P", "Mark Miller"), ("Q", "May Will")],
+    {},
+    [("P", "spoke w/ mark miller"), ("P", "PT MILLER, MARK NO SHOW"), ("Q", "may shower")],
+)
 @example(
     [("P", "Ann Quigg"), ("Q", "Will Peña"), ("R", "Quigg")],
     {"mrn": [["SYN-8365111"]]},
