@@ -196,25 +196,35 @@ def scan_extract(
     """Scan the extract's free-text columns, or only ``columns`` (None when there are none).
 
     The dictionary lives only inside this call, so its memory is gone before the
-    release is built. Each table's person key makes the scan person-aware; ``sites``:
-    the user's site list (``scan.load_site_list``); ``words``: the project word list
-    (``scan.load_word_list``), its terms found in every note.
+    release is built; it holds only the direct values that may be found in the scanned
+    notes (``scan.notes_dictionary``), which finds the same hits as all of them. Each
+    table's person key makes the scan person-aware; ``sites``: the user's site list
+    (``scan.load_site_list``); ``words``: the project word list (``scan.load_word_list``),
+    its terms found in every note.
     """
-    from deid_desktop.core.scan import build_dictionary, scan_frames
+    from deid_desktop.core.scan import scan_frames
+    from deid_desktop.core.scan.dictionary import dictionary_source
+    from deid_desktop.core.scan.notes_dictionary import NotesValues, note_persons
 
     text_columns = text_columns_for(project, extract) if columns is None else columns
     if not text_columns:
         return None
-    return scan_frames(
-        {name: extract.table(name).frame for name in text_columns},
-        text_columns,
-        build_dictionary(
+    values = NotesValues(
+        dictionary_source(
             extract, project, sites, None if words is None else words.by_dictionary_kind()
         ),
+        note_persons(extract, project, text_columns),
+    )
+    report = scan_frames(
+        {name: extract.table(name).frame for name in text_columns},
+        text_columns,
+        values.dictionary_for,  # only the values the notes may hold
         progress=progress,
         cancel=cancel,
         person_keys={t.name: t.key for t in project.tables},
     )
+    # the record counts the entries of the whole dictionary, as when it was all made
+    return replace(report, dictionary_entries=values.entry_count())
 
 
 def review(

@@ -112,6 +112,8 @@ def _per_segment(flags: np.ndarray, seg_start: np.ndarray) -> np.ndarray:
     first at 0; ``flags`` one longer than the buffer, its last entry unset)."""
     if seg_start.size == 0:
         return np.empty(0, dtype=np.int64)
+    if seg_start.size == 1:  # one segment (the texts of a scan): no sum over every byte
+        return np.array([np.count_nonzero(flags)], dtype=np.int64)
     total = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
     ends = np.concatenate((seg_start[1:], [flags.size - 1]))
     return total[ends] - total[seg_start]
@@ -153,8 +155,8 @@ def _digit_runs(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     digits = raw[pos] - np.uint8(48)
     if pos.size == 0:
         return digits, _EMPTY_I
-    seps = np.concatenate(([0], np.cumsum(raw == 0, dtype=np.int64)))
-    cut = (np.diff(pos) > _GAP) | (seps[pos[1:]] != seps[pos[:-1]])
+    seps = np.searchsorted(np.flatnonzero(raw == 0), pos)  # separators before each digit
+    cut = (np.diff(pos) > _GAP) | (seps[1:] != seps[:-1])
     run = np.concatenate(([0], np.cumsum(cut)))
     last = np.concatenate((np.flatnonzero(cut), [pos.size - 1]))
     return digits, last[run]
@@ -195,15 +197,6 @@ def _member(values: np.ndarray, table: np.ndarray) -> np.ndarray:
     return out
 
 
-def scan_order(texts: Sequence[str]) -> list[str]:
-    """The texts in the order the scanner joins them: ASCII ones first, then the others
-    (each group in order)."""
-    ascii_mask = [t.isascii() for t in texts]
-    return [t for t, a in zip(texts, ascii_mask, strict=True) if a] + [
-        t for t, a in zip(texts, ascii_mask, strict=True) if not a
-    ]
-
-
 class TextCandidates:
     """The words, runs of words and runs of digits of some texts, as sorted hashes:
     ``words`` at once, runs of digits of a length and runs of words from given first
@@ -211,9 +204,24 @@ class TextCandidates:
 
     def __init__(self, calls: Sequence[Sequence[str]]):
         """``calls``: the texts of each scan call (each scanned together)."""
-        joined = NOTE_SEP.join(NOTE_SEP.join(scan_order(texts)) for texts in calls)
-        raw = np.frombuffer(ascii_projection(joined), dtype=np.uint8)
-        folded = np.frombuffer(ascii_projection(fold(joined)) + bytes(16), dtype=np.uint8)
+        # the texts joined as the scanner joins them, read a part at a time: the ASCII
+        # texts of each call by a byte translation, only the others through ``fold``
+        raw_parts: list[bytes] = []
+        folded_parts: list[bytes] = []
+        for texts in calls:
+            plain = [t for t in texts if t.isascii()]
+            other = [t for t in texts if not t.isascii()]
+            if plain or not other:
+                part = NOTE_SEP.join(plain).encode("ascii")
+                raw_parts.append(part)
+                folded_parts.append(part.translate(_FOLD_BYTES))
+            if other:
+                part_text = NOTE_SEP.join(other)
+                raw_parts.append(ascii_projection(part_text))
+                folded_parts.append(ascii_projection(fold(part_text)))
+        # NOTE_SEP is read as 0 and folded to a space
+        raw = np.frombuffer(b"\x00".join(raw_parts), dtype=np.uint8)
+        folded = np.frombuffer(b" ".join(folded_parts) + bytes(16), dtype=np.uint8)
         starts, lengths, _ = _words(folded[: raw.size] != _SPACE, np.zeros(1, np.int64))
         self._hashes = _word_hashes(folded, starts, lengths)  # in text order
         self.words = np.unique(self._hashes)

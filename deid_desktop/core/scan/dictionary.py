@@ -50,6 +50,8 @@ URL_WORDS = ("http", "https", "www")
 URL_START = "url-start"
 _MIN_NAME = 2
 _MIN_ID = 3
+#: The fewest digits of a phone's or an SSN's entry.
+_MIN_PHONE = 7
 _NON_DIGIT = re.compile(r"\D+")
 
 
@@ -305,7 +307,7 @@ def _from_distinct(values_by_kind: Mapping[str, list[str] | pa.Array]) -> ScanDi
         elif kind in ("phone", "ssn"):
             found = _digits_of(values, kind)
             skipped += len(found)
-            found = [d for d in found if len(d) >= 7]
+            found = [d for d in found if len(d) >= _MIN_PHONE]
             skipped -= len(found)
             _enter(digits, found, hit_kind)
         elif isinstance(values, pa.Array):  # filtered in Arrow: a Python string per entry
@@ -423,7 +425,10 @@ def _distinct_text(columns: list[pd.Series]) -> pa.Array:
     for column in columns:
         arrow = pa.array(column.astype("string[pyarrow]"), type=pa.large_string())
         chunks += arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
-    text = pc.utf8_trim(pa.chunked_array(chunks, type=pa.large_string()), _SPACES)
+    values = pa.chunked_array(chunks, type=pa.large_string())
+    if len(columns) > 1:  # a person key in every table: trim each distinct value once
+        values = pc.unique(values)  # (each trimmed value keeps its first place)
+    text = pc.utf8_trim(values, _SPACES)
     text = pc.filter(text, pc.greater(pc.utf8_length(text), 0))
     return pc.unique(text)
 
@@ -450,9 +455,44 @@ def build_dictionary(
     ``wordlist.WordList.by_dictionary_kind``). Name columns also record whose name each
     word is (by the table's person key); a word list name is nobody's own but is found
     with high confidence in every note (``pinned``)."""
-    columns: dict[str, list[pd.Series]] = {}
+    source = dictionary_source(extract, project, sites, words)
     persons: list[str] = []
     names: list[object] = []
+    for pairs in source.name_pairs:  # every pair: the owner table keeps each hash once
+        persons += pairs.iloc[:, 0].astype(str).tolist()
+        names += pairs.iloc[:, 1].tolist()
+    with gc_paused():
+        out = dictionary_from_columns(source.columns)
+        own = _owner_table(persons, names)
+    return source.finish(out, own)
+
+
+@dataclass(frozen=True, eq=False)
+class DictionarySource:
+    """What a project's dictionary is made of: the columns of each dictionary kind (in
+    the order they are entered), the (person key, name) frames of the name columns, and
+    the word list's folded name words (``pinned``)."""
+
+    columns: dict[str, list[pd.Series]]
+    name_pairs: list[pd.DataFrame]
+    pinned: frozenset[str]
+
+    def finish(self, out: ScanDictionary, own: np.ndarray) -> ScanDictionary:
+        """``out`` with the owner table ``own`` and the pinned words."""
+        if not own.size and not self.pinned:
+            return out
+        return ScanDictionary(out.terms, out.digits, out.skipped, own, self.pinned)
+
+
+def dictionary_source(
+    extract: Extract,
+    project: Project,
+    sites: Iterable[str] = (),
+    words: Mapping[str, Sequence[str]] | None = None,
+) -> DictionarySource:
+    """The columns ``build_dictionary`` makes its dictionary of."""
+    columns: dict[str, list[pd.Series]] = {}
+    name_pairs: list[pd.DataFrame] = []
     for spec in project.tables:
         try:
             frame = extract.table(spec.name).frame
@@ -464,10 +504,7 @@ def build_dictionary(
             kind = dictionary_kind(tag.category)
             columns.setdefault(kind, []).append(frame[tag.name].dropna())
             if kind == "name" and spec.key in frame.columns and spec.key != tag.name:
-                # every pair: the owner table keeps each distinct hash once
-                pairs = frame[[spec.key, tag.name]].dropna()
-                persons += pairs.iloc[:, 0].astype(str).tolist()
-                names += pairs.iloc[:, 1].tolist()
+                name_pairs.append(frame[[spec.key, tag.name]].dropna())
     sites = list(sites)
     if sites:
         columns.setdefault("site", []).append(pd.Series(sites, dtype=object))
@@ -479,12 +516,7 @@ def build_dictionary(
         for tokens in map(_name_tokens, _fold_all(list((words or {}).get("name", ()))))
         for w in tokens
     )
-    with gc_paused():
-        out = dictionary_from_columns(columns)
-        own = _owner_table(persons, names)
-    if not own.size and not pinned:
-        return out
-    return ScanDictionary(out.terms, out.digits, out.skipped, own, pinned)
+    return DictionarySource(columns, name_pairs, pinned)
 
 
 def dictionary_from_columns(columns_by_kind: Mapping[str, list[pd.Series]]) -> ScanDictionary:

@@ -67,9 +67,13 @@ class DirectValues:
     def dictionary_for(self, calls: Sequence[Sequence[str]]) -> ScanDictionary:
         """The dictionary of the values that may be found in the texts of ``calls``
         (each: the texts one ``scan_text_arrays`` call is given)."""
+        with gc_paused():
+            return self.dictionary_of(TextCandidates(calls))
+
+    def dictionary_of(self, found: TextCandidates) -> ScanDictionary:
+        """The dictionary of the values that may be found in the texts of ``found``."""
         arrays = {kind: _joined(cols) for kind, cols in self.columns.items()}
         with gc_paused():
-            found = TextCandidates(calls)
             kept: dict[str, list[str]] = {}
             for kind, arr in arrays.items():
                 keep = may_occur(arr, found, words=kind == "name", phone=kind in _DIGIT_KINDS)

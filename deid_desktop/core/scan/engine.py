@@ -9,7 +9,7 @@ only when asked for (``ScanReport.hits``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -356,7 +356,7 @@ def _distinct_sorted(values: np.ndarray) -> int:
 def scan_frames(
     frames: Mapping[str, pd.DataFrame],
     text_columns: Mapping[str, Sequence[str]],
-    dictionary: ScanDictionary,
+    dictionary: ScanDictionary | Callable[[list[list[str]]], ScanDictionary],
     *,
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
@@ -367,7 +367,8 @@ def scan_frames(
     """Scan the given text columns of the given tables. Rows are 0-based positions.
     ``person_keys``: table -> its person-key column, for person-aware confidence;
     ``level``: keep hits of this confidence or above ("high", "medium"/"high_medium",
-    "low"/"all")."""
+    "low"/"all"). ``dictionary``: a dictionary, or what makes one from the texts of each
+    column (``notes_dictionary``), called once they are read."""
     level = _LEVEL_ALIASES.get(level, level)
     if level not in LEVELS:
         raise UsageError(f"Unknown confidence level: {level}.", hint="Use high, medium or low.")
@@ -383,10 +384,16 @@ def scan_frames(
     rep = Reporter(progress, cancel)
     spans: list[ColumnSpans] = []
     columns: list[ColumnScan] = []
-    for j, (table, column) in enumerate(jobs):
+    read: list[tuple[np.ndarray, list[str]] | None] = []
+    for table, column in jobs:
         series = frames[table][column]
         positions = np.flatnonzero(series.notna().to_numpy(dtype=bool))
-        texts = _texts(series, positions)
+        read.append((positions, _texts(series, positions)))
+    if callable(dictionary):  # made for these texts
+        dictionary = dictionary([r[1] for r in read if r is not None])
+    for j, (table, column) in enumerate(jobs):
+        positions, texts = read[j] or (np.empty(0, dtype=np.int64), [])
+        read[j] = None  # each column's texts are let go once it is scanned
         sub = rep.sub(j / len(jobs), (j + 1) / len(jobs))
         sub.step(0.0, "Scanning free text")
         key = (person_keys or {}).get(table)

@@ -32,8 +32,6 @@ _CLASS[97:123] = _LOW
 _CLASS[48:58] = _DIG
 
 
-_COLS4 = np.arange(4)
-_POW10 = 10 ** np.arange(4, dtype=np.int64)
 _PAD = 3  # sentinel words after the last: index -1, -2 and n..n+2 read as no word
 _CLASS_BYTES = _CLASS.tobytes()
 #: The flags the finders start from (``_flag_idx``): few words carry one.
@@ -211,13 +209,17 @@ def cut_words(
     digits = ((c0 & _DIG) != 0) & ((cl & _DIG) != 0) & (one | ((c1 & _DIG) != 0))
     values = np.full(n + _PAD, -1, dtype=np.int64)
     short = np.flatnonzero(digits & (length <= 4))
-    if short.size:  # their digits as one (word, character) table
-        k_len = length[short, None]
-        c = raw[start[short, None] + _COLS4].astype(np.int64) - 48
-        inside = k_len > _COLS4
-        ok = (~inside | ((c >= 0) & (c <= 9))).all(axis=1)
-        v = (c * inside * _POW10[np.maximum(k_len - 1 - _COLS4, 0)]).sum(axis=1)
-        values[short] = np.where(ok, v, -1)
+    if short.size:  # read character by character: the first is a digit (``digits``)
+        at = start[short]
+        k_len = length[short]
+        v = raw[at].astype(np.int64) - 48
+        ok = np.ones(short.size, dtype=bool)
+        for k in range(1, 4):  # raw has 4 spare bytes: at + 3 always reads
+            inside = k_len > k
+            c = raw[at + k].astype(np.int64) - 48
+            ok &= ~inside | ((c >= 0) & (c <= 9))
+            v += inside * (9 * v + c)  # v * 10 + c inside the word (no np.where)
+        values[short] = v * ok - ~ok  # -1 where a character is no digit
         digits[short] &= ok
     # notes written in capitals: more words starting upper-case than lower-case (x3)
     seps = np.flatnonzero(raw[: len(text)] == 0)

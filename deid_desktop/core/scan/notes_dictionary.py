@@ -1,0 +1,177 @@
+"""The scan dictionary of a project, cut to the notes a scan reads.
+
+``build_dictionary`` enters every direct value of the extract (at a million persons some
+millions of entries, each a Python string, and a word index over them), while the
+notes hold a few hundred of them. ``notes_dictionary`` makes the dictionary of only the
+values that may be found in the notes (``candidates``, as the read-back of a release
+does with ``DirectValues``): the scan finds exactly what it finds with the whole
+dictionary. Only name values whose words stand in the notes get owner entries (a hit
+word is a word of the notes, so each pair that can decide a hit's owner is kept), and
+one more pair when none does, since a scan is person-aware only with some.
+
+``NotesValues.entry_count`` counts the entries of the whole dictionary without making it
+(Arrow, no Python string per value): the record states that count, as before. Each
+kind's distinct values are read once for both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from deid_desktop.core.gc_pause import gc_paused
+from deid_desktop.core.model import Extract, Project
+from deid_desktop.core.scan.candidates import TextCandidates, may_occur
+from deid_desktop.core.scan.dictionary import (
+    _MIN_ID,
+    _MIN_NAME,
+    _MIN_PHONE,
+    _NAME_STOP,
+    _SPACES,
+    DictionarySource,
+    ScanDictionary,
+    _digits_of,
+    _distinct_text,
+    _folded_arrow,
+    _from_distinct,
+    _is_digit,
+    _owner_table,
+)
+from deid_desktop.core.scan.direct_values import _DIGIT_KINDS
+
+_STOP = pa.array(sorted(_NAME_STOP), type=pa.large_string())
+
+
+class NotesValues:
+    """The distinct stripped values of each kind of a ``DictionarySource`` (read once),
+    for ``dictionary_for`` and ``entry_count``."""
+
+    def __init__(self, source: DictionarySource, persons: pa.Array | None = None) -> None:
+        """``persons``: the person keys (as text) of every note to be scanned, if known:
+        only their owner entries can decide a hit (``ScanDictionary.owns``)."""
+        self.source = source
+        self.persons = persons
+        self.values = {kind: _distinct_text(cols) for kind, cols in source.columns.items()}
+
+    def dictionary_for(self, calls: Sequence[Sequence[str]]) -> ScanDictionary:
+        """The dictionary of the values that may be found in the texts of ``calls``
+        (each: the texts one ``scan_text_arrays`` call is given), with the owner entries
+        of the name values kept."""
+        with gc_paused():
+            found = TextCandidates(calls)
+            kept: dict[str, pa.Array] = {}
+            for kind, values in self.values.items():
+                keep = may_occur(values, found, words=kind == "name", phone=kind in _DIGIT_KINDS)
+                kept[kind] = values if keep.all() else values.filter(pa.array(keep))
+            out = _from_distinct(kept)
+            own = self._owners(kept.get("name"))
+        return self.source.finish(out, own)
+
+    def _owners(self, names: pa.Array | None) -> np.ndarray:
+        """The owner table of the (person, name) pairs whose name is one of ``names``."""
+        pairs_of = self.source.name_pairs
+        persons: list[str] = []
+        found: list[object] = []
+        for pairs in pairs_of if names is not None and len(names) else ():
+            text = pa.array(pairs.iloc[:, 1].astype("string[pyarrow]"), type=pa.large_string())
+            keep = pc.is_in(pc.utf8_trim(text, _SPACES), value_set=names)
+            kept = pairs[np.asarray(keep.to_numpy(zero_copy_only=False), dtype=bool)]
+            keys = kept.iloc[:, 0].astype(str)  # each key made text once
+            name = kept.iloc[:, 1]
+            if self.persons is not None:
+                mine = pc.is_in(pa.array(keys, type=pa.large_string()), value_set=self.persons)
+                at = np.asarray(mine.to_numpy(zero_copy_only=False), dtype=bool)
+                keys, name = keys[at], name[at]
+            persons += keys.tolist()
+            found += name.tolist()
+        own = _owner_table(persons, found)
+        if own.size == 0:  # the whole table may still hold some: keep one of its entries
+            own = _first_owner(pairs_of)
+        return own
+
+    def entry_count(self) -> int:
+        """``len(dictionary_from_columns(source.columns))``, counted without making the
+        dictionary: the distinct terms and the distinct digit strings of every kind."""
+        terms: list[pa.Array] = []
+        digits: list[pa.Array] = []
+        for kind, values in self.values.items():
+            if len(values) == 0:
+                continue
+            if kind == "name":
+                terms.append(_name_words(values))
+            elif kind in _DIGIT_KINDS:
+                found = pa.array(_digits_of(values, kind), type=pa.large_string())
+                digits.append(found.filter(pc.greater_equal(pc.utf8_length(found), _MIN_PHONE)))
+            else:
+                folded = _folded_arrow(values)
+                long = pc.greater_equal(pc.utf8_length(folded), _MIN_ID)
+                terms.append(folded.filter(long))
+                digits.append(values.filter(pc.and_(long, _is_digit(values))))
+        return _distinct_count(terms) + _distinct_count(digits)
+
+
+def _first_owner(name_pairs: list[pd.DataFrame], step: int = 4096) -> np.ndarray:
+    """The owner entries of the first pairs that make any: a scan is person-aware only
+    when the owner table is not empty, so it must be empty only when the whole one is
+    (an entry of no word of the notes decides no hit)."""
+    for pairs in name_pairs:
+        for at in range(0, len(pairs), step):
+            part = pairs.iloc[at : at + step]
+            own = _owner_table(part.iloc[:, 0].astype(str).tolist(), part.iloc[:, 1].tolist())
+            if own.size:
+                return own
+    return np.empty(0, dtype=np.int64)
+
+
+def notes_dictionary(source: DictionarySource, calls: Sequence[Sequence[str]]) -> ScanDictionary:
+    """``NotesValues(source).dictionary_for(calls)``."""
+    return NotesValues(source).dictionary_for(calls)
+
+
+def entry_count(columns: Mapping[str, list[pd.Series]]) -> int:
+    """``len(dictionary_from_columns(columns))``, counted without making it."""
+    return NotesValues(DictionarySource(dict(columns), [], frozenset())).entry_count()
+
+
+def _name_words(values: pa.Array) -> pa.Array:
+    """The entries of names: each folded word of at least ``_MIN_NAME`` characters, not
+    all digits, no title (``dictionary._name_tokens``)."""
+    words = pc.list_flatten(pc.split_pattern(_folded_arrow(values), " "))
+    words = words.filter(pc.greater_equal(pc.utf8_length(words), _MIN_NAME))
+    if len(words) == 0:
+        return words
+    keep = pc.and_(pc.invert(_is_digit(words)), pc.invert(pc.is_in(words, value_set=_STOP)))
+    return words.filter(keep)
+
+
+def _distinct_count(parts: list[pa.Array]) -> int:
+    parts = [p.cast(pa.large_string()) for p in parts if len(p)]
+    if not parts:
+        return 0
+    # pc.unique of one array: some times faster than pc.count_distinct at millions
+    return len(pc.unique(pa.concat_arrays(parts)))
+
+
+def note_persons(
+    extract: Extract, project: Project, text_columns: Mapping[str, Sequence[str]]
+) -> pa.Array | None:
+    """The distinct person keys (as text, as ``scan_frames`` reads them) of the rows
+    with a note in ``text_columns``; None when a table has no person key (its notes are
+    not person-aware, so no owner entry is left out)."""
+    keys: list[pa.Array | pa.ChunkedArray] = []
+    for spec in project.tables:
+        if spec.name not in text_columns:
+            continue
+        frame = extract.table(spec.name).frame
+        if spec.key not in frame.columns:
+            return None
+        written = frame[list(text_columns[spec.name])].notna().any(axis=1)
+        persons = frame[spec.key][written.to_numpy()].astype(str)
+        keys.append(pa.array(persons, type=pa.large_string()))
+    if not keys:
+        return None
+    return pc.unique(pa.chunked_array(keys, type=pa.large_string()))
