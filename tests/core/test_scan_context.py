@@ -117,6 +117,11 @@ def test_common_word_name_matches_only_capitalised_or_cued() -> None:
     d = build_dictionary_from_values({"name": ["Will Smith"]})
     assert spans("Pt will call. Will Smith called.", d).count(("will", "NAME")) == 0
     assert ("Will", "NAME") in spans("Pt will call. Will Smith called.", d)
+    # after a title an everyday word is a name; after a relation it may be a verb
+    young = build_dictionary_from_values({"name": ["Ann Young"]})
+    assert ("young", "NAME") in spans("mrs young anxious", young)
+    assert ("young", "NAME") not in spans("pt looks young", young)
+    assert ("will", "NAME") not in spans("son will visit", d)
     # a surname that is no everyday word matches in any case
     assert ("smith", "NAME") in spans(
         "smith came", build_dictionary_from_values({"name": ["Ann Smith"]})

@@ -21,7 +21,8 @@ def keep_dictionary_hits(
     w: Words, start: np.ndarray, end: np.ndarray, cued: np.ndarray
 ) -> np.ndarray:
     """Which dictionary name hits to keep: a name that is also an English word only
-    where it is capitalised in a mixed-case note, or ``cued``."""
+    where it is capitalised in a mixed-case note, or ``cued`` (an everyday word only
+    after a title: "mrs young", where "son will visit" is a verb after a relation)."""
     if start.size == 0 or w.size == 0:
         return np.ones(start.size, dtype=bool)
     at = _word_at(w, start)
@@ -29,7 +30,13 @@ def keep_dictionary_hits(
     title, caps, _, _ = w.case(at)
     wordlike = (f & (lx.COMMON | lx.NAME_WORD)) != 0
     shows = (title | caps) & ~w.capsnote(at)
-    return ~wordlike | shows | (cued & ((f & lx.COMMON) == 0))
+    return ~wordlike | shows | (cued & ((f & lx.COMMON) == 0)) | _after_title(w, at)
+
+
+def _after_title(w: Words, at: np.ndarray) -> np.ndarray:
+    """Does a title (Mr, Mrs, Ms, Dr...) stand right before each word ``at``?"""
+    prev = np.where(at > 0, at - 1, -1)
+    return ((w.f(prev) & lx.TITLE) != 0) & (prev >= 0)
 
 
 def cue_before(w: Words, start: np.ndarray) -> np.ndarray:
