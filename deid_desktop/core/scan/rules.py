@@ -71,6 +71,16 @@ CONTEXT_RULES = (
     ("AGE", "age:glued", HIGH),  # "101yo", "93yoF", "95y/o", "turned 95"
     ("ID", "insurance:mbi", HIGH),  # Medicare Beneficiary Identifier "1EG4-TE5-MK73"
     ("DATE", "date:weekday-day", MEDIUM),  # "Tuesday the 14th"
+    # context_notes, context_places: forms of notes in capitals and lower-case shorthand
+    ("NAME", "cue:phrase", MEDIUM),  # "son is Mark", "lakeisha (daughter)", "LW, RN"
+    ("NAME", "cue:initials", MEDIUM),  # "Dr. J.M.", "dtr j."
+    ("DATE", "date:short-year", MEDIUM),  # "22-Jul-19", "fall '06"
+    ("DATE", "date:glued", MEDIUM),  # "9NOV00"
+    ("LOCATION", "gazetteer:state", MEDIUM),  # "Omaha, Nebraska", "Weymouth KY"
+    ("LOCATION", "address:house", HIGH),  # "519 Stokes Hollow Apt 4"
+    ("LOCATION", "gazetteer:county", MEDIUM),  # "essex county"
+    ("LOCATION", "facility:saint", MEDIUM),  # "St. Agnes"
+    ("LOCATION", "unit:ward", LOW),  # "admitted to Farr 10"
 )
 _MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
 

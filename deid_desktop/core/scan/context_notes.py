@@ -1,0 +1,266 @@
+"""More names and dates of real notes, over one batch (after ``context``): the forms that
+notes written in capitals or in lower-case shorthand take, and a few more cue shapes.
+
+Names: a name after a cue in any case ("dr lavely", "NP MANOOKIAN", "np wood"), after a
+relation and "is" ("son is Mark"), after "spoke with"; a name before a relation or a
+credential in brackets ("lakeisha (daughter)", "Piantedosi (MD)"); a name or its
+initials before ", RN" in any case ("LW, RN", "jg, rn", "JOE COOPER, MD"); a name before
+"from PT" / "from case mgmt"; initials after a cue ("Dr. J.M.", "dtr j.", "PASTOR D.").
+A captured word is never a common, clinical, month, facility or cue word; a lower-case
+word that no name list knows is taken after a title or credential only.
+
+Dates: month/year ("5/1990"), day-month-year with one separator ("22-Jul-19"), glued
+("9NOV00"), seasons and months with an apostrophe year ("fall '06"), month words in lower
+case before a day ("june 20"; "may" only after a date cue), and month/day with a leading
+zero ("06/08", which no dose or score is written as).
+
+Places are found in ``context_places`` (called from here, with the same cue groups).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from deid_desktop.core.scan import context_places
+from deid_desktop.core.scan import cuewords as cw
+from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.rules import CODE
+from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words
+
+Found = tuple[np.ndarray, np.ndarray, np.ndarray]
+Out = list[tuple[np.ndarray, np.ndarray, int]]
+
+C_PHRASE = CODE[("NAME", "cue:phrase")]
+C_INITIALS = CODE[("NAME", "cue:initials")]
+C_MONTHYEAR = CODE[("DATE", "date:month-year")]
+C_SHORT = CODE[("DATE", "date:short-year")]
+C_GLUED = CODE[("DATE", "date:glued")]
+C_NOYEAR = CODE[("DATE", "date:no-year")]
+_NOT = lx.COMMON | lx.CLINICAL | lx.MONTH | lx.SEASON | lx.FACILITY | lx.STREET | _CUE
+_NAMES = lx.GIVEN | lx.SURNAME
+_EMPTY = np.empty(0, dtype=np.int64)
+_GLUED = re.compile(
+    r"(\d{1,2})(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(\d{2}|\d{4})", re.I
+)
+
+
+def find_notes(text: str, folded: str, w: Words, hashes: np.ndarray | None = None) -> Found:
+    """Candidate hits of this module and of ``context_places`` in one batch."""
+    out: Out = []
+    if w.size:
+        g = cw.group_ids(w, folded, hashes)
+        _cue_names(w, g, folded, out)
+        _names_before(w, g, folded, out)
+        _dates(text, w, out)
+        context_places.find_places(text, w, g, out)
+    out = [o for o in out if np.size(o[0])]
+    if not out:
+        return _EMPTY, _EMPTY, _EMPTY
+    return (
+        np.concatenate([s for s, _, _ in out]).astype(np.int64, copy=False),
+        np.concatenate([e for _, e, _ in out]).astype(np.int64, copy=False),
+        np.concatenate([np.full(np.size(s), c, dtype=np.int64) for s, _, c in out]),
+    )
+
+
+def namey(
+    w: Words, i: np.ndarray, strong: np.ndarray | bool, folded: str | None = None
+) -> np.ndarray:
+    """A word that may be a name: in a mixed-case note a capitalised word that is no
+    common, clinical or cue word; in capitals or lower case a word of the Census name
+    lists, or (``strong``: after a title or credential) one no list knows."""
+    title, caps, lower, digits = w.case(i)
+    f = w.f(i)
+    letters = (w.c0[i] & (_UP | _LOW)) != 0
+    ok = letters & ~digits & w.valid(i) & (w.length(i) >= 2) & ((f & _NOT) == 0)
+    capsn = w.capsnote(i)
+    verb = _verb(w, i)
+    listed = (f & _NAMES) != 0
+    unknown = (f == 0) & ~verb & strong & ok & ~(title & ~capsn)
+    if folded is not None and unknown.any():  # "dr available" is no name
+        at = np.flatnonzero(unknown)
+        unknown[at] = ~cw.english(w, folded, i[at])
+    return ok & ((title & ~capsn) | ((caps & capsn) | lower) & (listed | unknown))
+
+
+def _verb(w: Words, i: np.ndarray) -> np.ndarray:
+    """Ends in "ed" or "ing" (a verb starting a sentence, not a name)."""
+    e = w.end[i]
+    r = w.raw
+    verb = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100)
+    verb |= ((r[e - 3] | 32) == 105) & ((r[e - 2] | 32) == 110) & ((r[e - 1] | 32) == 103)
+    return verb & (w.length(i) > 4)
+
+
+def _initials(w: Words, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """At ``i``: one letter followed by a full stop ("J.", "j."), and the end of a run
+    of such initials ("J.M.", "H. J.")."""
+    one = (w.length(i) == 1) & ((w.c0[i] & (_UP | _LOW)) != 0) & w.valid(i)
+    last = w.start.size - 1
+    dotted = one & (w.gaps.first[np.minimum(i + 1, last)] == 46)
+    end = w.end[i].copy()
+    nx = np.minimum(i + 1, last)
+    chain = dotted.copy()
+    for _ in range(2):
+        chain &= (w.length(nx) == 1) & ((w.c0[nx] & (_UP | _LOW)) != 0) & w.valid(nx)
+        chain &= w.gap(nx).length <= 2
+        end = np.where(chain, w.end[nx], end)
+        nx = np.minimum(nx + 1, last)
+    return dotted, end
+
+
+def _cue_names(w: Words, g: np.ndarray, folded: str, out: Out) -> None:
+    cues = w.anchors[(w.flags[w.anchors] & _CUE) != 0]
+    cov = np.flatnonzero((g[: w.size] == cw.COVERING) | (g[: w.size] == cw.CRED))
+    cues = np.union1d(cues, cov)
+    if cues.size == 0:
+        return
+    f = w.flags[cues]
+    caps = w.caps[cues]
+    capsn = w.capsnote(cues)
+    titles = (f & lx.TITLE) != 0
+    rel = (f & lx.RELATION) != 0
+    cred = (g[cues] == cw.CRED) | (((f & lx.CREDENTIAL) != 0) & caps & ~capsn)
+    cov = g[cues] == cw.COVERING
+    cue = titles | rel | cred | cov | (((f & lx.CREDENTIAL) != 0) & capsn)
+    cues, titles, cred = cues[cue], titles[cue], cred[cue]
+    strong = titles | cred | cov[cue]
+    j = cues + 1
+    skip = g[j] == cw.IS
+    j = np.where(skip, j + 1, j)
+    gj = w.gap(j)
+    near = (gj.length <= 2) & ~_breaks(w, j)
+    punct = (gj.first == 46) | (gj.first == 44) | (gj.first == 40) | (gj.first == 58)
+    near &= gj.space | (punct & ~cred)  # "Smith NP. Car ..." is no name after NP
+    # "12 Maple Dr. Transferred ...": a street's "Dr", not a title
+    street = w.digits[cues - 2] & w.title[cues - 1] & (gj.first == 46)
+    ok = near & ~street & namey(w, j, strong, folded) & ~(_verb(w, j) & (gj.first == 46))
+    at = j[ok]
+    nx = np.minimum(at + 1, w.start.size - 1)
+    more = namey(w, nx, strong[ok], folded) & w.gap(nx).space & ~w.has(nx, lx.CREDENTIAL)
+    out.append((w.start[at], np.where(more, w.end[nx], w.end[at]), C_PHRASE))
+    dotted, end = _initials(w, j)
+    dotted &= near
+    out.append((w.start[j[dotted]], end[dotted], C_INITIALS))
+    # "spoke with Mary", "talked to MARY"
+    sp = np.flatnonzero(g[: w.size] == cw.SPOKE)
+    if sp.size:
+        k = sp + 1
+        k = k[(g[k] == cw.WITH) & w.gap(k).space]
+        n = k + 1
+        n = n[w.gap(n).space & namey(w, n, False)]
+        nn = n + 1
+        more = namey(w, nn, False) & w.gap(nn).space
+        out.append((w.start[n], np.where(more, w.end[nn], w.end[n]), C_PHRASE))
+
+
+def _breaks(w: Words, i: np.ndarray) -> np.ndarray:
+    """A line break or note start in the gap before word ``i``."""
+    s = w.end[i - 1]
+    e = w.start[i]
+    return (w.cls[s] & 8 != 0) | (w.cls[np.maximum(e - 1, 0)] & 8 != 0) | ~w.valid(i - 1)
+
+
+def _names_before(w: Words, g: np.ndarray, folded: str, out: Out) -> None:
+    """Names before a bracketed relation or credential, before ", RN", before "from PT"."""
+    f = w.flags[: w.size]
+    # "(daughter)", "(MD)", "(health care proxy)"
+    after = np.flatnonzero(((f & (lx.RELATION | lx.CREDENTIAL)) != 0) | (g[: w.size] == cw.CRED))
+    br = after[(w.gaps.first[after] == 40) | (w.raw[np.maximum(w.start[after] - 1, 0)] == 40)]
+    b = br - 1
+    b = b[namey(w, b, True, folded) & w.valid(b)]
+    prev = b - 1
+    two = namey(w, prev, False) & w.gap(b).space & ~w.has(prev, _CUE)
+    out.append((np.where(two, w.start[prev], w.start[b]), w.end[b], C_PHRASE))
+    # "LW, RN", "jg, rn", "JOE COOPER, MD", "peter sanchez, pa-c"
+    cred = after[w.gaps.comma[after] & (w.gaps.length[after] <= 2)]
+    c = cred - 1
+    ini = (w.length(c) <= 3) & ~w.digits[c] & ((w.c0[c] & (_UP | _LOW)) != 0)
+    ini &= (w.caps[c] | w.lower[c]) & ((w.flags[c] & (_NOT | lx.STATE_CODE)) == 0) & w.valid(c)
+    name = namey(w, c, False) & ~w.title[c]
+    ok = ini | name
+    c = c[ok]
+    prev = c - 1
+    two = namey(w, prev, False) & w.gap(c).space & ~w.has(prev, _CUE) & name[ok]
+    out.append((np.where(two, w.start[prev], w.start[c]), w.end[c], C_PHRASE))
+    # "Bronwyn from PT", "SHARLA FROM CASE MGMT"
+    fr = np.flatnonzero(g[: w.size] == cw.FROM)
+    fr = fr[(g[fr + 1] == cw.ROLE) & w.gap(fr).space & w.gap(fr + 1).space]
+    n = fr - 1
+    n = n[namey(w, n, False)]
+    out.append((w.start[n], w.end[n], C_PHRASE))
+
+
+def _dates(text: str, w: Words, out: Out) -> None:
+    dig = w.numbers
+    if dig.size:
+        # "5/1990": a month, one separator, a year, and no third part
+        v = w.value(dig)
+        a = dig[(v >= 1) & (v <= 12) & (w.length(dig) <= 2) & w.digits[dig]]
+        b = a + 1
+        gb = w.gap(b)
+        sep = (gb.length == 1) & ((gb.first == 47) | (gb.first == 45))
+        vb = w.value(b)
+        year = sep & (w.length(b) == 4) & (vb >= 1900) & (vb <= 2100)
+        lone = ~_more_parts(w, a, b)
+        ok = year & lone
+        out.append((w.start[a[ok]], w.end[b[ok]], C_MONTHYEAR))
+        # "06/08": a leading zero is no dose, score or fraction
+        day = sep & (w.length(b) <= 2) & (vb >= 1) & (vb <= 31) & w.digits[b] & lone
+        zero = ((w.length(a) == 2) & (w.value(a) < 10)) | ((w.length(b) == 2) & (vb < 10))
+        ok = day & zero
+        out.append((w.start[a[ok]], w.end[b[ok]], C_NOYEAR))
+        # "9NOV00": glued, checked one by one (few words start with a digit and are 5-9 long)
+        glued = dig[~w.digits[dig] & (w.length(dig) >= 5) & (w.length(dig) <= 9)]
+        starts: list[int] = []
+        ends: list[int] = []
+        for s, e in zip(w.start[glued].tolist(), w.end[glued].tolist(), strict=True):
+            m = _GLUED.fullmatch(text, s, e)
+            if m and 1 <= int(m.group(1)) <= 31:
+                starts.append(s)
+                ends.append(e)
+        out.append((np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), C_GLUED))
+    months = w.anchors[(w.flags[w.anchors] & lx.MONTH) != 0]
+    if months.size:
+        # "22-Jul-19", "22 Jul 2019": one separator, used twice
+        d, y = months - 1, months + 1
+        gm, gy = w.gap(months), w.gap(y)
+        same = (gm.length == 1) & (gy.length == 1) & (gm.first == gy.first)
+        same &= (gm.first == 45) | (gm.first == 47) | (gm.first == 32)
+        vd = w.value(d)
+        ok = same & w.digits[d] & (vd >= 1) & (vd <= 31) & w.digits[y]
+        ok &= (w.length(y) == 2) | (w.length(y) == 4)
+        out.append((w.start[d[ok]], w.end[y[ok]], C_SHORT))
+        # "june 20", "on may 3": a month in lower case before a day
+        nx = months + 1
+        gn = w.gap(nx)
+        vn = w.value(nx)
+        low = w.lower[months] & gn.space & w.digits[nx] & (vn >= 1) & (vn <= 31)
+        low &= w.length(nx) <= 2
+        common = w.has(months, lx.COMMON)
+        low &= ~common | w.has(months - 1, lx.DATE_CUE)
+        out.append((w.start[months[low]], w.end[nx[low]], C_NOYEAR))
+    # "fall '06", "Summer of '19", "June '98"
+    anchors = w.anchors[(w.flags[w.anchors] & (lx.SEASON | lx.MONTH)) != 0]
+    if anchors.size:
+        k = anchors + 1
+        k = np.where(w.length(k) == 2, np.where(w.raw[w.start[k]] | 32 == 111, k + 1, k), k)
+        gk = w.gap(k)
+        ap = (gk.length == 2) & (w.raw[np.maximum(w.start[k] - 1, 0)] == 39)
+        ap &= w.digits[k] & (w.length(k) == 2)
+        ap &= ~(w.lower[anchors] & w.has(anchors, lx.COMMON))
+        out.append((w.start[anchors[ap]], w.end[k[ap]], C_SHORT))
+
+
+def _more_parts(w: Words, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A number joined by a separator before ``a`` or after ``b`` ("1/2/3", "7.4/40")."""
+    c = b + 1
+    gc = w.gap(c)
+    third = w.valid(c) & (gc.length == 1) & ((w.c0[c] & _DIG) != 0)
+    third &= (gc.first == 47) | (gc.first == 45) | (gc.first == 46)
+    ga = w.gap(a)
+    lead = w.valid(a - 1) & (ga.length == 1) & ((w.c0[a - 1] & _DIG) != 0)
+    lead &= (ga.first == 47) | (ga.first == 45) | (ga.first == 46)
+    return third | lead

@@ -1,0 +1,250 @@
+"""More places of real notes, over one batch (called from ``context_notes``).
+
+- state names after a comma, a place cue or a town ("Omaha, Nebraska", "lives in Ohio");
+  a state code after a town ("Weymouth KY", "lincoln ms" after "from");
+- gazetteer towns in notes written in capitals or lower case, after a place cue ("FROM
+  CAMBRIDGE", "lives in auburn"), and multi-word ones ("north andover", "bel air");
+- house numbers with the street's words and any USPS street suffix ("519 Stokes Hollow",
+  "1072 hagenes crossing"), or after an address cue, with a unit ("Apt 22") and the town
+  after the comma ("..., Chicopee");
+- counties and parishes ("Hampden County", "essex county");
+- saints' facilities without or with the facility word in any case ("St. Agnes",
+  "st. agnes hospital"), and facility names in lower case after "to"/"from";
+- wards after "admitted to" ("Farr 10").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deid_desktop.core.scan import cuewords as cw
+from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.rules import CODE
+from deid_desktop.core.scan.words import _CUE, _LOW, _UP, Words
+
+Out = list[tuple[np.ndarray, np.ndarray, int]]
+C_STATE = CODE[("LOCATION", "gazetteer:state")]
+C_TOWN = CODE[("LOCATION", "gazetteer")]
+C_HOUSE = CODE[("LOCATION", "address:house")]
+C_COUNTY = CODE[("LOCATION", "gazetteer:county")]
+C_SAINT = CODE[("LOCATION", "facility:saint")]
+C_FACILITY = CODE[("LOCATION", "facility")]
+C_WARD = CODE[("LOCATION", "unit:ward")]
+_PLAIN = lx.COMMON | lx.CLINICAL | lx.MONTH | lx.SEASON | _CUE
+_STRONG_CUES = lx.PLACE_CUE
+
+
+def _in(w: Words, i: np.ndarray) -> np.ndarray:
+    """``i`` kept within the sentinel words (an index past them reads as the last)."""
+    return np.minimum(i, w.start.size - 1)
+
+
+def _alpha(w: Words, i: np.ndarray) -> np.ndarray:
+    return ((w.c0[i] & (_UP | _LOW)) != 0) & ~w.digits[i] & w.valid(i)
+
+
+def _capital(w: Words, i: np.ndarray) -> np.ndarray:
+    """Capitalised as a proper noun is in its note: Title in a mixed note, capitals in a
+    note in capitals."""
+    return _alpha(w, i) & (w.title[i] | (w.caps[i] & w.capsnotes[i] & (w.length(i) > 1)))
+
+
+def find_places(text: str, w: Words, g: np.ndarray, out: Out) -> None:
+    _states(w, out)
+    _towns(text, w, g, out)
+    _houses(text, w, g, out)
+    _counties(w, g, out)
+    _saints(w, g, out)
+    _wards(w, g, out)
+
+
+def _states(w: Words, out: Out) -> None:
+    states = np.flatnonzero((w.flags[: w.size] & lx.STATE) != 0)
+    if states.size:
+        gs = w.gap(states)
+        prev_place = w.has(states - 1, lx.PLACE | lx.PLACE_HEAD)
+        cue = w.has(states - 1, lx.PLACE_CUE) & gs.space
+        after = (gs.comma & (gs.length <= 2)) | cue | (prev_place & gs.space)
+        cap = _capital(w, states) | (w.lower[states] & (prev_place | cue) & w.lower[states - 1])
+        ok = after & cap & ~w.has(states, lx.GIVEN | lx.COMMON)
+        ok |= after & cap & w.has(states, lx.GIVEN) & (prev_place | gs.comma)
+        out.append((w.start[states[ok]], w.end[states[ok]], C_STATE))
+    # a state code after a town: "Weymouth KY", "Omaha, NE", "from lincoln ms"
+    codes = np.flatnonzero((w.flags[: w.size] & lx.STATE_CODE) != 0)
+    if codes.size:
+        gc = w.gap(codes)
+        town = codes - 1
+        placed = w.has(town, lx.PLACE | lx.STATE)
+        placed |= w.has(town - 1, lx.PLACE_HEAD) & w.gap(town).space  # "North Andover NH"
+        near = (gc.space | (gc.comma & (gc.length <= 2))) & (w.length(codes) == 2)
+        near &= ~w.has(codes, lx.CREDENTIAL | lx.TITLE | lx.CLINICAL | lx.COMMON)  # MD, PA
+        cued = w.has(town - 1, lx.PLACE_CUE) | w.has(town - 2, lx.PLACE_CUE)
+        caps = w.caps[codes] & placed & near & (gc.comma | cued)
+        low = w.lower[codes] & placed & near & w.lower[town]
+        low &= cued
+        ok = caps | low
+        out.append((w.start[codes[ok]], w.end[codes[ok]], C_STATE))
+
+
+def _towns(text: str, w: Words, g: np.ndarray, out: Out) -> None:
+    """Gazetteer towns after a place cue in notes in capitals or lower case."""
+    places = w.anchors[(w.flags[w.anchors] & (lx.PLACE | lx.PLACE_HEAD)) != 0]
+    if places.size == 0:
+        return
+    f = w.flags[places]
+    cue = (g[places - 1] == cw.PLACE_IN) & w.gap(places).space
+    caps = w.capsnotes[places] & w.caps[places]
+    low = w.lower[places] & ((f & lx.ENGLISH) == 0)
+    low |= w.lower[places] & (g[places - 2] == cw.PLACE_IN)  # "moved here from", "lives in"
+    plain = (f & (lx.COMMON | lx.CLINICAL | lx.MONTH | _CUE)) == 0
+    one = places[cue & (caps | low) & plain & ((f & lx.PLACE) != 0)]
+    out.append((w.start[one], w.end[one], C_TOWN))
+    heads = places[cue & (caps | w.lower[places]) & ((f & lx.PLACE_HEAD) != 0)]
+    multi = lx.load_lexicon().multi
+    lows: list[int] = []
+    highs: list[int] = []
+    for i in heads.tolist():
+        s = int(w.start[i])
+        for name in multi.get(text[s : int(w.end[i])].lower(), ()):
+            k = name.count(" ")
+            if i + k >= w.size:
+                continue
+            e = int(w.end[i + k])
+            if " ".join(text[s:e].lower().replace(".", " ").split()) == name:
+                lows.append(s)
+                highs.append(e)
+                break
+    out.append((np.asarray(lows, dtype=np.int64), np.asarray(highs, dtype=np.int64), C_TOWN))
+
+
+def _houses(text: str, w: Words, g: np.ndarray, out: Out) -> None:
+    """A house number, one to three words and a street suffix (any USPS one), or any
+    words after an address cue; then a unit and, after a comma, the town."""
+    num = w.numbers[w.digits[w.numbers] & (w.length(w.numbers) <= 6)]
+    if num.size == 0:
+        return
+    suffix = (g == cw.STREET2) | ((w.flags & lx.STREET) != 0)
+    cued = (g[num - 1] == cw.ADDRESS) | (g[num - 2] == cw.ADDRESS)
+    cued &= ~w.gap(num).stop | (w.gaps.first[num] == 58)  # "address: 12 ..."
+    lo = num
+    hi = np.full(num.size, -1, dtype=np.int64)
+    run = np.ones(num.size, dtype=bool)
+    for k in (1, 2, 3, 4):
+        i = _in(w, num + k)
+        word = _alpha(w, i) & w.gap(i).space & ~w.has(i, lx.COMMON | lx.CLINICAL)
+        if k == 1:
+            word &= ~w.has(i, lx.MONTH)
+        word &= _capital(w, i) | w.lower[i] & (cued | suffix[i])
+        run &= word
+        ends = run & suffix[i] & (k > 1)
+        hi = np.where((hi < 0) & ends, i, hi)
+    # after an address cue: the words up to the comma
+    n1 = _in(w, num + 1)
+    free = cued & (hi < 0) & _alpha(w, n1) & w.gap(n1).space & (g[n1] != cw.GENERIC)
+    last = n1
+    for k in (2, 3):
+        i = _in(w, num + k)
+        more = free & _alpha(w, i) & w.gap(i).space & (last == i - 1) & (g[i] != cw.GENERIC)
+        last = np.where(more, i, last)
+    free &= last > n1  # a street's two words at least: not "lives in 02139 area"
+    hi = np.where(free, last, hi)
+    ok = hi >= 0
+    lo, hi = lo[ok], hi[ok]
+    # a unit: "Apt 22", "Unit 19", "Suite 70"
+    u = _in(w, hi + 1)
+    # after a street word of the lexicon the unit is ``shapes_more``'s own hit
+    unit = (g[u] == cw.UNIT) & ~w.has(hi, lx.STREET) & w.gap(u).space & ~w.digits[u]
+    u1 = _in(w, u + 1)
+    unit &= ((w.c0[u1] & 64) != 0) & (w.gap(u1).length <= 2)
+    hi = np.where(unit, u1, hi)
+    out.append((w.start[lo], w.end[hi], C_HOUSE))
+    # the town after the comma: "..., Chicopee", "..., OMAHA", "..., woburn"
+    t = _in(w, hi + 1)
+    gt = w.gap(t)
+    town = gt.comma & (gt.length <= 2) & _alpha(w, t) & ~w.has(t, _PLAIN | lx.STATE)
+    town &= _capital(w, t) | w.lower[t]
+    t = t[town]
+    t2 = _in(w, t + 1)
+    two = _capital(w, t2) & w.gap(t2).space & ~w.has(t2, _PLAIN) | (w.lower[t2] & w.lower[t])
+    two &= w.has(t, lx.PLACE_HEAD) & _alpha(w, t2) & w.gap(t2).space & ~w.has(t2, _PLAIN)
+    out.append((w.start[t], np.where(two, w.end[t2], w.end[t]), C_TOWN))
+
+
+def _counties(w: Words, g: np.ndarray, out: Out) -> None:
+    c = np.flatnonzero(g[: w.size] == cw.COUNTY)
+    if c.size == 0:
+        return
+    p = c - 1
+    ok = _alpha(w, p) & w.gap(c).space & ~w.has(p, _PLAIN)
+    ok &= _capital(w, p) | (w.lower[p] & w.lower[c])
+    c, p = c[ok], p[ok]
+    pp = p - 1
+    two = _alpha(w, pp) & w.gap(p).space & ~w.has(pp, _PLAIN | lx.PLACE_CUE)
+    two &= _capital(w, pp) | (w.lower[pp] & w.has(pp, lx.PLACE_HEAD))
+    out.append((np.where(two, w.start[pp], w.start[p]), w.end[c], C_COUNTY))
+
+
+def _saints(w: Words, g: np.ndarray, out: Out) -> None:
+    """ "St. Agnes", "ST. MARY'S", "st. agnes hospital": a saint's name after St. and
+    not after a street's words, then the facility words if any."""
+    s = np.flatnonzero(g[: w.size] == cw.SAINT)
+    if s.size == 0:
+        return
+    n = s + 1
+    gn = w.gap(n)
+    near = (gn.dot | gn.space) & (gn.length <= 2)
+    given = w.has(n, lx.GIVEN) & ~w.has(n, lx.COMMON | lx.CLINICAL)
+    cap = (_capital(w, s) | w.caps[s]) & _capital(w, n)
+    low = w.lower[s] & w.lower[n] & gn.dot
+    street = _capital(w, s - 1) & w.gap(s).space & ~w.has(s - 1, _PLAIN)
+    street |= (w.c0[s - 1] & 64) != 0  # "12 St. ..." is no saint
+    ok = near & given & (cap | low) & ~street
+    s, n = s[ok], n[ok]
+    hi = n.copy()
+    n1 = _in(w, n + 1)
+    apos = w.length(n1) == 1  # "Mary's"
+    apos &= (w.raw[w.start[n1]] | 32) == 115
+    hi = np.where(apos & (w.gaps.first[n1] == 39), n1, hi)
+    for _ in range(3):
+        nx = _in(w, hi + 1)
+        fac = w.has(nx, lx.FACILITY) & w.gap(nx).space & _alpha(w, nx)
+        hi = np.where(fac, nx, hi)
+    out.append((w.start[s], w.end[hi], C_SAINT))
+    # facility words in lower case after "to"/"from" and one to three words
+    fac = w.anchors[(w.flags[w.anchors] & lx.FACILITY) != 0]
+    fac = fac[w.lower[fac]]
+    if fac.size == 0:
+        return
+    lo = fac.copy()
+    done = np.zeros(fac.size, dtype=bool)
+    found = np.zeros(fac.size, dtype=bool)
+    for _ in range(4):
+        p = lo - 1
+        cue = w.has(p, lx.PLACE_CUE) & ~done
+        found |= cue & (lo < fac)
+        done |= cue
+        step = ~done & _alpha(w, p) & w.lower[p] & w.gap(lo).space
+        step &= ~w.has(p, lx.COMMON | lx.CLINICAL | _CUE) | w.has(p, lx.FACILITY)
+        step &= g[p] != cw.GENERIC  # "outside hospital", "local rehab"
+        done |= ~step
+        lo = np.where(step, p, lo)
+    hi = fac.copy()
+    for _ in range(2):
+        nx = _in(w, hi + 1)
+        hi = np.where(w.has(nx, lx.FACILITY) & w.lower[nx] & w.gap(nx).space, nx, hi)
+    named = found & ~w.has(lo, lx.FACILITY)
+    out.append((w.start[lo[named]], w.end[hi[named]], C_FACILITY))
+
+
+def _wards(w: Words, g: np.ndarray, out: Out) -> None:
+    """ "admitted to Farr 10", "TRANSFERRED TO BLAKE 7": a ward's name and number."""
+    a = np.flatnonzero(g[: w.size] == cw.ADMIT)
+    if a.size == 0:
+        return
+    to = a + 1
+    n = to + 1
+    num = n + 1
+    ok = w.has(to, lx.PLACE_CUE) & w.gap(to).space & w.gap(n).space & w.gap(num).space
+    ok &= _capital(w, n) & ~w.has(n, _PLAIN | lx.FACILITY)
+    ok &= w.digits[num] & (w.length(num) <= 2)
+    out.append((w.start[n[ok]], w.end[num[ok]], C_WARD))
