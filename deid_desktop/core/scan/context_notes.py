@@ -24,6 +24,7 @@ import re
 import numpy as np
 
 from deid_desktop.core.scan import context_places
+from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.rules import CODE
@@ -50,23 +51,23 @@ def find_notes(text: str, folded: str, w: Words, hashes: np.ndarray | None = Non
     """Candidate hits of this module and of ``context_places`` in one batch."""
     out: Out = []
     if w.size:
-        g = cw.group_ids(w, folded, hashes)
-        _cue_names(w, g, folded, out)
-        _names_before(w, g, folded, out)
-        _dates(text, w, out)
+        g = cw.Cues(w, folded, hashes)
+        _cue_names(w, g, out)
+        _names_before(w, g, out)
+        _dates(text, w, g, out)
         context_places.find_places(text, w, g, out)
-    out = [o for o in out if np.size(o[0])]
     if not out:
         return _EMPTY, _EMPTY, _EMPTY
+    sizes = [s.size for s, _, _ in out]
     return (
         np.concatenate([s for s, _, _ in out]).astype(np.int64, copy=False),
         np.concatenate([e for _, e, _ in out]).astype(np.int64, copy=False),
-        np.concatenate([np.full(np.size(s), c, dtype=np.int64) for s, _, c in out]),
+        np.repeat(np.array([c for _, _, c in out], dtype=np.int64), sizes),
     )
 
 
 def namey(
-    w: Words, i: np.ndarray, strong: np.ndarray | bool, folded: str | None = None
+    w: Words, i: np.ndarray, strong: np.ndarray | bool, cues: cw.Cues | None = None
 ) -> np.ndarray:
     """A word that may be a name: in a mixed-case note a capitalised word that is no
     common, clinical or cue word; in capitals or lower case a word of the Census name
@@ -76,12 +77,14 @@ def namey(
     letters = (w.c0[i] & (_UP | _LOW)) != 0
     ok = letters & ~digits & w.valid(i) & (w.length(i) >= 2) & ((f & _NOT) == 0)
     capsn = w.capsnote(i)
-    verb = _verb(w, i)
     listed = (f & _NAMES) != 0
-    unknown = (f == 0) & ~verb & strong & ok & ~(title & ~capsn)
-    if folded is not None and unknown.any():  # "dr available" is no name
+    unknown = (f == 0) & strong & ok & ~(title & ~capsn)
+    if unknown.any():  # "dr ordered", "dr available" are no names
         at = np.flatnonzero(unknown)
-        unknown[at] = ~cw.english(w, folded, i[at])
+        keep = ~_verb(w, i[at])
+        if cues is not None:
+            keep &= ~cues.english(i[at])
+        unknown[at] = keep
     return ok & ((title & ~capsn) | ((caps & capsn) | lower) & (listed | unknown))
 
 
@@ -111,44 +114,48 @@ def _initials(w: Words, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return dotted, end
 
 
-def _cue_names(w: Words, g: np.ndarray, folded: str, out: Out) -> None:
-    cues = w.anchors[(w.flags[w.anchors] & _CUE) != 0]
-    cov = np.flatnonzero((g[: w.size] == cw.COVERING) | (g[: w.size] == cw.CRED))
-    cues = np.union1d(cues, cov)
+def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
+    cues = np.concatenate((g.flagged(_CUE), g.at(cg.COVERING)))
     if cues.size == 0:
         return
     f = w.flags[cues]
     caps = w.caps[cues]
-    capsn = w.capsnote(cues)
-    titles = (f & lx.TITLE) != 0
-    rel = (f & lx.RELATION) != 0
-    cred = (g[cues] == cw.CRED) | (((f & lx.CREDENTIAL) != 0) & caps & ~capsn)
-    cov = g[cues] == cw.COVERING
-    cue = titles | rel | cred | cov | (((f & lx.CREDENTIAL) != 0) & capsn)
-    cues, titles, cred = cues[cue], titles[cue], cred[cue]
-    strong = titles | cred | cov[cue]
+    capsn = w.capsnotes[cues]
+    credf = (f & (lx.TITLE | lx.RELATION | lx.CREDENTIAL)) == lx.CREDENTIAL
+    # a credential is a cue in capitals ("RN Mary"), or in lower case one of CRED ("np wood")
+    group = g.group(cues)
+    cred = (credf & caps & ~capsn) | (group == cg.CRED)
+    cue = ~credf | cred | (credf & capsn)
+    cues, cred, f, group = cues[cue], cred[cue], f[cue], group[cue]
+    strong = ((f & lx.TITLE) != 0) | cred | (group == cg.COVERING)  # "Dr", "NP", "PCP"
     j = cues + 1
-    skip = g[j] == cw.IS
-    j = np.where(skip, j + 1, j)
+    short = np.flatnonzero(w.lengths[j] <= 5)
+    j[short] += g.group(j[short]) == cg.IS  # "son is Mark"
     gj = w.gap(j)
+    first = gj.first
     near = (gj.length <= 2) & ~_breaks(w, j)
-    punct = (gj.first == 46) | (gj.first == 44) | (gj.first == 40) | (gj.first == 58)
+    punct = (first == 46) | (first == 44) | (first == 40) | (first == 58)
     near &= gj.space | (punct & ~cred)  # "Smith NP. Car ..." is no name after NP
     # "12 Maple Dr. Transferred ...": a street's "Dr", not a title
-    street = w.digits[cues - 2] & w.title[cues - 1] & (gj.first == 46)
-    ok = near & ~street & namey(w, j, strong, folded) & ~(_verb(w, j) & (gj.first == 46))
+    near &= ~(w.digits[cues - 2] & w.title[cues - 1] & (first == 46))
+    j, strong, dot = j[near], strong[near], first[near] == 46
+    ok = namey(w, j, strong, g) & ~(dot & _verb(w, j))
     at = j[ok]
     nx = np.minimum(at + 1, w.start.size - 1)
-    more = namey(w, nx, strong[ok], folded) & w.gap(nx).space & ~w.has(nx, lx.CREDENTIAL)
-    out.append((w.start[at], np.where(more, w.end[nx], w.end[at]), C_PHRASE))
-    dotted, end = _initials(w, j)
-    dotted &= near
-    out.append((w.start[j[dotted]], end[dotted], C_INITIALS))
+    end = w.end[at]
+    two = np.flatnonzero(w.gaps.space[nx] & ~w.has(nx, lx.CREDENTIAL))
+    more = namey(w, nx[two], strong[ok][two], g)
+    end[two[more]] = w.end[nx[two[more]]]
+    out.append((w.start[at], end, C_PHRASE))
+    one = j[w.lengths[j] == 1]
+    dotted, end = _initials(w, one)
+    out.append((w.start[one[dotted]], end[dotted], C_INITIALS))
     # "spoke with Mary", "talked to MARY"
-    sp = np.flatnonzero(g[: w.size] == cw.SPOKE)
+    sp = g.at(cg.SPOKE)
     if sp.size:
         k = sp + 1
-        k = k[(g[k] == cw.WITH) & w.gap(k).space]
+        k = k[w.gap(k).space]
+        k = k[g.group(k) == cg.WITH]
         n = k + 1
         n = n[w.gap(n).space & namey(w, n, False)]
         nn = n + 1
@@ -163,14 +170,13 @@ def _breaks(w: Words, i: np.ndarray) -> np.ndarray:
     return (w.cls[s] & 8 != 0) | (w.cls[np.maximum(e - 1, 0)] & 8 != 0) | ~w.valid(i - 1)
 
 
-def _names_before(w: Words, g: np.ndarray, folded: str, out: Out) -> None:
+def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
     """Names before a bracketed relation or credential, before ", RN", before "from PT"."""
-    f = w.flags[: w.size]
     # "(daughter)", "(MD)", "(health care proxy)"
-    after = np.flatnonzero(((f & (lx.RELATION | lx.CREDENTIAL)) != 0) | (g[: w.size] == cw.CRED))
+    after = g.flagged(lx.RELATION | lx.CREDENTIAL)
     br = after[(w.gaps.first[after] == 40) | (w.raw[np.maximum(w.start[after] - 1, 0)] == 40)]
     b = br - 1
-    b = b[namey(w, b, True, folded) & w.valid(b)]
+    b = b[namey(w, b, True, g) & w.valid(b)]
     prev = b - 1
     two = namey(w, prev, False) & w.gap(b).space & ~w.has(prev, _CUE)
     out.append((np.where(two, w.start[prev], w.start[b]), w.end[b], C_PHRASE))
@@ -186,22 +192,27 @@ def _names_before(w: Words, g: np.ndarray, folded: str, out: Out) -> None:
     two = namey(w, prev, False) & w.gap(c).space & ~w.has(prev, _CUE) & name[ok]
     out.append((np.where(two, w.start[prev], w.start[c]), w.end[c], C_PHRASE))
     # "Bronwyn from PT", "SHARLA FROM CASE MGMT"
-    fr = np.flatnonzero(g[: w.size] == cw.FROM)
-    fr = fr[(g[fr + 1] == cw.ROLE) & w.gap(fr).space & w.gap(fr + 1).space]
+    roles = g.flagged(lx.CREDENTIAL)  # "PT", "SW", "CM"
+    roles = np.concatenate((roles, g.at(cg.ROLE)))
+    fr = roles - 1
+    fr = fr[w.gap(fr).space & w.gap(fr + 1).space & (w.length(fr) == 4)]
+    fr = fr[(g.group(fr) == cg.FROM) & (g.group(fr + 1) == cg.ROLE)]
     n = fr - 1
     n = n[namey(w, n, False)]
     out.append((w.start[n], w.end[n], C_PHRASE))
 
 
-def _dates(text: str, w: Words, out: Out) -> None:
+def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     dig = w.numbers
     if dig.size:
         # "5/1990": a month, one separator, a year, and no third part
-        v = w.value(dig)
-        a = dig[(v >= 1) & (v <= 12) & (w.length(dig) <= 2) & w.digits[dig]]
+        nxt = dig + 1
+        first = w.gaps.first[nxt]
+        a = dig[((first == 47) | (first == 45)) & (w.gaps.length[nxt] == 1)]
+        v = w.value(a)
+        a = a[(v >= 1) & (v <= 12) & (w.length(a) <= 2) & w.digits[a]]
         b = a + 1
-        gb = w.gap(b)
-        sep = (gb.length == 1) & ((gb.first == 47) | (gb.first == 45))
+        sep = np.ones(a.size, dtype=bool)
         vb = w.value(b)
         year = sep & (w.length(b) == 4) & (vb >= 1900) & (vb <= 2100)
         lone = ~_more_parts(w, a, b)
@@ -213,7 +224,9 @@ def _dates(text: str, w: Words, out: Out) -> None:
         ok = day & zero
         out.append((w.start[a[ok]], w.end[b[ok]], C_NOYEAR))
         # "9NOV00": glued, checked one by one (few words start with a digit and are 5-9 long)
-        glued = dig[~w.digits[dig] & (w.length(dig) >= 5) & (w.length(dig) <= 9)]
+        size = w.lengths[dig]
+        glued = dig[(size >= 5) & (size <= 9)]
+        glued = glued[~w.digits[glued]]
         starts: list[int] = []
         ends: list[int] = []
         for s, e in zip(w.start[glued].tolist(), w.end[glued].tolist(), strict=True):
@@ -222,7 +235,7 @@ def _dates(text: str, w: Words, out: Out) -> None:
                 starts.append(s)
                 ends.append(e)
         out.append((np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), C_GLUED))
-    months = w.anchors[(w.flags[w.anchors] & lx.MONTH) != 0]
+    months = g.flagged(lx.MONTH)
     if months.size:
         # "22-Jul-19", "22 Jul 2019": one separator, used twice
         d, y = months - 1, months + 1
@@ -243,7 +256,7 @@ def _dates(text: str, w: Words, out: Out) -> None:
         low &= ~common | w.has(months - 1, lx.DATE_CUE)
         out.append((w.start[months[low]], w.end[nx[low]], C_NOYEAR))
     # "fall '06", "Summer of '19", "June '98"
-    anchors = w.anchors[(w.flags[w.anchors] & (lx.SEASON | lx.MONTH)) != 0]
+    anchors = g.flagged(lx.SEASON | lx.MONTH)
     if anchors.size:
         k = anchors + 1
         k = np.where(w.length(k) == 2, np.where(w.raw[w.start[k]] | 32 == 111, k + 1, k), k)

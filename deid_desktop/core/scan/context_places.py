@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.rules import CODE
@@ -31,7 +32,7 @@ C_SAINT = CODE[("LOCATION", "facility:saint")]
 C_FACILITY = CODE[("LOCATION", "facility")]
 C_WARD = CODE[("LOCATION", "unit:ward")]
 _PLAIN = lx.COMMON | lx.CLINICAL | lx.MONTH | lx.SEASON | _CUE
-_STRONG_CUES = lx.PLACE_CUE
+_NOT_CODE = lx.CREDENTIAL | lx.TITLE | lx.CLINICAL | lx.COMMON
 
 
 def _in(w: Words, i: np.ndarray) -> np.ndarray:
@@ -49,8 +50,8 @@ def _capital(w: Words, i: np.ndarray) -> np.ndarray:
     return _alpha(w, i) & (w.title[i] | (w.caps[i] & w.capsnotes[i] & (w.length(i) > 1)))
 
 
-def find_places(text: str, w: Words, g: np.ndarray, out: Out) -> None:
-    _states(w, out)
+def find_places(text: str, w: Words, g: cw.Cues, out: Out) -> None:
+    _states(w, g, out)
     _towns(text, w, g, out)
     _houses(text, w, g, out)
     _counties(w, g, out)
@@ -58,8 +59,8 @@ def find_places(text: str, w: Words, g: np.ndarray, out: Out) -> None:
     _wards(w, g, out)
 
 
-def _states(w: Words, out: Out) -> None:
-    states = np.flatnonzero((w.flags[: w.size] & lx.STATE) != 0)
+def _states(w: Words, g: cw.Cues, out: Out) -> None:
+    states = g.flagged(lx.STATE)
     if states.size:
         gs = w.gap(states)
         prev_place = w.has(states - 1, lx.PLACE | lx.PLACE_HEAD)
@@ -71,13 +72,14 @@ def _states(w: Words, out: Out) -> None:
         out.append((w.start[states[ok]], w.end[states[ok]], C_STATE))
     # a state code after a town: "Weymouth KY", "Omaha, NE", "from lincoln ms"
     codes = np.flatnonzero((w.flags[: w.size] & lx.STATE_CODE) != 0)
+    codes = codes[w.has(codes - 1, lx.PLACE | lx.STATE) | w.has(codes - 2, lx.PLACE_HEAD)]
+    codes = codes[(w.length(codes) == 2) & ~w.has(codes, _NOT_CODE)]  # MD, PA, IN, OR
     if codes.size:
         gc = w.gap(codes)
         town = codes - 1
         placed = w.has(town, lx.PLACE | lx.STATE)
         placed |= w.has(town - 1, lx.PLACE_HEAD) & w.gap(town).space  # "North Andover NH"
-        near = (gc.space | (gc.comma & (gc.length <= 2))) & (w.length(codes) == 2)
-        near &= ~w.has(codes, lx.CREDENTIAL | lx.TITLE | lx.CLINICAL | lx.COMMON)  # MD, PA
+        near = gc.space | (gc.comma & (gc.length <= 2))
         cued = w.has(town - 1, lx.PLACE_CUE) | w.has(town - 2, lx.PLACE_CUE)
         caps = w.caps[codes] & placed & near & (gc.comma | cued)
         low = w.lower[codes] & placed & near & w.lower[town]
@@ -86,18 +88,22 @@ def _states(w: Words, out: Out) -> None:
         out.append((w.start[codes[ok]], w.end[codes[ok]], C_STATE))
 
 
-def _towns(text: str, w: Words, g: np.ndarray, out: Out) -> None:
+def _towns(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     """Gazetteer towns after a place cue in notes in capitals or lower case."""
-    places = w.anchors[(w.flags[w.anchors] & (lx.PLACE | lx.PLACE_HEAD)) != 0]
+    places = g.places
     if places.size == 0:
         return
+    # capitals in a note in capitals, or lower case; after a place cue ("in", "from")
+    caps = w.capsnotes[places] & w.caps[places]
+    places = places[(caps | w.lower[places]) & w.has(places - 1, lx.PLACE_CUE)]
+    places = places[w.gap(places).space & (g.group(places - 1) == cg.PLACE_IN)]
     f = w.flags[places]
-    cue = (g[places - 1] == cw.PLACE_IN) & w.gap(places).space
     caps = w.capsnotes[places] & w.caps[places]
     low = w.lower[places] & ((f & lx.ENGLISH) == 0)
-    low |= w.lower[places] & (g[places - 2] == cw.PLACE_IN)  # "moved here from", "lives in"
+    low |= w.lower[places] & (g.group(places - 2) == cg.PLACE_IN)  # "moved here from"
     plain = (f & (lx.COMMON | lx.CLINICAL | lx.MONTH | _CUE)) == 0
-    one = places[cue & (caps | low) & plain & ((f & lx.PLACE) != 0)]
+    cue = np.ones(places.size, dtype=bool)
+    one = places[(caps | low) & plain & ((f & lx.PLACE) != 0)]
     out.append((w.start[one], w.end[one], C_TOWN))
     heads = places[cue & (caps | w.lower[places]) & ((f & lx.PLACE_HEAD) != 0)]
     multi = lx.load_lexicon().multi
@@ -117,14 +123,24 @@ def _towns(text: str, w: Words, g: np.ndarray, out: Out) -> None:
     out.append((np.asarray(lows, dtype=np.int64), np.asarray(highs, dtype=np.int64), C_TOWN))
 
 
-def _houses(text: str, w: Words, g: np.ndarray, out: Out) -> None:
+def _houses(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     """A house number, one to three words and a street suffix (any USPS one), or any
     words after an address cue; then a unit and, after a comma, the town."""
-    num = w.numbers[w.digits[w.numbers] & (w.length(w.numbers) <= 6)]
+    # the few numbers with a street suffix two to four words on, or an address cue before
+    streets = np.concatenate((g.flagged(lx.STREET), g.at(cg.STREET2)))
+    cues = g.at(cg.ADDRESS)
+    num = np.concatenate((streets - 2, streets - 3, streets - 4, cues + 1, cues + 2))
+    num = num[num >= 0]
+    num = num[w.digits[num] & (w.length(num) <= 6)]
+    n1 = _in(w, num + 1)
+    num = num[_alpha(w, n1) & w.gap(n1).space]  # "12 Oak ...", not "80 per Dr"
     if num.size == 0:
         return
-    suffix = (g == cw.STREET2) | ((w.flags & lx.STREET) != 0)
-    cued = (g[num - 1] == cw.ADDRESS) | (g[num - 2] == cw.ADDRESS)
+    suffix = np.zeros(w.start.size, dtype=bool)
+    suffix[streets] = True
+    at_cue = np.zeros(w.start.size, dtype=bool)
+    at_cue[cues] = True
+    cued = at_cue[num - 1] | at_cue[num - 2]
     cued &= ~w.gap(num).stop | (w.gaps.first[num] == 58)  # "address: 12 ..."
     lo = num
     hi = np.full(num.size, -1, dtype=np.int64)
@@ -138,22 +154,27 @@ def _houses(text: str, w: Words, g: np.ndarray, out: Out) -> None:
         run &= word
         ends = run & suffix[i] & (k > 1)
         hi = np.where((hi < 0) & ends, i, hi)
+        if not run.any():
+            break
     # after an address cue: the words up to the comma
-    n1 = _in(w, num + 1)
-    free = cued & (hi < 0) & _alpha(w, n1) & w.gap(n1).space & (g[n1] != cw.GENERIC)
+    n1 = num + 1
+    free = cued & (hi < 0) & _alpha(w, n1) & w.gap(n1).space & (g.group(n1) != cg.GENERIC)
     last = n1
     for k in (2, 3):
         i = _in(w, num + k)
-        more = free & _alpha(w, i) & w.gap(i).space & (last == i - 1) & (g[i] != cw.GENERIC)
+        more = free & _alpha(w, i) & w.gap(i).space & (last == i - 1)
+        more &= g.group(i) != cg.GENERIC
         last = np.where(more, i, last)
     free &= last > n1  # a street's two words at least: not "lives in 02139 area"
     hi = np.where(free, last, hi)
     ok = hi >= 0
+    if not ok.any():
+        return
     lo, hi = lo[ok], hi[ok]
     # a unit: "Apt 22", "Unit 19", "Suite 70"
     u = _in(w, hi + 1)
     # after a street word of the lexicon the unit is ``shapes_more``'s own hit
-    unit = (g[u] == cw.UNIT) & ~w.has(hi, lx.STREET) & w.gap(u).space & ~w.digits[u]
+    unit = (g.group(u) == cg.UNIT) & ~w.has(hi, lx.STREET) & w.gap(u).space & ~w.digits[u]
     u1 = _in(w, u + 1)
     unit &= ((w.c0[u1] & 64) != 0) & (w.gap(u1).length <= 2)
     hi = np.where(unit, u1, hi)
@@ -170,8 +191,8 @@ def _houses(text: str, w: Words, g: np.ndarray, out: Out) -> None:
     out.append((w.start[t], np.where(two, w.end[t2], w.end[t]), C_TOWN))
 
 
-def _counties(w: Words, g: np.ndarray, out: Out) -> None:
-    c = np.flatnonzero(g[: w.size] == cw.COUNTY)
+def _counties(w: Words, g: cw.Cues, out: Out) -> None:
+    c = g.at(cg.COUNTY)
     if c.size == 0:
         return
     p = c - 1
@@ -184,10 +205,10 @@ def _counties(w: Words, g: np.ndarray, out: Out) -> None:
     out.append((np.where(two, w.start[pp], w.start[p]), w.end[c], C_COUNTY))
 
 
-def _saints(w: Words, g: np.ndarray, out: Out) -> None:
+def _saints(w: Words, g: cw.Cues, out: Out) -> None:
     """ "St. Agnes", "ST. MARY'S", "st. agnes hospital": a saint's name after St. and
     not after a street's words, then the facility words if any."""
-    s = np.flatnonzero(g[: w.size] == cw.SAINT)
+    s = g.at(cg.SAINT)
     if s.size == 0:
         return
     n = s + 1
@@ -211,7 +232,7 @@ def _saints(w: Words, g: np.ndarray, out: Out) -> None:
         hi = np.where(fac, nx, hi)
     out.append((w.start[s], w.end[hi], C_SAINT))
     # facility words in lower case after "to"/"from" and one to three words
-    fac = w.anchors[(w.flags[w.anchors] & lx.FACILITY) != 0]
+    fac = g.flagged(lx.FACILITY)
     fac = fac[w.lower[fac]]
     if fac.size == 0:
         return
@@ -225,7 +246,7 @@ def _saints(w: Words, g: np.ndarray, out: Out) -> None:
         done |= cue
         step = ~done & _alpha(w, p) & w.lower[p] & w.gap(lo).space
         step &= ~w.has(p, lx.COMMON | lx.CLINICAL | _CUE) | w.has(p, lx.FACILITY)
-        step &= g[p] != cw.GENERIC  # "outside hospital", "local rehab"
+        step &= g.group(p) != cg.GENERIC  # "outside hospital", "local rehab"
         done |= ~step
         lo = np.where(step, p, lo)
     hi = fac.copy()
@@ -236,9 +257,9 @@ def _saints(w: Words, g: np.ndarray, out: Out) -> None:
     out.append((w.start[lo[named]], w.end[hi[named]], C_FACILITY))
 
 
-def _wards(w: Words, g: np.ndarray, out: Out) -> None:
+def _wards(w: Words, g: cw.Cues, out: Out) -> None:
     """ "admitted to Farr 10", "TRANSFERRED TO BLAKE 7": a ward's name and number."""
-    a = np.flatnonzero(g[: w.size] == cw.ADMIT)
+    a = g.at(cg.ADMIT)
     if a.size == 0:
         return
     to = a + 1

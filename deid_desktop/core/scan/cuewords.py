@@ -1,66 +1,22 @@
-"""Small groups of cue words, found among a batch's words by their hash.
+"""Cue words of the note finders (``context_notes``, ``context_places``).
 
-``group_ids(w, hashes)`` gives each word of a batch the group of the cue word it is (0:
-none), as one array padded like ``Words`` (the sentinels are 0). Only the words whose
-hash's top 16 bits hit the table are compared exactly, so the cost is one gather over
-the batch's words and a sort of the few candidates.
+The rare ones are flagged by the lexicon and so are among a batch's anchor words
+(``Cues.at``); any word's group is read from its hash where a finder asks (``Cues.group``),
+so no pass runs over every word of the batch.
 """
 
 from __future__ import annotations
 
 import functools
-import sys
 
 import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.cuegroups import GROUPS
 from deid_desktop.core.scan.fold import ascii_projection
 from deid_desktop.core.scan.lexicon import word_hash
 from deid_desktop.core.scan.words import Words
 
-IS, SPOKE, WITH, COVERING, FROM, ROLE, COUNTY, SAINT, ADDRESS, UNIT, ADMIT, STREET2 = range(1, 13)
-CRED, GENERIC, PLACE_IN = 13, 14, 15
-GROUPS: dict[int, tuple[str, ...]] = {
-    IS: ("is", "was", "named"),
-    SPOKE: ("spoke", "talked", "spoken", "speaking", "met", "discussed"),
-    WITH: ("with", "to", "w"),
-    COVERING: ("covering", "attending", "pcp", "cc", "covered"),
-    FROM: ("from", "of"),
-    ROLE: ("pt", "ot", "sw", "case", "social", "nutrition", "pharmacy", "rehab", "chaplaincy",
-           "hospice", "vna", "transport", "radiology", "lab", "admitting", "billing", "psych",
-           "dietary", "speech", "slp", "cm", "palliative", "pastoral", "security"),
-    COUNTY: ("county", "parish", "cnty"),
-    SAINT: ("st", "saint", "ste"),
-    ADDRESS: ("address", "addr", "lives", "resides", "residing", "living", "located",
-              "home", "apartment"),
-    UNIT: ("apt", "unit", "suite", "ste", "apartment", "fl", "floor", "rm", "lot"),
-    ADMIT: ("admitted", "transferred", "moved", "tx", "transfer", "sent", "returned", "back"),
-    STREET2: ("alley", "annex", "bay", "bend", "bluff", "bridge", "brook", "burg", "bypass",
-              "byway", "camp", "canyon", "cape", "causeway", "center", "cliff", "club",
-              "common", "commons", "corner", "corners", "course", "cove", "creek", "crescent",
-              "crest", "crossing", "crossroad", "curve", "dale", "dam", "divide", "estate",
-              "estates", "expressway", "extension", "falls", "ferry", "field", "fields", "flat",
-              "flats", "ford", "forest", "forge", "fork", "fort", "freeway", "garden",
-              "gardens", "gateway", "glen", "green", "grove", "harbor", "haven", "heights",
-              "hill", "hills", "hollow", "inlet", "island", "isle", "junction", "key", "knoll",
-              "lake", "landing", "light", "loaf", "lock", "lodge", "loop", "mall", "manor",
-              "meadow", "meadows", "mews", "mill", "mission", "motorway", "mount", "mountain",
-              "neck", "orchard", "oval", "overpass", "park", "parks", "pass", "passage",
-              "pine", "pines", "plain", "plaza", "point", "port", "prairie", "radial", "ramp",
-              "ranch", "rapid", "rest", "ridge", "river", "route", "row", "run", "shoal",
-              "shore", "shores", "skyway", "spring", "springs", "spur", "station",
-              "stravenue", "stream", "summit", "throughway", "trace", "track", "trafficway",
-              "tunnel", "underpass", "union", "valley", "viaduct", "view", "views", "village",
-              "ville", "vista", "walk", "wall", "well", "wells", "esplanade", "parade",
-              "hwy", "rte"),
-    CRED: ("np", "rn", "md", "lpn", "cna", "aprn", "crna", "fnp", "pac", "licsw", "lcsw",
-           "rrt", "dpm", "dds", "anp", "cnp"),
-    GENERIC: ("outside", "another", "local", "nearby", "area", "other", "different", "previous",
-              "prior", "same", "nearest", "private", "general", "community", "any", "a", "an",
-              "osh", "her", "his", "their", "our", "this", "that", "state", "veterans"),
-    PLACE_IN: ("in", "from", "near", "lives", "live", "living", "moved", "resides", "reside",
-               "residing", "outside", "born", "raised", "grew"),
-}  # fmt: skip
 _WORDS = [(w, g) for g, ws in GROUPS.items() for w in ws]
 _SEEN: dict[str, int] = {}
 for _w, _g in _WORDS:
@@ -74,30 +30,66 @@ _HASH = word_hash(
 _ORDER = np.argsort(_HASH)
 _SORTED = _HASH[_ORDER]
 _GROUP = np.array([_SEEN[k] for k in _KEYS], dtype=np.int8)[_ORDER]
-_TABLE = np.zeros(1 << 16, dtype=bool)
-_TABLE[(_HASH >> np.uint64(48)).astype(np.int64)] = True
-_LITTLE = sys.byteorder == "little"
 
 
-def group_ids(w: Words, folded: str, hashes: np.ndarray | None = None) -> np.ndarray:
-    """The cue group of every word of the batch (0: none), padded like ``w``'s arrays."""
-    n = w.size
-    out = np.zeros(w.start.size, dtype=np.int8)
-    if n == 0:
-        return out
-    if hashes is None:
-        hashes = word_hash(ascii_projection(folded) + bytes(16), w.start[:n], w.lengths[:n])
-    if _LITTLE and hashes.flags.c_contiguous:
-        top = hashes.view(np.uint16)[3::4]
-    else:
-        top = (hashes >> np.uint64(48)).astype(np.intp)
-    maybe = np.flatnonzero(np.take(_TABLE, top))
-    if maybe.size:
-        h = hashes[maybe]
+#: The anchor flags the finders start from that few words carry.
+_RARE = (
+    lx.TITLE | lx.RELATION | lx.CREDENTIAL | lx.MONTH | lx.SEASON | lx.STATE | lx.STREET
+    | lx.FACILITY | lx.NOTE_CUE
+)  # fmt: skip
+
+
+class Cues:
+    """The cue groups of a batch's words: where the flagged groups' words are, and the
+    group of any word asked about (its hash looked up in the groups' table)."""
+
+    def __init__(self, w: Words, folded: str, hashes: np.ndarray | None) -> None:
+        self.w = w
+        self.folded = folded
+        self.hashes = hashes
+        self._fb: bytes | None = None
+        anchors = w.anchors
+        af = w.flags[anchors]
+        rare = (af & _RARE) != 0
+        self._rare, self._rare_f = anchors[rare], af[rare]
+        #: the anchors that are gazetteer places or the first word of one (many)
+        self.places = anchors[(af & (lx.PLACE | lx.PLACE_HEAD)) != 0]
+        self._at = self.flagged(lx.NOTE_CUE)
+        self._group = self.group(self._at)
+
+    def flagged(self, flag: int) -> np.ndarray:
+        """The batch's words with one of the (rare) lexicon flags ``flag``."""
+        return self._rare[(self._rare_f & flag) != 0]
+
+    def at(self, group: int) -> np.ndarray:
+        """The indices of the words of a flagged group."""
+        return self._at[self._group == group]
+
+    def hashes_at(self, i: np.ndarray) -> np.ndarray:
+        """The hashes of the words at ``i`` (real words only)."""
+        if self.hashes is not None:
+            return self.hashes[i]
+        if self._fb is None:
+            self._fb = ascii_projection(self.folded) + bytes(16)
+        return word_hash(self._fb, self.w.start[i], self.w.lengths[i])
+
+    def group(self, i: np.ndarray) -> np.ndarray:
+        """The group of the words at ``i`` (0: none; a sentinel index is none)."""
+        n = self.w.size
+        if i.size == 0 or n == 0:
+            return np.zeros(i.size, dtype=np.int8)
+        h = self.hashes_at(np.clip(i, 0, n - 1))
         k = np.minimum(np.searchsorted(_SORTED, h), _SORTED.size - 1)
-        hit = _SORTED[k] == h
-        out[maybe[hit]] = _GROUP[k[hit]]
-    return out
+        return np.where((_SORTED[k] == h) & (i >= 0) & (i < n), _GROUP[k], 0).astype(np.int8)
+
+    def english(self, i: np.ndarray) -> np.ndarray:
+        """Whether the (real) words at ``i`` are English words of the bundled list."""
+        if i.size == 0:
+            return np.zeros(0, dtype=bool)
+        h = self.hashes_at(i)
+        table = _english()
+        k = np.minimum(np.searchsorted(table, h), table.size - 1)
+        return table[k] == h
 
 
 @functools.cache
@@ -108,14 +100,3 @@ def _english() -> np.ndarray:
     starts = np.arange(len(words), dtype=np.int64) * 16
     length = np.array([len(w) for w in words], dtype=np.int64)
     return np.sort(word_hash(buf, starts, length))
-
-
-def english(w: Words, folded: str, i: np.ndarray) -> np.ndarray:
-    """Whether the words at ``i`` are English words (of the bundled list)."""
-    if i.size == 0:
-        return np.zeros(0, dtype=bool)
-    fb = ascii_projection(folded) + bytes(16)
-    h = word_hash(fb, w.start[i], w.lengths[i])
-    table = _english()
-    k = np.minimum(np.searchsorted(table, h), table.size - 1)
-    return table[k] == h
