@@ -135,6 +135,7 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     first = gj.first
     near = (gj.length <= 2) & ~_breaks(w, j)
     punct = (first == 46) | (first == 44) | (first == 40) | (first == 58)
+    punct |= w.raw[np.maximum(w.start[j] - 1, 0)] == 40  # "friend (Ignatius)"
     near &= gj.space | (punct & ~cred)  # "Smith NP. Car ..." is no name after NP
     # "12 Maple Dr. Transferred ...": a street's "Dr", not a title
     near &= ~(w.digits[cues - 2] & w.title[cues - 1] & (first == 46))
@@ -226,7 +227,8 @@ def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
         # "9NOV00": glued, checked one by one (few words start with a digit and are 5-9 long)
         size = w.lengths[dig]
         glued = dig[(size >= 5) & (size <= 9)]
-        glued = glued[~w.digits[glued]]
+        s0 = w.start[glued]
+        glued = glued[((w.cls[s0 + 1] | w.cls[s0 + 2]) & (_UP | _LOW)) != 0]  # "14MAR19"
         starts: list[int] = []
         ends: list[int] = []
         for s, e in zip(w.start[glued].tolist(), w.end[glued].tolist(), strict=True):

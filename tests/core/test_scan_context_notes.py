@@ -1,0 +1,88 @@
+"""The finders of notes in capitals and lower-case shorthand (``core.scan.context_notes``,
+``core.scan.context_places``), one form at a time, each beside a trap it must leave."""
+
+from __future__ import annotations
+
+import pytest
+
+from deid_desktop.core.scan import build_dictionary_from_values, scan_texts
+
+EMPTY = build_dictionary_from_values({"name": ["John Doe"]})
+
+
+def found(text: str) -> list[tuple[str, str, str]]:
+    """(covered text, kind, rule) of every hit in one note."""
+    return [(text[s:e], k, r) for _, s, e, k, r in scan_texts([text], EMPTY)]
+
+
+def covered(text: str, value: str) -> bool:
+    at = text.index(value)
+    hits = [(s, e) for _, s, e, _, _ in scan_texts([text], EMPTY)]
+    return all(
+        any(s <= i < e for s, e in hits) for i in range(at, at + len(value)) if text[i].isalnum()
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind", "rule"),
+    [
+        ("pt seen by dr okafor this am", "okafor", "NAME", "cue:phrase"),
+        ("np brannigan aware of labs", "brannigan", "NAME", "cue:phrase"),
+        ("DISCUSSED WITH NP OKONKWO, NO CHANGES", "OKONKWO", "NAME", "cue:phrase"),
+        ("Her daughter is Marisol and she visits daily.", "Marisol", "NAME", "cue:phrase"),
+        ("covering Vanterpool (MD) paged twice", "Vanterpool", "NAME", "cue:phrase"),
+        ("note cosigned by TQ, RN at 0700", "TQ", "NAME", "cue:phrase"),
+        ("ELOISE FROM SOCIAL WORK CALLED", "ELOISE", "NAME", "cue:phrase"),
+        ("case discussed with Dr. R.K. this evening", "R.K", "NAME", "cue:initials"),
+        ("last chemo 4/2019 at the cancer center", "4/2019", "DATE", "date:month-year"),
+        ("last chemo 06/08, tolerated", "06/08", "DATE", "date:no-year"),
+        ("MRI done 3-Feb-21, read as normal", "3-Feb-21", "DATE", "date:short-year"),
+        ("cath 14MAR19 showed 2VD", "14MAR19", "DATE", "date:glued"),
+        ("fractured hip winter '19", "winter '19", "DATE", "date:short-year"),
+        ("surgery set for june 20 per ortho", "june 20", "DATE", "date:no-year"),
+        ("She moved from Tulsa, Oklahoma last year.", "Oklahoma", "LOCATION", "gazetteer:state"),
+        ("lives at 88 Quarry Knoll, Bedford", "88 Quarry Knoll", "LOCATION", "address:house"),
+        ("resides in Wexbury County", "Wexbury County", "LOCATION", "gazetteer:county"),
+        ("Transferred from St. Cecilia overnight.", "St. Cecilia", "LOCATION", "facility:saint"),
+        ("admitted to Wakeman 6 from the ED", "Wakeman 6", "LOCATION", "unit:ward"),
+    ],
+)
+def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
+    assert (value, kind, rule) in found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("LIVES WITH WIFE IN FRAMINGHAM, SON NEARBY", "FRAMINGHAM"),
+        ("Pt is from Lowell MA originally", "MA"),
+        ("ADDRESS 45 HALVORSEN KNOLL UNIT 7, NORWOOD. SON VISITING", "UNIT 7"),
+        ("ADDRESS 45 HALVORSEN KNOLL UNIT 7, NORWOOD. SON VISITING", "NORWOOD"),
+        ("d/c to st. brigid nursing home today", "st. brigid nursing home"),
+        ("seen by dr (okonkwo) today", "okonkwo"),
+        ("resides in plymouth county with son", "plymouth county"),
+        ("sister j. called for update", "j"),
+    ],
+)
+def test_value_is_covered(text: str, value: str) -> None:
+    assert covered(text, value), found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "her son was present and dr available",  # a lower-case English word after a cue
+        "dr ordered CT head",  # a verb after a cue
+        "Seen by Okafor NP. Tolerating diet.",  # a credential ends the name
+        "Labs 10.1/4.72 and 7.4/40 reviewed; Percocet 5/325 q6h; pain 6/10",
+        "BP 120/80, D5 1/2NS at 75/hr, ate 1/2 of tray",
+        "seen in the spring; fell last Tuesday",
+        "d/c to outside hospital for cath",
+        "lives in 02139 area",  # the ZIP is the pattern's, not a street
+        "Pain 4/5 in the ankle, strength 5/5.",
+    ],
+)
+def test_trap_gives_no_new_hit(text: str) -> None:
+    new = {"cue:phrase", "cue:initials", "date:short-year", "date:glued", "gazetteer:state",
+           "address:house", "gazetteer:county", "facility:saint", "unit:ward"}  # fmt: skip
+    assert [h for h in found(text) if h[2] in new] == []
