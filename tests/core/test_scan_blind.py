@@ -10,8 +10,9 @@ from tests.scan_blind.generate import generate
 from tests.scan_eval.run import scan_corpus
 from tests.scan_eval.score import KindScore, score
 
-#: Measured on the first 1,200 notes; the floors sit a little under.
-FLOORS = {"ALL": 0.94, "NAME": 0.945, "DATE": 0.935, "LOCATION": 0.86, "PHONE": 0.99, "AGE": 0.99}
+#: Measured on the first 1,200 notes (ALL 0.966, NAME 0.973, DATE 0.976, LOCATION 0.891,
+#: precision 0.976); the floors sit a little under.
+FLOORS = {"ALL": 0.96, "NAME": 0.965, "DATE": 0.965, "LOCATION": 0.88, "PHONE": 0.99, "AGE": 0.99}
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def test_blind_recall_keeps_its_floor(scores: dict[str, KindScore], kind: str) -
 
 
 def test_blind_precision_keeps_its_floor(scores: dict[str, KindScore]) -> None:
-    assert scores["ALL"].precision >= 0.95
+    assert scores["ALL"].precision >= 0.96
 
 
 def test_blind_corpus_is_seeded_and_has_its_forms() -> None:

@@ -60,6 +60,15 @@ def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
         ("ADDRESS 45 HALVORSEN KNOLL UNIT 7, NORWOOD. SON VISITING", "NORWOOD"),
         ("d/c to st. brigid nursing home today", "st. brigid nursing home"),
         ("seen by dr (okonkwo) today", "okonkwo"),
+        ("brother-in-law wesley called twice", "wesley"),
+        ("plan reviewed per dr j this am", "j"),
+        ("SEEN WITH B. OKONKWO MD TODAY", "B. OKONKWO"),
+        ("marisol (health care proxy) at bedside", "marisol"),
+        ("refused transfer, seen by maria lopez, pa-c", "maria lopez"),
+        ("Came from Good Shepherd Care Center last week.", "Good Shepherd Care Center"),
+        ("Discharged to Quabbin Nursing and Rehab today.", "Quabbin Nursing and Rehab"),
+        ("d/c to quabbin assisted living friday", "quabbin assisted living"),
+        ("Mailing address 41 Tenney Well, Lowell", "41 Tenney Well"),
         ("resides in plymouth county with son", "plymouth county"),
         ("sister j. called for update", "j"),
     ],
@@ -79,6 +88,9 @@ def test_value_is_covered(text: str, value: str) -> None:
         "seen in the spring; fell last Tuesday",
         "d/c to outside hospital for cath",
         "lives in 02139 area",  # the ZIP is the pattern's, not a street
+        "wife asked about the bill, sw to f/u",  # a lower-case credential is no cue
+        "PT FELL AT HOME LAST WEEK",  # capitals give no case evidence
+        "spoke with the chaplain. Lungs clear.",  # a sentence ends after a relation
         "Pain 4/5 in the ankle, strength 5/5.",
     ],
 )

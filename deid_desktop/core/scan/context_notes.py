@@ -88,6 +88,12 @@ def namey(
     return ok & ((title & ~capsn) | ((caps & capsn) | lower) & (listed | unknown))
 
 
+def _plain_word(w: Words, i: np.ndarray) -> np.ndarray:
+    """A word of letters that is no common, clinical, month, facility or cue word."""
+    ok = ((w.c0[i] & (_UP | _LOW)) != 0) & ~w.digits[i] & w.valid(i) & (w.length(i) >= 2)
+    return ok & ((w.flags[i] & _NOT) == 0)
+
+
 def _verb(w: Words, i: np.ndarray) -> np.ndarray:
     """Ends in "ed" or "ing" (a verb starting a sentence, not a name)."""
     e = w.end[i]
@@ -115,7 +121,9 @@ def _initials(w: Words, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
-    cues = np.concatenate((g.flagged(_CUE), g.at(cg.COVERING)))
+    law = g.at(cg.INLAW)
+    law = law[(w.gaps.first[law] == 45) & (w.length(law - 1) == 2)]  # "sister-in-law"
+    cues = np.concatenate((g.flagged(_CUE), g.at(cg.COVERING), law))
     if cues.size == 0:
         return
     f = w.flags[cues]
@@ -137,6 +145,9 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     punct = (first == 46) | (first == 44) | (first == 40) | (first == 58)
     punct |= w.raw[np.maximum(w.start[j] - 1, 0)] == 40  # "friend (Ignatius)"
     near &= gj.space | (punct & ~cred)  # "Smith NP. Car ..." is no name after NP
+    # after a full stop only a title's or an abbreviation's ("Dr. X", "dtr. X"), not
+    # a sentence's ("... chaplain. Lungs clear")
+    near &= (first != 46) | ((f & lx.TITLE) != 0) | (w.lengths[cues] <= 3)
     # "12 Maple Dr. Transferred ...": a street's "Dr", not a title
     near &= ~(w.digits[cues - 2] & w.title[cues - 1] & (first == 46))
     j, strong, dot = j[near], strong[near], first[near] == 46
@@ -148,9 +159,15 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     more = namey(w, nx[two], strong[ok][two], g)
     end[two[more]] = w.end[nx[two[more]]]
     out.append((w.start[at], end, C_PHRASE))
-    one = j[w.lengths[j] == 1]
+    at_one = np.flatnonzero(w.lengths[j] == 1)
+    one = j[at_one]
     dotted, end = _initials(w, one)
     out.append((w.start[one[dotted]], end[dotted], C_INITIALS))
+    # "per dr j hold", "NP A, will": one letter after a title or credential
+    letter = strong[at_one] & ~dotted & ((w.c0[one] & (_UP | _LOW)) != 0)
+    article = (w.raw[w.start[one]] | 32 == 97) | (w.raw[w.start[one]] | 32 == 105)  # a, i
+    letter &= ~article | w.gaps.comma[one + 1]
+    out.append((w.start[one[letter]], w.end[one[letter]], C_INITIALS))
     # "spoke with Mary", "talked to MARY"
     sp = g.at(cg.SPOKE)
     if sp.size:
@@ -175,7 +192,10 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
     """Names before a bracketed relation or credential, before ", RN", before "from PT"."""
     # "(daughter)", "(MD)", "(health care proxy)"
     after = g.flagged(lx.RELATION | lx.CREDENTIAL)
-    br = after[(w.gaps.first[after] == 40) | (w.raw[np.maximum(w.start[after] - 1, 0)] == 40)]
+    # the bracket before the relation, or one or two words before ("(health care proxy)")
+    rel = after[(w.flags[after] & lx.RELATION) != 0]
+    opens = [after, rel - 1, rel - 2]
+    br = np.concatenate([a[w.raw[np.maximum(w.start[a] - 1, 0)] == 40] for a in opens])
     b = br - 1
     b = b[namey(w, b, True, g) & w.valid(b)]
     prev = b - 1
@@ -183,15 +203,23 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
     out.append((np.where(two, w.start[prev], w.start[b]), w.end[b], C_PHRASE))
     # "LW, RN", "jg, rn", "JOE COOPER, MD", "peter sanchez, pa-c"
     cred = after[w.gaps.comma[after] & (w.gaps.length[after] <= 2)]
+    cred = cred[((w.flags[cred] & lx.RELATION) == 0) & (w.caps[cred] | (g.group(cred) == cg.CRED))]
     c = cred - 1
     ini = (w.length(c) <= 3) & ~w.digits[c] & ((w.c0[c] & (_UP | _LOW)) != 0)
-    ini &= (w.caps[c] | w.lower[c]) & ((w.flags[c] & (_NOT | lx.STATE_CODE)) == 0) & w.valid(c)
+    ini &= (w.caps[c] | w.lower[c]) & ((w.flags[c] & _NOT) == 0) & w.valid(c)
     name = namey(w, c, False) & ~w.title[c]
     ok = ini | name
     c = c[ok]
     prev = c - 1
     two = namey(w, prev, False) & w.gap(c).space & ~w.has(prev, _CUE) & name[ok]
     out.append((np.where(two, w.start[prev], w.start[c]), w.end[c], C_PHRASE))
+    # "J. MIMMO MD", "b. morris rn": an initial, a word, a credential
+    cr = after[w.gaps.space[after] & ((w.flags[after] & lx.RELATION) == 0)]
+    cr = cr[w.caps[cr] | (g.group(cr) == cg.CRED)]
+    c, i = cr - 1, cr - 2
+    ok = (w.length(i) == 1) & (w.gaps.first[c] == 46) & (w.gaps.length[c] <= 2)
+    ok &= ((w.c0[i] & (_UP | _LOW)) != 0) & _plain_word(w, c)
+    out.append((w.start[i[ok]], w.end[c[ok]], C_PHRASE))
     # "Bronwyn from PT", "SHARLA FROM CASE MGMT"
     roles = g.flagged(lx.CREDENTIAL)  # "PT", "SW", "CM"
     roles = np.concatenate((roles, g.at(cg.ROLE)))

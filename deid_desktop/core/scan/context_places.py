@@ -56,6 +56,7 @@ def find_places(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     _houses(text, w, g, out)
     _counties(w, g, out)
     _saints(w, g, out)
+    _facilities(w, g, out)
     _wards(w, g, out)
 
 
@@ -147,7 +148,7 @@ def _houses(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     run = np.ones(num.size, dtype=bool)
     for k in (1, 2, 3, 4):
         i = _in(w, num + k)
-        word = _alpha(w, i) & w.gap(i).space & ~w.has(i, lx.COMMON | lx.CLINICAL)
+        word = _alpha(w, i) & w.gap(i).space & (~w.has(i, lx.COMMON | lx.CLINICAL) | suffix[i])
         if k == 1:
             word &= ~w.has(i, lx.MONTH)
         word &= _capital(w, i) | w.lower[i] & (cued | suffix[i])
@@ -231,30 +232,63 @@ def _saints(w: Words, g: cw.Cues, out: Out) -> None:
         fac = w.has(nx, lx.FACILITY) & w.gap(nx).space & _alpha(w, nx)
         hi = np.where(fac, nx, hi)
     out.append((w.start[s], w.end[hi], C_SAINT))
-    # facility words in lower case after "to"/"from" and one to three words
+
+
+def _is_and(w: Words, i: np.ndarray) -> np.ndarray:
+    """The word "and" (or "&", which is no word: the gap holds it)."""
+    r = w.raw
+    s = w.start[i]
+    return (
+        (w.length(i) == 3)
+        & ((r[s] | 32) == 97)
+        & ((r[s + 1] | 32) == 110)
+        & ((r[s + 2] | 32) == 100)
+    )
+
+
+def _facilities(w: Words, g: cw.Cues, out: Out) -> None:
+    """Facility names whose words before the facility word are descriptors ("Good
+    Shepherd Care Center", "Willow Creek Skilled Nursing Facility"), and facility names in
+    lower case after "to"/"from" ("d/c to bayview assisted living")."""
     fac = g.flagged(lx.FACILITY)
-    fac = fac[w.lower[fac]]
-    if fac.size == 0:
+    living = g.at(cg.ADDRESS)
+    living = living[g.member(living, cg.FAC_WORD) & g.member(living - 1, cg.FAC_WORD)]
+    ends = np.concatenate((fac, living))
+    ends = ends[~g.member(_in(w, ends + 1), cg.FAC_WORD) & ~w.has(_in(w, ends + 1), lx.FACILITY)]
+    if ends.size == 0:
         return
-    lo = fac.copy()
-    done = np.zeros(fac.size, dtype=bool)
-    found = np.zeros(fac.size, dtype=bool)
-    for _ in range(4):
+    low = w.lower[ends]
+    up = _capital(w, ends) | (w.caps[ends] & w.capsnotes[ends])
+    ends, low, up = ends[low | up], low[low | up], up[low | up]
+    lo = ends.copy()
+    for _ in range(3):  # the descriptors: "Skilled Nursing", "Care", "Nursing and"
         p = lo - 1
-        cue = w.has(p, lx.PLACE_CUE) & ~done
-        found |= cue & (lo < fac)
+        q = np.where(_is_and(w, p), p - 1, p)
+        same = np.where(low, w.lower[q], _capital(w, q) | (w.caps[q] & w.capsnotes[q]))
+        d = same & w.gap(lo).space & w.gap(p).space
+        d &= w.has(q, lx.FACILITY) | g.member(q, cg.FAC_WORD)
+        lo = np.where(d, q, lo)
+    head = lo.copy()
+    proper = np.zeros(ends.size, dtype=bool)
+    cued = np.zeros(ends.size, dtype=bool)
+    done = np.zeros(ends.size, dtype=bool)
+    for _ in range(3):  # the name: "Good Shepherd", "bayview"
+        p = lo - 1
+        cue = ~done & w.has(p, lx.PLACE_CUE) & low
+        cued |= cue & (lo < head)
         done |= cue
-        step = ~done & _alpha(w, p) & w.lower[p] & w.gap(lo).space
-        step &= ~w.has(p, lx.COMMON | lx.CLINICAL | _CUE) | w.has(p, lx.FACILITY)
-        step &= g.group(p) != cg.GENERIC  # "outside hospital", "local rehab"
+        same = np.where(low, w.lower[p], _capital(w, p) | (w.caps[p] & w.capsnotes[p]))
+        step = ~done & same & _alpha(w, p) & w.gap(lo).space
+        step &= ~w.has(p, lx.CLINICAL | _CUE | lx.MONTH | lx.FACILITY) & (g.group(p) != cg.GENERIC)
+        # capitals: "Good Shepherd" in a mixed note, not "PT FELL AT HOME" in capitals
+        step &= low | ~w.has(p, lx.PLACE_CUE | lx.DATE_CUE) & (
+            ~w.capsnotes[p] | ~w.has(p, lx.COMMON)
+        )
+        proper |= step & ~w.has(p, lx.COMMON)
         done |= ~step
         lo = np.where(step, p, lo)
-    hi = fac.copy()
-    for _ in range(2):
-        nx = _in(w, hi + 1)
-        hi = np.where(w.has(nx, lx.FACILITY) & w.lower[nx] & w.gap(nx).space, nx, hi)
-    named = found & ~w.has(lo, lx.FACILITY)
-    out.append((w.start[lo[named]], w.end[hi[named]], C_FACILITY))
+    ok = (lo < head) & proper & (cued | ~low)
+    out.append((w.start[lo[ok]], w.end[ends[ok]], C_FACILITY))
 
 
 def _wards(w: Words, g: cw.Cues, out: Out) -> None:

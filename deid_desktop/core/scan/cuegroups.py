@@ -6,7 +6,7 @@ Plain data, read by ``lexicon`` (which flags the rare groups' words) and by ``cu
 from __future__ import annotations
 
 IS, SPOKE, WITH, COVERING, FROM, ROLE, COUNTY, SAINT, ADDRESS, UNIT, ADMIT, STREET2 = range(1, 13)
-CRED, GENERIC, PLACE_IN = 13, 14, 15
+CRED, GENERIC, PLACE_IN, INLAW, FAC_WORD = 13, 14, 15, 16, 17
 GROUPS: dict[int, tuple[str, ...]] = {
     IS: ("is", "was", "named"),
     SPOKE: ("spoke", "talked", "spoken", "speaking", "met", "discussed"),
@@ -37,8 +37,16 @@ GROUPS: dict[int, tuple[str, ...]] = {
               "underpass", "valley", "viaduct", "vista", "ville", "esplanade", "parade",
               "hwy", "rte", "center", "common", "corner", "curve", "estate", "view", "views",
               "village", "walk", "wall", "wells", "station", "row", "key", "lock", "club",
-              "union", "track", "radial", "ramp", "divide", "loaf"),
-    CRED: ("np", "rn", "md", "lpn", "cna", "aprn", "crna", "fnp", "pac", "licsw", "lcsw",
+              "union", "track", "radial", "ramp", "divide", "loaf", "rest", "well", "rapid",
+              "rapids", "rue", "branch", "highlands", "light", "lights", "course", "locks",
+              "mills", "ridges", "squares", "trails", "turnpike", "harbors", "keys", "lakes",
+              "landings", "ports", "streets", "villages", "burgs", "crossings", "glens"),
+    INLAW: ("law",),  # "sister-in-law"
+    FAC_WORD: ("care", "health", "dialysis", "assisted", "living", "skilled", "nursing",
+               "senior", "rehabilitation", "rehab", "medical", "surgical", "memorial",
+               "regional", "university", "veterans", "childrens", "womens", "behavioral",
+               "extended", "long", "term", "acute", "hospice", "respite", "adult", "day"),
+    CRED: ("np", "rn", "md", "pa", "lpn", "cna", "aprn", "crna", "fnp", "pac", "licsw", "lcsw",
            "rrt", "anp"),
     GENERIC: ("outside", "another", "local", "nearby", "area", "other", "different", "previous",
               "prior", "same", "nearest", "private", "general", "community", "osh", "state",
@@ -49,7 +57,7 @@ GROUPS: dict[int, tuple[str, ...]] = {
 #: The groups whose words the lexicon flags (``lexicon.NOTE_CUE``): rare words, found
 #: among a batch's anchor words; the other groups' words are frequent ("is", "with",
 #: "from") and are only asked about at the few words next to an anchor.
-FLAGGED = (SPOKE, COVERING, ROLE, COUNTY, SAINT, ADDRESS, ADMIT, STREET2)
+FLAGGED = (SPOKE, COVERING, ROLE, COUNTY, SAINT, ADDRESS, ADMIT, STREET2, INLAW)
 FLAGGED_WORDS = tuple(
     sorted({w for g in FLAGGED for w in GROUPS[g]} - {"pt", "ot", "sw", "cm", "slp"})
 )  # those five are credentials: anchors already, and frequent

@@ -27,6 +27,8 @@ _HASH = word_hash(
     np.arange(len(_KEYS), dtype=np.int64) * 16,
     np.array([len(k) for k in _KEYS], dtype=np.int64),
 )
+#: Per group, the sorted hashes of all its words (a word may be in two groups).
+_MEMBERS = {grp: np.sort(_HASH[[_KEYS.index(w) for w in words]]) for grp, words in GROUPS.items()}
 _ORDER = np.argsort(_HASH)
 _SORTED = _HASH[_ORDER]
 _GROUP = np.array([_SEEN[k] for k in _KEYS], dtype=np.int8)[_ORDER]
@@ -81,6 +83,16 @@ class Cues:
         h = self.hashes_at(np.clip(i, 0, n - 1))
         k = np.minimum(np.searchsorted(_SORTED, h), _SORTED.size - 1)
         return np.where((_SORTED[k] == h) & (i >= 0) & (i < n), _GROUP[k], 0).astype(np.int8)
+
+    def member(self, i: np.ndarray, group: int) -> np.ndarray:
+        """Whether the words at ``i`` are words of ``group`` (also of another)."""
+        n = self.w.size
+        if i.size == 0 or n == 0:
+            return np.zeros(i.size, dtype=bool)
+        h = self.hashes_at(np.clip(i, 0, n - 1))
+        table = _MEMBERS[group]
+        k = np.minimum(np.searchsorted(table, h), table.size - 1)
+        return (table[k] == h) & (i >= 0) & (i < n)
 
     def english(self, i: np.ndarray) -> np.ndarray:
         """Whether the (real) words at ``i`` are English words of the bundled list."""
