@@ -72,6 +72,8 @@ def namey(
     """A word that may be a name: in a mixed-case note a capitalised word that is no
     common, clinical or cue word; in capitals or lower case a word of the Census name
     lists, or (``strong``: after a title or credential) one no list knows."""
+    if i.size == 0:
+        return np.zeros(0, dtype=bool)
     title, caps, lower, digits = w.case(i)
     f = w.f(i)
     letters = (w.c0[i] & (_UP | _LOW)) != 0
@@ -151,6 +153,9 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     # "12 Maple Dr. Transferred ...": a street's "Dr", not a title
     near &= ~(w.digits[cues - 2] & w.title[cues - 1] & (first == 46))
     j, strong, dot = j[near], strong[near], first[near] == 46
+    if j.size == 0:
+        _spoke(w, g, out)
+        return
     ok = namey(w, j, strong, g) & ~(dot & _verb(w, j))
     at = j[ok]
     nx = np.minimum(at + 1, w.start.size - 1)
@@ -160,15 +165,20 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     end[two[more]] = w.end[nx[two[more]]]
     out.append((w.start[at], end, C_PHRASE))
     at_one = np.flatnonzero(w.lengths[j] == 1)
-    one = j[at_one]
-    dotted, end = _initials(w, one)
-    out.append((w.start[one[dotted]], end[dotted], C_INITIALS))
-    # "per dr j hold", "NP A, will": one letter after a title or credential
-    letter = strong[at_one] & ~dotted & ((w.c0[one] & (_UP | _LOW)) != 0)
-    article = (w.raw[w.start[one]] | 32 == 97) | (w.raw[w.start[one]] | 32 == 105)  # a, i
-    letter &= ~article | w.gaps.comma[one + 1]
-    out.append((w.start[one[letter]], w.end[one[letter]], C_INITIALS))
-    # "spoke with Mary", "talked to MARY"
+    if at_one.size:
+        one = j[at_one]
+        dotted, end = _initials(w, one)
+        out.append((w.start[one[dotted]], end[dotted], C_INITIALS))
+        # "per dr j hold", "NP A, will": one letter after a title or credential
+        letter = strong[at_one] & ~dotted & ((w.c0[one] & (_UP | _LOW)) != 0)
+        article = (w.raw[w.start[one]] | 32 == 97) | (w.raw[w.start[one]] | 32 == 105)
+        letter &= ~article | w.gaps.comma[one + 1]  # "a", "i" only before a comma
+        out.append((w.start[one[letter]], w.end[one[letter]], C_INITIALS))
+    _spoke(w, g, out)
+
+
+def _spoke(w: Words, g: cw.Cues, out: Out) -> None:
+    """ "spoke with Mary", "talked to MARY"."""
     sp = g.at(cg.SPOKE)
     if sp.size:
         k = sp + 1
@@ -198,21 +208,16 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
     br = np.concatenate([a[w.raw[np.maximum(w.start[a] - 1, 0)] == 40] for a in opens])
     b = br - 1
     b = b[namey(w, b, True, g) & w.valid(b)]
-    prev = b - 1
-    two = namey(w, prev, False) & w.gap(b).space & ~w.has(prev, _CUE)
-    out.append((np.where(two, w.start[prev], w.start[b]), w.end[b], C_PHRASE))
+    if b.size:
+        prev = b - 1
+        two = namey(w, prev, False) & w.gap(b).space & ~w.has(prev, _CUE)
+        out.append((np.where(two, w.start[prev], w.start[b]), w.end[b], C_PHRASE))
     # "LW, RN", "jg, rn", "JOE COOPER, MD", "peter sanchez, pa-c"
     cred = after[w.gaps.comma[after] & (w.gaps.length[after] <= 2)]
     cred = cred[((w.flags[cred] & lx.RELATION) == 0) & (w.caps[cred] | (g.group(cred) == cg.CRED))]
     c = cred - 1
-    ini = (w.length(c) <= 3) & ~w.digits[c] & ((w.c0[c] & (_UP | _LOW)) != 0)
-    ini &= (w.caps[c] | w.lower[c]) & ((w.flags[c] & _NOT) == 0) & w.valid(c)
-    name = namey(w, c, False) & ~w.title[c]
-    ok = ini | name
-    c = c[ok]
-    prev = c - 1
-    two = namey(w, prev, False) & w.gap(c).space & ~w.has(prev, _CUE) & name[ok]
-    out.append((np.where(two, w.start[prev], w.start[c]), w.end[c], C_PHRASE))
+    if c.size:
+        _before_comma(w, c, out)
     # "J. MIMMO MD", "b. morris rn": an initial, a word, a credential
     cr = after[w.gaps.space[after] & ((w.flags[after] & lx.RELATION) == 0)]
     cr = cr[w.caps[cr] | (g.group(cr) == cg.CRED)]
@@ -225,10 +230,23 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
     roles = np.concatenate((roles, g.at(cg.ROLE)))
     fr = roles - 1
     fr = fr[w.gap(fr).space & w.gap(fr + 1).space & (w.length(fr) == 4)]
-    fr = fr[(g.group(fr) == cg.FROM) & (g.group(fr + 1) == cg.ROLE)]
-    n = fr - 1
-    n = n[namey(w, n, False)]
-    out.append((w.start[n], w.end[n], C_PHRASE))
+    if fr.size:
+        fr = fr[(g.group(fr) == cg.FROM) & (g.group(fr + 1) == cg.ROLE)]
+        n = fr - 1
+        n = n[namey(w, n, False)]
+        out.append((w.start[n], w.end[n], C_PHRASE))
+
+
+def _before_comma(w: Words, c: np.ndarray, out: Out) -> None:
+    """ "LW, RN", "jg, rn", "JOE COOPER, MD": ``c``, the words before the comma."""
+    ini = (w.length(c) <= 3) & ~w.digits[c] & ((w.c0[c] & (_UP | _LOW)) != 0)
+    ini &= (w.caps[c] | w.lower[c]) & ((w.flags[c] & _NOT) == 0) & w.valid(c)
+    name = namey(w, c, False) & ~w.title[c]
+    ok = ini | name
+    c = c[ok]
+    prev = c - 1
+    two = namey(w, prev, False) & w.gap(c).space & ~w.has(prev, _CUE) & name[ok]
+    out.append((np.where(two, w.start[prev], w.start[c]), w.end[c], C_PHRASE))
 
 
 def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
@@ -240,18 +258,8 @@ def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
         a = dig[((first == 47) | (first == 45)) & (w.gaps.length[nxt] == 1)]
         v = w.value(a)
         a = a[(v >= 1) & (v <= 12) & (w.length(a) <= 2) & w.digits[a]]
-        b = a + 1
-        sep = np.ones(a.size, dtype=bool)
-        vb = w.value(b)
-        year = sep & (w.length(b) == 4) & (vb >= 1900) & (vb <= 2100)
-        lone = ~_more_parts(w, a, b)
-        ok = year & lone
-        out.append((w.start[a[ok]], w.end[b[ok]], C_MONTHYEAR))
-        # "06/08": a leading zero is no dose, score or fraction
-        day = sep & (w.length(b) <= 2) & (vb >= 1) & (vb <= 31) & w.digits[b] & lone
-        zero = ((w.length(a) == 2) & (w.value(a) < 10)) | ((w.length(b) == 2) & (vb < 10))
-        ok = day & zero
-        out.append((w.start[a[ok]], w.end[b[ok]], C_NOYEAR))
+        if a.size:
+            _month_slash(w, a, out)
         # "9NOV00": glued, checked one by one (few words start with a digit and are 5-9 long)
         size = w.lengths[dig]
         glued = dig[(size >= 5) & (size <= 9)]
@@ -264,27 +272,11 @@ def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
             if m and 1 <= int(m.group(1)) <= 31:
                 starts.append(s)
                 ends.append(e)
-        out.append((np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), C_GLUED))
+        if starts:
+            out.append((np.asarray(starts), np.asarray(ends), C_GLUED))
     months = g.flagged(lx.MONTH)
     if months.size:
-        # "22-Jul-19", "22 Jul 2019": one separator, used twice
-        d, y = months - 1, months + 1
-        gm, gy = w.gap(months), w.gap(y)
-        same = (gm.length == 1) & (gy.length == 1) & (gm.first == gy.first)
-        same &= (gm.first == 45) | (gm.first == 47) | (gm.first == 32)
-        vd = w.value(d)
-        ok = same & w.digits[d] & (vd >= 1) & (vd <= 31) & w.digits[y]
-        ok &= (w.length(y) == 2) | (w.length(y) == 4)
-        out.append((w.start[d[ok]], w.end[y[ok]], C_SHORT))
-        # "june 20", "on may 3": a month in lower case before a day
-        nx = months + 1
-        gn = w.gap(nx)
-        vn = w.value(nx)
-        low = w.lower[months] & gn.space & w.digits[nx] & (vn >= 1) & (vn <= 31)
-        low &= w.length(nx) <= 2
-        common = w.has(months, lx.COMMON)
-        low &= ~common | w.has(months - 1, lx.DATE_CUE)
-        out.append((w.start[months[low]], w.end[nx[low]], C_NOYEAR))
+        _month_words(w, months, out)
     # "fall '06", "Summer of '19", "June '98"
     anchors = g.flagged(lx.SEASON | lx.MONTH)
     if anchors.size:
@@ -295,6 +287,43 @@ def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
         ap &= w.digits[k] & (w.length(k) == 2)
         ap &= ~(w.lower[anchors] & w.has(anchors, lx.COMMON))
         out.append((w.start[anchors[ap]], w.end[k[ap]], C_SHORT))
+
+
+def _month_slash(w: Words, a: np.ndarray, out: Out) -> None:
+    """ "5/1990" (a month and a year) and "06/08" (a leading zero): ``a`` the months."""
+    b = a + 1
+    vb = w.value(b)
+    year = (w.length(b) == 4) & (vb >= 1900) & (vb <= 2100)
+    lone = ~_more_parts(w, a, b)
+    ok = year & lone
+    out.append((w.start[a[ok]], w.end[b[ok]], C_MONTHYEAR))
+    # "06/08": a leading zero is no dose, score or fraction
+    day = (w.length(b) <= 2) & (vb >= 1) & (vb <= 31) & w.digits[b] & lone
+    zero = ((w.length(a) == 2) & (w.value(a) < 10)) | ((w.length(b) == 2) & (vb < 10))
+    ok = day & zero
+    out.append((w.start[a[ok]], w.end[b[ok]], C_NOYEAR))
+
+
+def _month_words(w: Words, months: np.ndarray, out: Out) -> None:
+    """ "22-Jul-19" (one separator, used twice) and "june 20" (a month in lower case)."""
+    # "22-Jul-19", "22 Jul 2019": one separator, used twice
+    d, y = months - 1, months + 1
+    gm, gy = w.gap(months), w.gap(y)
+    same = (gm.length == 1) & (gy.length == 1) & (gm.first == gy.first)
+    same &= (gm.first == 45) | (gm.first == 47) | (gm.first == 32)
+    vd = w.value(d)
+    ok = same & w.digits[d] & (vd >= 1) & (vd <= 31) & w.digits[y]
+    ok &= (w.length(y) == 2) | (w.length(y) == 4)
+    out.append((w.start[d[ok]], w.end[y[ok]], C_SHORT))
+    # "june 20", "on may 3": a month in lower case before a day
+    nx = months + 1
+    gn = w.gap(nx)
+    vn = w.value(nx)
+    low = w.lower[months] & gn.space & w.digits[nx] & (vn >= 1) & (vn <= 31)
+    low &= w.length(nx) <= 2
+    common = w.has(months, lx.COMMON)
+    low &= ~common | w.has(months - 1, lx.DATE_CUE)
+    out.append((w.start[months[low]], w.end[nx[low]], C_NOYEAR))
 
 
 def _more_parts(w: Words, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -254,12 +254,23 @@ def _facilities(w: Words, g: cw.Cues, out: Out) -> None:
     living = g.at(cg.ADDRESS)
     living = living[g.member(living, cg.FAC_WORD) & g.member(living - 1, cg.FAC_WORD)]
     ends = np.concatenate((fac, living))
-    ends = ends[~g.member(_in(w, ends + 1), cg.FAC_WORD) & ~w.has(_in(w, ends + 1), lx.FACILITY)]
+    # capitalised after a capitalised word, or lower case with a place cue a few words back
+    before = ends - 1  # "to home" is no facility's name; "Nursing and Rehab" is
+    ends = ends[~w.has(before, lx.COMMON | lx.CLINICAL | _CUE | lx.PLACE_CUE) | _is_and(w, before)]
+    p = ends - 1
+    p = np.where(_is_and(w, p), p - 1, p)
+    up = _capital(w, ends) | (w.caps[ends] & w.capsnotes[ends])
+    up &= _capital(w, p) | (w.caps[p] & w.capsnotes[p])
+    low = w.lower[ends] & w.lower[p] & (ends >= 2)
+    for k in (2, 3, 4, 5):
+        low &= ~w.has(ends - k, lx.PLACE_CUE)
+    low = w.lower[ends] & w.lower[p] & ~low & (ends >= 2)
+    ends = ends[up | low]
+    nx = _in(w, ends + 1)
+    ends = ends[~w.has(nx, lx.FACILITY) & ~g.member(nx, cg.FAC_WORD)]
     if ends.size == 0:
         return
     low = w.lower[ends]
-    up = _capital(w, ends) | (w.caps[ends] & w.capsnotes[ends])
-    ends, low, up = ends[low | up], low[low | up], up[low | up]
     lo = ends.copy()
     for _ in range(3):  # the descriptors: "Skilled Nursing", "Care", "Nursing and"
         p = lo - 1
@@ -267,6 +278,8 @@ def _facilities(w: Words, g: cw.Cues, out: Out) -> None:
         same = np.where(low, w.lower[q], _capital(w, q) | (w.caps[q] & w.capsnotes[q]))
         d = same & w.gap(lo).space & w.gap(p).space
         d &= w.has(q, lx.FACILITY) | g.member(q, cg.FAC_WORD)
+        if not d.any():
+            break
         lo = np.where(d, q, lo)
     head = lo.copy()
     proper = np.zeros(ends.size, dtype=bool)
@@ -287,6 +300,8 @@ def _facilities(w: Words, g: cw.Cues, out: Out) -> None:
         proper |= step & ~w.has(p, lx.COMMON)
         done |= ~step
         lo = np.where(step, p, lo)
+        if done.all():
+            break
     ok = (lo < head) & proper & (cued | ~low)
     out.append((w.start[lo[ok]], w.end[ends[ok]], C_FACILITY))
 

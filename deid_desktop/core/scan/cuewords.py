@@ -54,10 +54,14 @@ class Cues:
         af = w.flags[anchors]
         rare = (af & _RARE) != 0
         self._rare, self._rare_f = anchors[rare], af[rare]
-        #: the anchors that are gazetteer places or the first word of one (many)
-        self.places = anchors[(af & (lx.PLACE | lx.PLACE_HEAD)) != 0]
+        self._anchors, self._af = anchors, af
         self._at = self.flagged(lx.NOTE_CUE)
         self._group = self.group(self._at)
+
+    @functools.cached_property
+    def places(self) -> np.ndarray:
+        """The anchors that are gazetteer places or the first word of one (many)."""
+        return self._anchors[(self._af & (lx.PLACE | lx.PLACE_HEAD)) != 0]
 
     def flagged(self, flag: int) -> np.ndarray:
         """The batch's words with one of the (rare) lexicon flags ``flag``."""
@@ -80,7 +84,7 @@ class Cues:
         n = self.w.size
         if i.size == 0 or n == 0:
             return np.zeros(i.size, dtype=np.int8)
-        h = self.hashes_at(np.clip(i, 0, n - 1))
+        h = self.hashes_at(np.minimum(np.maximum(i, 0), n - 1))
         k = np.minimum(np.searchsorted(_SORTED, h), _SORTED.size - 1)
         return np.where((_SORTED[k] == h) & (i >= 0) & (i < n), _GROUP[k], 0).astype(np.int8)
 
@@ -89,7 +93,7 @@ class Cues:
         n = self.w.size
         if i.size == 0 or n == 0:
             return np.zeros(i.size, dtype=bool)
-        h = self.hashes_at(np.clip(i, 0, n - 1))
+        h = self.hashes_at(np.minimum(np.maximum(i, 0), n - 1))
         table = _MEMBERS[group]
         k = np.minimum(np.searchsorted(table, h), table.size - 1)
         return (table[k] == h) & (i >= 0) & (i < n)
