@@ -41,7 +41,13 @@ def covered(text: str, value: str) -> bool:
         ("fractured hip winter '19", "winter '19", "DATE", "date:short-year"),
         ("surgery set for june 20 per ortho", "june 20", "DATE", "date:no-year"),
         ("She moved from Tulsa, Oklahoma last year.", "Oklahoma", "LOCATION", "gazetteer:state"),
-        ("lives at 88 Quarry Knoll, Bedford", "88 Quarry Knoll", "LOCATION", "address:house"),
+        ("Her home is 88 Quarry Knoll, Bedford", "88 Quarry Knoll", "LOCATION", "address:house"),
+        (
+            "lives at 88 Quarry Knoll Apt 2, Bedford",
+            "88 Quarry Knoll Apt 2",
+            "LOCATION",
+            "address:house-unit",
+        ),
         ("resides in Wexbury County", "Wexbury County", "LOCATION", "gazetteer:county"),
         ("Transferred from St. Cecilia overnight.", "St. Cecilia", "LOCATION", "facility:saint"),
         ("admitted to Wakeman 6 from the ED", "Wakeman 6", "LOCATION", "unit:ward"),
@@ -92,9 +98,11 @@ def test_value_is_covered(text: str, value: str) -> None:
         "PT FELL AT HOME LAST WEEK",  # capitals give no case evidence
         "spoke with the chaplain. Lungs clear.",  # a sentence ends after a relation
         "Pain 4/5 in the ankle, strength 5/5.",
+        "Hx: 3 Recent Falls at home, 2 Bone Spurs",  # no street suffix of a clinical word
     ],
 )
 def test_trap_gives_no_new_hit(text: str) -> None:
     new = {"cue:phrase", "cue:initials", "date:short-year", "date:glued", "gazetteer:state",
-           "address:house", "gazetteer:county", "facility:saint", "unit:ward"}  # fmt: skip
+           "address:house", "address:house-unit", "gazetteer:county", "facility:saint",
+           "unit:ward"}  # fmt: skip
     assert [h for h in found(text) if h[2] in new] == []

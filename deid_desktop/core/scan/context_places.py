@@ -27,6 +27,7 @@ Out = list[tuple[np.ndarray, np.ndarray, int]]
 C_STATE = CODE[("LOCATION", "gazetteer:state")]
 C_TOWN = CODE[("LOCATION", "gazetteer")]
 C_HOUSE = CODE[("LOCATION", "address:house")]
+C_HOUSE_SURE = CODE[("LOCATION", "address:house-unit")]
 C_COUNTY = CODE[("LOCATION", "gazetteer:county")]
 C_SAINT = CODE[("LOCATION", "facility:saint")]
 C_FACILITY = CODE[("LOCATION", "facility")]
@@ -179,7 +180,10 @@ def _houses(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     u1 = _in(w, u + 1)
     unit &= ((w.c0[u1] & 64) != 0) & (w.gap(u1).length <= 2)
     hi = np.where(unit, u1, hi)
-    out.append((w.start[lo], w.end[hi], C_HOUSE))
+    # sure with a unit or after an address cue; "3 Recent Falls"-like shapes are not
+    sure = unit | (at_cue[lo - 1] | at_cue[lo - 2])
+    out.append((w.start[lo[sure]], w.end[hi[sure]], C_HOUSE_SURE))
+    out.append((w.start[lo[~sure]], w.end[hi[~sure]], C_HOUSE))
     # the town after the comma: "..., Chicopee", "..., OMAHA", "..., woburn"
     t = _in(w, hi + 1)
     gt = w.gap(t)
