@@ -263,8 +263,9 @@ def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
         # "9NOV00": glued, checked one by one (few words start with a digit and are 5-9 long)
         size = w.lengths[dig]
         glued = dig[(size >= 5) & (size <= 9)]
-        s0 = w.start[glued]
-        glued = glued[((w.cls[s0 + 1] | w.cls[s0 + 2]) & (_UP | _LOW)) != 0]  # "14MAR19"
+        s0, e0 = w.start[glued], w.end[glued]
+        letter = ((w.cls[s0 + 1] | w.cls[s0 + 2]) & (_UP | _LOW)) != 0  # "14MAR19"
+        glued = glued[letter & ((w.cls[e0 - 1] & _DIG) != 0)]
         starts: list[int] = []
         ends: list[int] = []
         for s, e in zip(w.start[glued].tolist(), w.end[glued].tolist(), strict=True):
