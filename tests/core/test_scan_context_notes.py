@@ -67,6 +67,9 @@ def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
         ("d/c to st. brigid nursing home today", "st. brigid nursing home"),
         ("seen by dr (okonkwo) today", "okonkwo"),
         ("brother-in-law wesley called twice", "wesley"),
+        ("discussed with covering babson (md)", "babson"),  # a place's first word too
+        ("GRANDDAUGHTER, TAMMARA OKONKWO, CALLED", "TAMMARA OKONKWO"),
+        ("F/U WITH JOSHUA DUTTERMAN, CNA", "JOSHUA DUTTERMAN"),
         ("plan reviewed per dr j this am", "j"),
         ("SEEN WITH B. OKONKWO MD TODAY", "B. OKONKWO"),
         ("marisol (health care proxy) at bedside", "marisol"),

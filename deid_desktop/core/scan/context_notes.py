@@ -80,7 +80,7 @@ def namey(
     ok = letters & ~digits & w.valid(i) & (w.length(i) >= 2) & ((f & _NOT) == 0)
     capsn = w.capsnote(i)
     listed = (f & _NAMES) != 0
-    unknown = (f == 0) & strong & ok & ~(title & ~capsn)
+    unknown = ~listed & strong & ok & ~(title & ~capsn)  # a place's first word too ("babson")
     if unknown.any():  # "dr ordered", "dr available" are no names
         at = np.flatnonzero(unknown)
         keep = ~_verb(w, i[at])
@@ -143,6 +143,11 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     j[short] += g.group(j[short]) == cg.IS  # "son is Mark"
     gj = w.gap(j)
     first = gj.first
+    # "daughter, Tammara Saeed, called": a name between commas after a relation
+    last = w.start.size - 1
+    j1, j2 = np.minimum(j + 1, last), np.minimum(j + 2, last)
+    closed = w.gaps.comma[j1] | (w.gaps.space[j1] & w.gaps.comma[j2])
+    strong = strong | ((first == 44) & closed)
     near = (gj.length <= 2) & ~_breaks(w, j)
     punct = (first == 46) | (first == 44) | (first == 40) | (first == 58)
     punct |= w.raw[np.maximum(w.start[j] - 1, 0)] == 40  # "friend (Ignatius)"
@@ -217,7 +222,7 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
     cred = cred[((w.flags[cred] & lx.RELATION) == 0) & (w.caps[cred] | (g.group(cred) == cg.CRED))]
     c = cred - 1
     if c.size:
-        _before_comma(w, c, out)
+        _before_comma(w, g, c, out)
     # "J. MIMMO MD", "b. morris rn": an initial, a word, a credential
     cr = after[w.gaps.space[after] & ((w.flags[after] & lx.RELATION) == 0)]
     cr = cr[w.caps[cr] | (g.group(cr) == cg.CRED)]
@@ -237,11 +242,11 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
         out.append((w.start[n], w.end[n], C_PHRASE))
 
 
-def _before_comma(w: Words, c: np.ndarray, out: Out) -> None:
+def _before_comma(w: Words, g: cw.Cues, c: np.ndarray, out: Out) -> None:
     """ "LW, RN", "jg, rn", "JOE COOPER, MD": ``c``, the words before the comma."""
     ini = (w.length(c) <= 3) & ~w.digits[c] & ((w.c0[c] & (_UP | _LOW)) != 0)
     ini &= (w.caps[c] | w.lower[c]) & ((w.flags[c] & _NOT) == 0) & w.valid(c)
-    name = namey(w, c, False) & ~w.title[c]
+    name = namey(w, c, True, g) & ~w.title[c]  # a word no list knows too: "DUTTER, CNA"
     ok = ini | name
     c = c[ok]
     prev = c - 1

@@ -9,8 +9,14 @@
   after the comma ("..., Chicopee");
 - counties and parishes ("Hampden County", "essex county");
 - saints' facilities without or with the facility word in any case ("St. Agnes",
-  "st. agnes hospital"), and facility names in lower case after "to"/"from";
+  "st. agnes hospital");
+- facility names with descriptors before the facility word ("Good Shepherd Care
+  Center", "Quabbin Nursing and Rehab"), and in lower case after "to"/"from" ("d/c to
+  bayview assisted living"); generic words ("outside hospital") name none;
 - wards after "admitted to" ("Farr 10").
+
+A house number with a street suffix alone is of medium confidence; with a unit or after
+an address cue it is sure (the gate's text check fails a release on sure hits only).
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ def _capital(w: Words, i: np.ndarray) -> np.ndarray:
 
 
 def find_places(text: str, w: Words, g: cw.Cues, out: Out) -> None:
+    """Append the candidate hits of every finder of this module to ``out``."""
     _states(w, g, out)
     _towns(text, w, g, out)
     _houses(text, w, g, out)
