@@ -138,6 +138,36 @@ def test_person_aware_confidence() -> None:
     assert report.summary_dict()["by_confidence"] == {"high": 1, "medium": 1}
 
 
+def test_a_name_that_is_an_everyday_word_is_found_in_its_own_persons_notes() -> None:
+    """Mark Miller's own note "spoke w/ mark miller" or "PT MILLER, MARK NO SHOW" kept
+    their names after redaction ('mark' and 'miller' are everyday words, and capitals
+    say nothing in a note in capitals), and the gate then stopped the release. In the
+    person's own notes such a name beside another word of it is high; alone ("skin mark
+    noted") or in another person's notes it is not a hit."""
+    d = build_dictionary_from_values(
+        {"name": ["Mark Miller", "Ann Quigg"]},
+        owners=[("p1", "Mark Miller"), ("p2", "Ann Quigg")],
+    )
+    notes = [
+        "spoke w/ mark miller re diuretics",
+        "PT MILLER, MARK NO SHOW",
+        "will mark chart",
+        "skin mark on L hip noted",
+    ]
+    persons = ["p1", "p1", "p2", "p1"]
+    frame = pd.DataFrame({"pid": persons, "note": pd.Series(notes, dtype="string")})
+    report = scan_frames({"n": frame}, {"n": ["note"]}, d, person_keys={"n": "pid"})
+    found = {(h.row, notes[h.row][h.start : h.end], h.confidence) for h in report.hits}
+    assert {(0, "mark", "high"), (0, "miller", "high")} <= found
+    assert {(1, "MILLER", "high"), (1, "MARK", "high")} <= found
+    assert not [f for f in found if f[0] in (2, 3)]  # "mark" the verb, the noun
+    redacted = redact_column(frame["note"], report.hits_for("n", "note"), level="high")
+    assert redacted.tolist()[:2] == [
+        "spoke w/ [NAME] [NAME] re diuretics",
+        "PT [NAME], [NAME] NO SHOW",
+    ]
+
+
 def test_redaction_by_level() -> None:
     text = "Quigg seen 7/22 with Mary"
     d = build_dictionary_from_values({"name": ["Ann Quigg"]})

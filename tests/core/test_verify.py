@@ -161,6 +161,45 @@ def test_masked_zips_under_any_name_are_judged_by_their_zip3() -> None:
     assert allowed.outcome("zip3_allowed").passed
 
 
+def test_a_column_of_the_persons_own_zip3s_is_judged_whatever_its_name() -> None:
+    """Each person's ZIP3 copied into a clinical ``area`` column (three digits, no
+    name that says ZIP) passed beside the ZIP3 column that had blanked the restricted
+    prefix: the rows are paired with their persons, and a column of their own ZIP3s is
+    read as one. A column of 3-digit measurements is not."""
+    person = EXTRACT.person.frame.set_index("pid")["zip"]
+    cw = CLEAN.crosswalk.set_index("subject_id")["pid"]
+
+    def copied(frame: pd.DataFrame) -> pd.DataFrame:
+        zips = person.reindex(cw.reindex(frame["subject_id"]).to_numpy())
+        area = zips.astype("string").str.zfill(5).str[:3]
+        frame["area"] = pd.array(area.to_numpy(), dtype="string")
+        return frame
+
+    def measured(frame: pd.DataFrame) -> pd.DataFrame:
+        cells = [str(110 + 3 * i) for i in range(len(frame))]
+        cells[0] = restricted_prefix()
+        frame["sbp"] = pd.array(cells, dtype="string")
+        return frame
+
+    def others(frame: pd.DataFrame) -> pd.DataFrame:  # a ZIP3 of another person's
+        swap = {"227": "036", "036": "227", "228": "012", "012": "228"}
+        frame = copied(frame)
+        frame["area"] = frame["area"].map(swap, na_action="ignore").astype("string")
+        return frame
+
+    outcome = verify_release(EXTRACT, _tamper("people", copied), PROJECT)
+    assert not outcome.outcome("zip3_allowed").passed
+    assert (
+        verify_release(EXTRACT, _tamper("people", others), PROJECT).outcome("zip3_allowed").passed
+    )
+    restricted = int((person.astype("string").str.zfill(5).str[:3] == restricted_prefix()).sum())
+    assert restricted > 0
+    assert outcome.outcome("zip3_allowed").detail["cells_by_column"] == {"people.area": restricted}
+    assert (
+        verify_release(EXTRACT, _tamper("people", measured), PROJECT).outcome("zip3_allowed").passed
+    )
+
+
 def test_names_match_whole_words_only_and_short_values_are_skipped() -> None:
     release = _tamper("visits", _set("comment", 2, f"{LAST}son"))
     assert verify_release(EXTRACT, release, PROJECT).outcome("no_direct_values").passed

@@ -100,6 +100,41 @@ def test_a_username_made_of_the_name_fails_the_check() -> None:
     assert outcome.detail["found"]["people.login"]["rows"] == N
 
 
+def test_codes_built_from_the_beginnings_of_the_names_fail_the_check() -> None:
+    """``SCOMA`` for Mark Scott (three letters of the surname, two of the first name),
+    kept as a clinical registry code, passed: no word of it is a name."""
+
+    def code(k: int, j: int, surname_first: bool):  # type: ignore[no-untyped-def]
+        def make(p: pd.DataFrame) -> list[str]:
+            pairs = zip(p["last_name"], p["first_name"], strict=True)
+            return [
+                (ln[:k] + fn[:j] if surname_first else fn[:j] + ln[:k]).upper() for ln, fn in pairs
+            ]
+
+        return make
+
+    extract, project = _case(
+        {"reg_code": code(3, 2, True), "site_code": code(4, 1, False), "ref": code(2, 3, True)}
+    )
+    found = _direct_values(extract, project).detail["found"]
+    assert set(found) == {"people.reg_code", "people.site_code", "people.ref"}
+    assert all(f["rows"] == N for f in found.values())
+
+
+def test_name_codes_of_other_persons_pass() -> None:
+    """The same codes shuffled among the persons hold no one's own name: they pass."""
+
+    def shuffled(p: pd.DataFrame) -> list[str]:
+        codes = [
+            (ln[:3] + fn[:2]).upper()
+            for ln, fn in zip(p["last_name"], p["first_name"], strict=True)
+        ]
+        return codes[7:] + codes[:7]
+
+    extract, project = _case({"reg_code": shuffled})
+    assert _direct_values(extract, project).passed
+
+
 def test_two_letter_codes_that_are_not_the_persons_initials_pass() -> None:
     """US state codes drawn at random: some equal a person's initials by chance."""
     rng = random.Random(11)

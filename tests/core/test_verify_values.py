@@ -4,6 +4,7 @@ data pass with their tags; the detail names columns and kinds, never a value."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from dataclasses import replace
@@ -30,6 +31,7 @@ from deid_desktop.core.tagging.retag import keyed_tags
 from deid_desktop.core.tagging.values import SAMPLE_SIZE
 from deid_desktop.core.verify import Verification, checks_for, verify_release
 from deid_desktop.core.verify.values import (
+    DIGESTS,
     DIRECT_FROM_VALUES,
     NAMES,
     RECORD_CODES,
@@ -181,6 +183,12 @@ KINDS = [
     ("ips", _unique("10.1.{b}.{a}"), "IP addresses"),
     ("uuids", [str(uuid.UUID(int=i * 7919 + 1)) for i in range(3000)], "UUID-style codes"),
     ("record numbers", _unique("MRN{i:07d}", 7000), UNIQUE_CODES),
+    # a name's unsalted SHA cut to 16: persons of one name share it (a quarter repeat)
+    ("name digests", [hashlib.sha256(f"name{i}".encode()).hexdigest()[:16] for i in range(1500)],
+     DIGESTS),
+    # an MD5 of each MRN has a UUID's 32 hexadecimal digits
+    ("md5s", [hashlib.md5(f"MRN{i}".encode()).hexdigest() for i in range(3000)],
+     "UUID-style codes"),
     ("account numbers", _unique("{i:09d}", 7000), UNIQUE_CODES),
     # repeating per person, as in an event table: not unique, still record numbers
     ("repeated record numbers", _unique("AB-{i:06d}", 1500), RECORD_CODES),
@@ -216,6 +224,8 @@ NOT_IDENTIFIERS = [
     ("5-digit incomes", [str(20000 + 37 * i if i % 4 else 100000 + i) for i in range(3000)]),
     ("decimals", [f"{v / 10:.1f}" for v in range(100, 3100)]),
     ("nyha", ["I", "II", "III", "IV"]),
+    # a few hexadecimal lot numbers of a device, over many rows: not a code per person
+    ("hex lot numbers", [f"{0xA0B1C2D3 + 977 * i:x}" for i in range(20)]),
     ("empty", [""]),
 ]
 

@@ -106,8 +106,10 @@ class Groups:
             all_counts = np.bincount(pairs, minlength=cardinality)
             uniq = np.flatnonzero(all_counts)
             counts = all_counts[uniq]
-        else:  # one sort
-            pairs.sort()
+        else:  # one sort: the pairs are sorted by class already (``order`` goes class by
+            # class), so only each class's few values are out of order, and a merge sort
+            # of such runs is several times quicker than quicksort
+            pairs.sort(kind="stable")
             new = np.empty(pairs.size, dtype=bool)
             new[:1] = True
             np.not_equal(pairs[1:], pairs[:-1], out=new[1:])

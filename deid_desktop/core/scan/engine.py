@@ -44,6 +44,7 @@ BATCH_CHARS = 450_000
 ROWS_PER_PASS = 100_000
 _NAME_CODE = dict_code("NAME")
 _OTHER_CODE = CODE[("NAME", "dictionary:name-other")]
+_WORD_CODE = CODE[("NAME", "word:own-name")]
 #: Redaction-level names accepted as scan levels.
 _LEVEL_ALIASES = {"high_medium": "medium", "all": "low"}
 #: Bits of a rule's priority in the packed sort key of ``_span_order``.
@@ -130,14 +131,21 @@ def scan_text_arrays(
         out = TextHits(*(a[order] for a in out))
     if persons is not None and dictionary.owners.size:
         out = _person_aware(texts, out, persons, dictionary)
-    return out
+    return _without(out, out.code == _WORD_CODE)
+
+
+def _without(hits: TextHits, drop: np.ndarray) -> TextHits:
+    return TextHits(*(a[~drop] for a in hits)) if drop.any() else hits
 
 
 def _person_aware(
     texts: Sequence[str], hits: TextHits, persons: Sequence[object], dictionary: ScanDictionary
 ) -> TextHits:
-    """Dictionary names found in a note of another person than their own: medium."""
-    at = np.flatnonzero(hits.code == _NAME_CODE)
+    """Dictionary names found in a note of another person than their own: medium. A
+    name that is also an everyday word, uncapitalised and uncued (``word:own-name``),
+    in its own person's note beside another word of their name: high
+    (``dictionary:name``); elsewhere it is dropped."""
+    at = np.flatnonzero((hits.code == _NAME_CODE) | (hits.code == _WORD_CODE))
     if at.size == 0:
         return hits
     notes = hits.note[at].tolist()
@@ -154,8 +162,37 @@ def _person_aware(
     if dictionary.pinned:
         own |= np.isin(np.asarray(words, dtype=object), list(dictionary.pinned))
     code = hits.code.copy()
-    code[at[~own]] = _OTHER_CODE
+    code[at[~own & (code[at] == _NAME_CODE)]] = _OTHER_CODE
+    word = code[at] == _WORD_CODE
+    code[at[own & word & _beside_own_name(texts, hits, at, own)]] = _NAME_CODE
     return TextHits(hits.note, hits.start, hits.end, code)
+
+
+#: At most this many characters, none a letter or digit, between two words of one name.
+_NAME_GAP = 3
+
+
+def _beside_own_name(
+    texts: Sequence[str], hits: TextHits, at: np.ndarray, own: np.ndarray
+) -> np.ndarray:
+    """Per name hit ``at`` (sorted by note, then start): does another word of its
+    person's own name stand right before or after it ("mark miller", "MILLER, MARK")?
+    An everyday word alone ("may shower" in May's note) is not taken for her name."""
+    mine = at[own]
+    beside = np.zeros(at.size, dtype=bool)
+    if mine.size < 2:
+        return beside
+    note, start, end = hits.note[mine], hits.start[mine], hits.end[mine]
+    gap = start[1:] - end[:-1]
+    close = (note[1:] == note[:-1]) & (gap >= 0) & (gap <= _NAME_GAP)
+    for i in np.flatnonzero(close).tolist():  # few: pairs of own-name words
+        between = texts[int(note[i])][int(end[i]) : int(start[i + 1])]
+        close[i] = not any(ch.isalnum() for ch in between)
+    pair = np.zeros(mine.size, dtype=bool)
+    pair[:-1] |= close
+    pair[1:] |= close
+    beside[np.flatnonzero(own)] = pair
+    return beside
 
 
 def at_level(hits: TextHits, level: str) -> TextHits:
@@ -225,15 +262,19 @@ def _scan_batch(
 def _checked_words(
     found: tuple[np.ndarray, np.ndarray, np.ndarray], w: context.Words
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Drop a dictionary name that is also an English word where it is neither
-    capitalised nor cued ("will" for a patient called Will), and a cue's capture that is
-    a common word ("WIFE IN TO VISIT")."""
+    """Mark a dictionary name that is also an English word where it is neither
+    capitalised nor cued ("will" for a patient called Will) as ``word:own-name`` (kept
+    only in its own person's notes), and drop a cue's capture that is a common word
+    ("WIFE IN TO VISIT")."""
     start, end, code = found
     keep = np.ones(start.size, dtype=bool)
     names = np.flatnonzero(code == _NAME_CODE)
     if names.size:
         s = start[names]
-        keep[names] = wordcheck.keep_dictionary_hits(w, s, end[names], wordcheck.cue_before(w, s))
+        shows = wordcheck.keep_dictionary_hits(w, s, end[names], wordcheck.cue_before(w, s))
+        if not shows.all():
+            code = code.copy()
+            code[names[~shows]] = _WORD_CODE
     cues = np.flatnonzero(np.isin(code, _OLD_CUES))
     if cues.size:
         keep[cues] = ~wordcheck.common_capture(w, start[cues])

@@ -71,6 +71,11 @@ CONTEXT_RULES = (
     ("AGE", "age:glued", HIGH),  # "101yo", "93yoF", "95y/o", "turned 95"
     ("ID", "insurance:mbi", HIGH),  # Medicare Beneficiary Identifier "1EG4-TE5-MK73"
     ("DATE", "date:weekday-day", MEDIUM),  # "Tuesday the 14th"
+    # a dictionary name that is also an everyday word, neither capitalised nor cued
+    # ("mark", "MILLER" in a note in capitals): kept only in its own person's notes
+    # beside another word of their name, where it becomes ``dictionary:name``
+    # (engine._person_aware); dropped elsewhere
+    ("NAME", "word:own-name", LOW),
     # context_notes, context_places: forms of notes in capitals and lower-case shorthand
     ("NAME", "cue:phrase", MEDIUM),  # "son is Mark", "lakeisha (daughter)", "LW, RN"
     ("NAME", "cue:initials", MEDIUM),  # "Dr. J.M.", "dtr j."

@@ -145,9 +145,29 @@ def id_codes(p: ValueProfile) -> bool:
     return code >= STRONG and (few or p.distinct_ratio >= ID_DISTINCT)
 
 
+#: A column of hexadecimal strings (8 or more, with letters and digits) is a digest or a
+#: token when this share of its sampled values are different: a hash of each person's
+#: name repeats for persons of the same name, but far fewer times than a category does.
+HEX_DISTINCT = 0.5
+
+
+def hex_digests(p: ValueProfile) -> bool:
+    """Hexadecimal digests or tokens (``251b6e884c445c83``): an MD5 or SHA of an MRN or
+    a name, unsalted, is undone by hashing every candidate."""
+    return (
+        p.share("hex") >= CONFIRM
+        and p.share("letters") >= STRONG
+        and p.distinct_ratio >= HEX_DISTINCT
+    )
+
+
 def unique_codes(p: ValueProfile) -> bool:
     """Codes of unknown meaning, nearly all different: an identifier by its look alone."""
-    if p.sampled < MIN_RATIO_SAMPLE or p.distinct_ratio < CODE_DISTINCT:
+    if p.sampled < MIN_RATIO_SAMPLE:
+        return False
+    if hex_digests(p):
+        return True
+    if p.distinct_ratio < CODE_DISTINCT:
         return False
     if p.share("uuid") >= CONFIRM:
         return True
@@ -159,7 +179,13 @@ def unique_codes(p: ValueProfile) -> bool:
 
 
 def code_sentence(p: ValueProfile) -> str:
-    kind = "UUID-style codes" if p.share("uuid") >= STRONG else "codes"
+    kind = (
+        "UUID-style codes"
+        if p.share("uuid") >= STRONG
+        else "hexadecimal digests or tokens"
+        if p.share("hex") >= CONFIRM
+        else "codes"
+    )
     return f"sampled values are {kind}, {pct(p.distinct_ratio)} of them distinct"
 
 

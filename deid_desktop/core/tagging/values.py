@@ -60,6 +60,8 @@ PATTERNS: dict[str, tuple[str, bool, str | None]] = {
         True,
         "digit",
     ),
+    # hexadecimal digest or token of 8 characters or more (a hash of an MRN or a name)
+    "hex": (r"^[0-9a-f]{8,}$", True, "digit"),
     # letters and digits, like SYN-1234567, S99984236, X19277260X
     "record_code": (
         r"^([A-Za-z]{1,6}[-_/. ]?\d{3,14}([-_/.]?[A-Za-z0-9]{1,4})?|\d{3,14}[-_/.]?[A-Za-z]{1,4})$",

@@ -9,7 +9,8 @@ whatever its length and separators (compared with the digits of IDs: a key ``004
 copied as ``42``; a phone's local number ``555-0157``).
 A person's tokens are the words of their names and places, the digits of their IDs and
 key read together (``MRN-0042002`` -> ``42002``), their initials, and a first and a last
-name run together as usernames are. Only the tokens that some released cell holds
+name run together as usernames are, and codes of the beginnings of both (``SCOMA``).
+Only the tokens that some released cell holds
 (``present``) are kept; the names are worked on as distinct values (dictionary-encoded),
 never one Python object per person.
 """
@@ -370,13 +371,100 @@ def _run_together(a: _Names, b: _Names, beginnings: pa.Array) -> Tokens:
     return Tokens.joined([Tokens(who, pc.binary_join_element_wise(p, q, _EMPTY)) for p, q in forms])
 
 
+#: A code built from the beginnings of a surname and a first name, as registries and
+#: sites write them (``SCOMA``, ``MASCO`` for Mark Scott): this many letters of the
+#: surname with this many of the first name, either way round.
+SURNAME_PARTS = (2, 3, 4)
+FIRST_PARTS = (1, 2, 3)
+_CODE_WIDTH = max(SURNAME_PARTS) + max(FIRST_PARTS)  # letters of the longest code
+
+
+def _letter_digits(words: pa.Array, n: int) -> np.ndarray:
+    """Each word's first ``n`` letters as base-27 digits, one row a word (1-26, a=1; 0:
+    no letter there, or not a-z)."""
+    chunk, offsets, _base = _bytes_of(words.cast(pa.large_string()).fill_null(""))
+    size = np.diff(offsets)
+    out = np.zeros((len(size), n), dtype=np.int64)
+    for i in range(n):
+        has = size > i
+        letter = chunk[offsets[:-1][has] + i].astype(np.int64) - 96
+        out[has, i] = np.where((letter >= 1) & (letter <= 26), letter, 0)
+    return out
+
+
+def _number(digits: np.ndarray, width: int = _CODE_WIDTH) -> np.ndarray:
+    """Base-27 digits (rows) as one number each, padded on the right to ``width``."""
+    out = np.zeros(len(digits), dtype=np.int64)
+    for i in range(width):
+        out *= 27
+        if i < digits.shape[1]:
+            out += digits[:, i]
+    return out
+
+
+def _prefixes(digits: np.ndarray, k: int) -> np.ndarray:
+    """The first ``k`` of each row's digits as a number (unpadded)."""
+    return _number(digits[:, :k], k)
+
+
+def _name_codes(a: _Names, b: _Names, present: pa.Array) -> Tokens:
+    """The beginnings of the first word of ``a`` and the last of ``b`` joined, either way
+    round (``SURNAME_PARTS`` x ``FIRST_PARTS``), where a present word of letters alone.
+    Worked in numbers: every name's first letters are base-27 digits read per distinct
+    value; each code's first three letters must begin a present word (a table of 27^3),
+    and only those persons' codes are compared with the present words'."""
+    size = pc.utf8_length(present)
+    fits = pc.and_(
+        pc.and_(pc.greater_equal(size, MIN_LETTERS), pc.less_equal(size, _CODE_WIDTH)),
+        pc.invert(pc.match_substring_regex(present, NOT_LETTER)),
+    )
+    words = present.filter(fits)
+    if len(words) == 0 or len(a.first) == 0 or len(b.last) == 0:
+        return Tokens.joined([])
+    word_digits = _letter_digits(words, _CODE_WIDTH)
+    begins = np.zeros(27**3, dtype=bool)
+    begins[_prefixes(word_digits, 3)] = True
+    word_code = _number(word_digits)
+    order = np.argsort(word_code)
+    word_code = word_code[order]
+    valid = (a.codes >= 0) & (b.codes >= 0)
+    if a is b:  # one full-name column: the persons whose name has two words or more
+        valid &= np.append(a.count >= 2, False)[a.codes]
+    rows = np.flatnonzero(valid)
+    ca, cb = a.codes[rows], b.codes[rows]
+    xd = _letter_digits(a.first, max(FIRST_PARTS))  # per distinct value
+    yd = _letter_digits(b.last, max(SURNAME_PARTS))
+    x0, x01, y0, y01 = xd[:, 0], xd[:, 0] * 27 + xd[:, 1], yd[:, 0], yd[:, 0] * 27 + yd[:, 1]
+    could = begins[_prefixes(yd, 3)][cb] | begins[_prefixes(xd, 3)][ca]
+    for head in (x01[ca] * 27 + y0[cb], x0[ca] * 729 + y01[cb], y01[cb] * 27 + x0[ca],
+                 y0[cb] * 729 + x01[ca]):  # fmt: skip
+        could |= begins[head]
+    at = np.flatnonzero(could)
+    if len(at) == 0:
+        return Tokens.joined([])
+    who, x, y = rows[at], xd[ca[at]], yd[cb[at]]
+    owners, found = [], []
+    for k in SURNAME_PARTS:
+        for j in FIRST_PARTS:
+            pad = 27 ** (_CODE_WIDTH - k - j)
+            yk, xj = _prefixes(y, k), _prefixes(x, j)
+            for code in ((yk * 27**j + xj) * pad, (xj * 27**k + yk) * pad):
+                at = np.minimum(np.searchsorted(word_code, code), len(word_code) - 1)
+                hit = np.flatnonzero(word_code[at] == code)
+                owners.append(who[hit])
+                found.append(order[at[hit]])
+    taken = words.take(pa.array(np.concatenate(found)))
+    return Tokens(np.concatenate(owners), taken.cast(pa.large_string()))
+
+
 def name_tokens(columns: list[pa.Array], present: pa.Array) -> Tokens:
     """Each person's name tokens among ``present`` (owner: the person's row): the words
     of every name column; for a first and a last word (of one full-name column, of two
     name columns side by side, of the first and the last) their initials (every word's
     first letter in order, and first and last both ways: ``jmk``, ``jk``, ``kj``), and
     the two run together as usernames are, either way round, whole or by the first
-    letter of one (``johnkowalczyk``, ``jkowalczyk``, ``kowalczykj``...)."""
+    letter of one (``johnkowalczyk``, ``jkowalczyk``, ``kowalczykj``...), and codes of
+    their beginnings (``kowjo``, ``jokow``)."""
     names = [_Names.of(v) for v in columns]
     found = [_per_person(n.codes, words(n.dictionary, present), len(n.dictionary)) for n in names]
     pairs = [(n, n) for n in names if (n.count >= 2).any()]  # full names
@@ -389,4 +477,5 @@ def name_tokens(columns: list[pa.Array], present: pa.Array) -> Tokens:
         if len(codes):
             found.append(_initials(a, b, codes, tokens))
         found.append(_run_together(a, b, beginnings))
+        found.append(_name_codes(a, b, present))
     return among(found, present)

@@ -89,7 +89,7 @@ def _same(a: pa.Array, b: pa.Array) -> bool:
     return len(a) == len(b) and (len(a) == 0 or pc.all(pc.equal(a, b)).as_py() is True)
 
 
-def _source_persons(extract: Extract, project: Project, release: Release) -> np.ndarray | None:
+def source_persons(extract: Extract, project: Project, release: Release) -> np.ndarray | None:
     """For each released person row, its row in the extract's person table (-1: none),
     through the held-back crosswalk: by ``Release.crosswalk_rows`` where the pathway
     gave them and the keys agree, else by a join on the keys. None without a crosswalk."""
@@ -167,7 +167,7 @@ def own_identifier_rows(
 ) -> dict[str, dict[str, object]]:
     """Released columns ("table.column") whose rows hold their own person's identifier
     in another form -> {"rows": rows holding it, "kind": what}."""
-    source = _source_persons(extract, project, release)
+    source = source_persons(extract, project, release)
     if source is None or len(extract.person.frame) < 2:
         return {}
     columns = released_columns(release)

@@ -49,6 +49,7 @@ from deid_desktop.core.tagging.decide import (
     STRONG,
     code_sentence,
     decide_column,
+    hex_digests,
     looks_like_names,
     names_sentence,
     pct,
@@ -64,6 +65,7 @@ from deid_desktop.core.verify.zips import names_a_postal_code
 NAMES = "person names"
 RECORD_CODES = "record-number codes"
 UNIQUE_CODES = "unique codes (like record numbers)"
+DIGESTS = "hexadecimal digests or tokens (a hash of an ID or a name)"
 ZIPS = "5-digit ZIP codes"
 DIRECT_FROM_VALUES = "direct identifier (tagger, from values alone)"
 
@@ -105,6 +107,8 @@ def identifier_look(p: ValueProfile, *, column: str, is_person: bool, zips: bool
     if looks_like_names(p):
         return Look(NAMES, p.person_name_share, names_sentence(p))
     dates = values_are_dates(p)
+    if not dates and hex_digests(p):
+        return Look(DIGESTS, p.share("hex"), code_sentence(p))
     if not dates and unique_codes(p):
         return Look(UNIQUE_CODES, p.distinct_ratio, code_sentence(p))
     records = p.share("record_code")

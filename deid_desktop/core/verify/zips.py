@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -23,6 +24,7 @@ from deid_desktop.core.verify.base import (
     released_columns,
     rows_matching,
 )
+from deid_desktop.core.verify.own_values import source_persons
 from deid_desktop.core.zip3 import ZIP3_UNKNOWN
 
 _ZIP5_ANYWHERE = r"\d{5}"
@@ -171,15 +173,106 @@ def check_no_zip5(
 #: A ZIP3 as a cell: three digits alone, or masked as a ZIP (``036XX``, ``036**``).
 _ZIP3_CELL = r"^\s*(?P<zip>\d{3})(?:[xX]{2}|\*{2}|#{2}|-{2}|_{2})?\s*$"
 _MASKED_ZIP = r"^\s*\d{3}(?:[xX]{2}|\*{2}|#{2}|-{2}|_{2})\s*$"
+_ZIP3_SHAPE = r"^\s*\d{3}(?:[xX]{2}|\*{2}|#{2}|-{2}|_{2})?\s*$"
 #: A column whose cells are half or more masked ZIPs holds ZIP3s whatever its name.
 _MASKED_SHARE = 0.5
+#: A column holds ZIP3s whatever its name when this share of its filled rows are their
+#: own person's ZIP3 (and at least ``_ZIP3_COPY_ROWS`` rows are).
+_ZIP3_COPY_SHARE = 0.5
+_ZIP3_COPY_ROWS = 3
+
+
+def _zip3_numbers(text: pa.Array, pattern: str) -> np.ndarray:
+    """The ZIP3 each cell holds by ``pattern`` (group ``zip``; its first three digits)
+    as a number 0-999, -1 where none."""
+    zip3 = pc.utf8_slice_codeunits(_field(text, pattern), 0, 3)
+    return pc.fill_null(pc.cast(zip3, pa.int64(), safe=False), -1).to_numpy(zero_copy_only=False)
+
+
+def _person_zip3s(extract: Extract, project: Project) -> np.ndarray | None:
+    """Each person's ZIP3 as a number (-1: none) from the person table's ZIP-role
+    column (a ZIP, a ZIP+4 or a ZIP that lost its leading zero), read per distinct
+    value; None without such a column."""
+    try:
+        tag = project.table(extract.person.name).by_role(Role.ZIP)
+    except KeyError:
+        return None
+    if tag is None or tag.name not in extract.person.frame.columns:
+        return None
+    encoded = pc.dictionary_encode(arrow_text(extract.person.frame[tag.name]))
+    distinct = encoded.dictionary
+    zip5 = pc.coalesce(_zip5_of(distinct), _lost_zero(distinct))
+    per_value = np.append(_zip3_numbers(zip5, r"^(?P<zip>\d{3})"), -1)  # the last: none
+    codes = encoded.indices.fill_null(len(distinct)).to_numpy(zero_copy_only=False)
+    return per_value[codes]
+
+
+def _zip3_copies(
+    extract: Extract,
+    project: Project,
+    release: Release,
+    ctx: VerifyContext,
+    skip: set[tuple[str, str]],
+) -> set[tuple[str, str]]:
+    """Released columns, whatever their name and tag, half or more of whose filled rows
+    are their own person's ZIP3 (three digits alone or masked): the ZIP3 kept a second
+    time as a clinical ``area`` beside the ZIP3 column that blanked the restricted ones.
+    Found by pairing each row with its person, so 3-digit measurements (a systolic
+    pressure of 120) are not taken for ZIP3s by chance. First, on the distinct cells
+    alone, half the rows must hold a ZIP3 some person has; only such columns are paired."""
+    own: np.ndarray | None = None
+    out: set[tuple[str, str]] = set()
+    for t, c, values in released_columns(release):
+        if (t, c) in skip or c == release.id_column:
+            continue
+        uniq = ctx.uniques(t, c, values)
+        filled = int(uniq.sum())
+        enough = max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * filled)
+        if not filled:
+            continue
+        cells = arrow_text(uniq.index)
+        shaped = pc.match_substring_regex(cells, _ZIP3_SHAPE).to_numpy(zero_copy_only=False)
+        counts = uniq.to_numpy()
+        if counts[shaped].sum() < enough:
+            continue  # too few cells are three digits (most columns end here)
+        if own is None:
+            own = _person_zip3s(extract, project)
+            if own is None:
+                return out
+        cell_zip3 = _zip3_numbers(cells, _ZIP3_CELL)
+        if counts[np.isin(cell_zip3, own[own >= 0])].sum() < enough:
+            continue  # too few are a ZIP3 any person has (3-digit measurements)
+        if not _paired_agree(extract, project, release, ctx, t, values, uniq, cell_zip3, own):
+            continue
+        out.add((t, c))
+    return out
+
+
+def _paired_agree(
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext, table: str,
+    values: pd.Series, uniq: pd.Series, cell_zip3: np.ndarray, own: np.ndarray,
+) -> bool:  # fmt: skip
+    """Whether half the column's filled rows (and ``_ZIP3_COPY_ROWS``) hold their own
+    person's ZIP3: each row paired with its person through the crosswalk."""
+    source = source_persons(extract, project, release)
+    _ids, positions = ctx.released_positions(release, extract.person.name)
+    where = positions.get(table)
+    if source is None or where is None:
+        return False
+    at = pc.index_in(arrow_text(values), value_set=arrow_text(uniq.index))
+    cell = np.append(cell_zip3, -1)[at.fill_null(len(cell_zip3)).to_numpy(zero_copy_only=False)]
+    person = np.where(where >= 0, source[np.maximum(where, 0)], -1)
+    theirs = np.where(person >= 0, own[np.maximum(person, 0)], -2)
+    agree = int(np.count_nonzero((cell == theirs) & (cell >= 0)))
+    return agree >= max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * int(uniq.sum()))
 
 
 def _zip3_read_columns(
-    project: Project, release: Release, ctx: VerifyContext
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext
 ) -> list[tuple[str, str]]:
     """Columns whose ZIP3s are judged: the ZIP3 and ZIP-role columns, every released
-    column named for postal codes, and every column of masked ZIPs (``036XX``)."""
+    column named for postal codes, every column of masked ZIPs (``036XX``) and every
+    column that copies its persons' own ZIP3s."""
     out = set(_zip_columns(project, release))
     for t, c, values in released_columns(release):
         if (t, c) in out or c == release.id_column:
@@ -191,6 +284,7 @@ def _zip3_read_columns(
         filled = int(uniq.sum())
         if filled and rows_matching(uniq, _MASKED_ZIP) >= _MASKED_SHARE * filled:
             out.add((t, c))
+    out |= _zip3_copies(extract, project, release, ctx, out)
     return sorted(out)
 
 
@@ -201,7 +295,7 @@ def check_zip3_allowed(
     allowed = list(table.allowed_prefixes | {ZIP3_UNKNOWN})
     per_column: dict[str, int] = {}
     own = set(_zip_columns(project, release))
-    for t, c in _zip3_read_columns(project, release, ctx):
+    for t, c in _zip3_read_columns(extract, project, release, ctx):
         values = release.tables[t][c].astype(STRING)
         if (t, c) not in own:  # read the ZIP3 in a cell that is one (3 digits, masked)
             values = values.str.extract(_ZIP3_CELL, expand=False).astype(STRING)
