@@ -26,14 +26,13 @@ def covered(text: str, value: str) -> bool:
 @pytest.mark.parametrize(
     ("text", "value", "kind", "rule"),
     [
-        ("pt seen by dr okafor this am", "okafor", "NAME", "cue:phrase"),
-        ("np brannigan aware of labs", "brannigan", "NAME", "cue:phrase"),
-        ("DISCUSSED WITH NP OKONKWO, NO CHANGES", "OKONKWO", "NAME", "cue:phrase"),
-        ("Her daughter is Marisol and she visits daily.", "Marisol", "NAME", "cue:phrase"),
-        ("covering Vanterpool (MD) paged twice", "Vanterpool", "NAME", "cue:phrase"),
-        ("note cosigned by TQ, RN at 0700", "TQ", "NAME", "cue:phrase"),
-        ("ELOISE FROM SOCIAL WORK CALLED", "ELOISE", "NAME", "cue:phrase"),
-        ("case discussed with Dr. R.K. this evening", "R.K", "NAME", "cue:initials"),
+        ("pt seen by dr okafor this am", "okafor", "NAME", "notes:cued-name"),
+        ("np brannigan aware of labs", "brannigan", "NAME", "notes:cued-name"),
+        ("DISCUSSED WITH NP OKONKWO, NO CHANGES", "OKONKWO", "NAME", "notes:cued-name"),
+        ("covering Vanterpool (MD) paged twice", "Vanterpool", "NAME", "notes:cued-name"),
+        ("note cosigned by TQ, RN at 0700", "TQ", "NAME", "notes:cued-name"),
+        ("ELOISE FROM SOCIAL WORK CALLED", "ELOISE", "NAME", "notes:cued-name"),
+        ("case discussed with Dr. R.K. this evening", "R.K", "NAME", "notes:cued-initials"),
         ("last chemo 4/2019 at the cancer center", "4/2019", "DATE", "date:month-year"),
         ("last chemo 06/08, tolerated", "06/08", "DATE", "date:no-year"),
         ("MRI done 3-Feb-21, read as normal", "3-Feb-21", "DATE", "date:short-year"),
@@ -67,6 +66,7 @@ def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
         ("d/c to st. brigid nursing home today", "st. brigid nursing home"),
         ("seen by dr (okonkwo) today", "okonkwo"),
         ("brother-in-law wesley called twice", "wesley"),
+        ("her son is wesley, he visits daily", "wesley"),
         ("discussed with covering babson (md)", "babson"),  # a place's first word too
         ("GRANDDAUGHTER, TAMMARA OKONKWO, CALLED", "TAMMARA OKONKWO"),
         ("F/U WITH JOSHUA DUTTERMAN, CNA", "JOSHUA DUTTERMAN"),
@@ -105,7 +105,7 @@ def test_value_is_covered(text: str, value: str) -> None:
     ],
 )
 def test_trap_gives_no_new_hit(text: str) -> None:
-    new = {"cue:phrase", "cue:initials", "date:short-year", "date:glued", "gazetteer:state",
-           "address:house", "address:house-unit", "gazetteer:county", "facility:saint",
-           "unit:ward"}  # fmt: skip
+    new = {"notes:cued-name", "notes:cued-initials", "date:short-year", "date:glued",
+           "gazetteer:state", "address:house", "address:house-unit", "gazetteer:county",
+           "facility:saint", "unit:ward"}  # fmt: skip
     assert [h for h in found(text) if h[2] in new] == []

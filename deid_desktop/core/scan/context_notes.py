@@ -33,8 +33,8 @@ from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]
 Out = list[tuple[np.ndarray, np.ndarray, int]]
 
-C_PHRASE = CODE[("NAME", "cue:phrase")]
-C_INITIALS = CODE[("NAME", "cue:initials")]
+C_PHRASE = CODE[("NAME", "notes:cued-name")]
+C_INITIALS = CODE[("NAME", "notes:cued-initials")]
 C_MONTHYEAR = CODE[("DATE", "date:month-year")]
 C_SHORT = CODE[("DATE", "date:short-year")]
 C_GLUED = CODE[("DATE", "date:glued")]

@@ -76,9 +76,11 @@ CONTEXT_RULES = (
     # beside another word of their name, where it becomes ``dictionary:name``
     # (engine._person_aware); dropped elsewhere
     ("NAME", "word:own-name", LOW),
-    # context_notes, context_places: forms of notes in capitals and lower-case shorthand
-    ("NAME", "cue:phrase", MEDIUM),  # "son is Mark", "lakeisha (daughter)", "LW, RN"
-    ("NAME", "cue:initials", MEDIUM),  # "Dr. J.M.", "dtr j."
+    # context_notes, context_places: forms of notes in capitals and lower-case shorthand;
+    # their name rules are not "cue:" rules, so that on one span a dictionary word
+    # (``word:own-name``) is kept beside them and can become the person's own name
+    ("NAME", "notes:cued-name", MEDIUM),  # "son is Mark", "lakeisha (daughter)", "LW, RN"
+    ("NAME", "notes:cued-initials", MEDIUM),  # "Dr. J.M.", "dtr j."
     ("DATE", "date:short-year", MEDIUM),  # "22-Jul-19", "fall '06"
     ("DATE", "date:glued", MEDIUM),  # "9NOV00"
     ("LOCATION", "gazetteer:state", MEDIUM),  # "Omaha, Nebraska", "Weymouth KY"
