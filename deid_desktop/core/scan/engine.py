@@ -18,7 +18,7 @@ import pandas as pd
 
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
-from deid_desktop.core.scan import context, shapes_more, wordcheck
+from deid_desktop.core.scan import context, context_notes, shapes_more, wordcheck
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.fold import NOTE_SEP, fold, forget
 from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
@@ -245,6 +245,7 @@ def _scan_batch(
         find_emails_urls(text, folded, url_starts),
         extra,
         shapes_more.find_more(text, folded, w, tokens[0][4] if tokens else None),
+        context_notes.find_notes(text, folded, w, tokens[0][4] if tokens else None),
     ]
     start, end, code = (np.concatenate(a) for a in zip(*found, strict=True))
     if start.size == 0:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from deid_desktop.core.resources import resource
+from deid_desktop.core.scan.cuegroups import FLAGGED_WORDS
 from deid_desktop.core.scan.gazetteer import load_gazetteer
 from deid_desktop.core.scan.regions import key_hash
 
@@ -23,6 +24,7 @@ GIVEN, SURNAME, ENGLISH, COMMON, NAME_WORD, CLINICAL = 1, 2, 4, 8, 16, 32
 PLACE, STATE, TITLE, RELATION, CREDENTIAL, FACILITY = 64, 128, 256, 512, 1024, 2048
 AGE_AFTER, AGE_BEFORE, AGE_WORD, SEASON, MONTH, STREET = 4096, 8192, 16384, 32768, 65536, 131072
 BOX, PLACE_CUE, PLACE_HEAD, DATE_CUE, STATE_CODE = 262144, 524288, 1 << 20, 1 << 21, 1 << 22
+NOTE_CUE = 1 << 23  # a cue word of context_notes / context_places (cuewords.FLAGGED_WORDS)
 
 TITLES = ("mr", "mrs", "ms", "miss", "dr", "doctor", "prof", "rev")
 RELATIONS = (
@@ -206,6 +208,7 @@ def load_lexicon(full: bool = False) -> Lexicon:
         (("box",), BOX), (PLACE_CUES, PLACE_CUE), (DATE_CUES, DATE_CUE),
     ):  # fmt: skip
         _add(table, [w.lower() for w in words], flag)
+    _add(table, FLAGGED_WORDS, NOTE_CUE)
     if not full:
         _add(table, [w for w in english if w in table], ENGLISH)
     words = list(table)

@@ -76,6 +76,19 @@ CONTEXT_RULES = (
     # beside another word of their name, where it becomes ``dictionary:name``
     # (engine._person_aware); dropped elsewhere
     ("NAME", "word:own-name", LOW),
+    # context_notes, context_places: forms of notes in capitals and lower-case shorthand;
+    # their name rules are not "cue:" rules, so that on one span a dictionary word
+    # (``word:own-name``) is kept beside them and can become the person's own name
+    ("NAME", "notes:cued-name", MEDIUM),  # "son is Mark", "lakeisha (daughter)", "LW, RN"
+    ("NAME", "notes:cued-initials", MEDIUM),  # "Dr. J.M.", "dtr j."
+    ("DATE", "date:short-year", MEDIUM),  # "22-Jul-19", "fall '06"
+    ("DATE", "date:glued", MEDIUM),  # "9NOV00"
+    ("LOCATION", "gazetteer:state", MEDIUM),  # "Omaha, Nebraska", "Weymouth KY"
+    ("LOCATION", "address:house", MEDIUM),  # "519 Stokes Hollow"
+    ("LOCATION", "address:house-unit", HIGH),  # "519 Stokes Hollow Apt 4", "address: 519 ..."
+    ("LOCATION", "gazetteer:county", MEDIUM),  # "essex county"
+    ("LOCATION", "facility:saint", MEDIUM),  # "St. Agnes"
+    ("LOCATION", "unit:ward", LOW),  # "admitted to Farr 10"
 )
 _MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
 

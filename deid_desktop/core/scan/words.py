@@ -37,7 +37,7 @@ _CLASS_BYTES = _CLASS.tobytes()
 #: The flags the finders start from (``_flag_idx``): few words carry one.
 _ANCHORS = (
     _CUE | lx.AGE_WORD | lx.MONTH | lx.SEASON | lx.STREET | lx.BOX | lx.FACILITY | lx.PLACE
-    | lx.PLACE_HEAD
+    | lx.PLACE_HEAD | lx.STATE | lx.NOTE_CUE
 )  # fmt: skip
 
 
