@@ -28,6 +28,7 @@ from deid_desktop.core.scan import (
     redact_column,
     redact_text,
     scan_frames,
+    scan_texts,
 )
 
 DICT = build_dictionary_from_values(
@@ -168,6 +169,14 @@ def test_hit_inside_a_longer_hit_is_not_counted_twice() -> None:
 def test_dictionary_digits_attribute_pattern_hits() -> None:
     hits = scan_one("reach her on 555 123 4567")
     assert hits == [("PHONE", "dictionary:phone", "555 123 4567")]
+
+
+def test_a_number_in_groups_split_by_spaces_is_found() -> None:
+    """``MR 207 6796`` (the MRN ``SYN-2076796`` written in groups) was released after
+    redaction: no pattern read digits split by spaces. Years side by side are not one."""
+    texts = ["MR 207 6796 noted", "acct 1234 567 890", "seasons 2019 2020", "BP 120 80"]
+    found = [(n, texts[n][s:e], rule) for n, s, e, _, rule in scan_texts(texts, DICT)]
+    assert found == [(0, "207 6796", "pattern:grouped"), (1, "1234 567 890", "pattern:grouped")]
 
 
 def test_build_dictionary_from_project_categories() -> None:

@@ -44,6 +44,7 @@ _DIGITS = re.compile(  # a code with a letter prefix first: at a letter nothing 
         | (?P<phone>(?:\+?1[ .-]?)?(?:\(\d{3}\)[ ]?|\d{3}[ .-]?)\d{3}[ .-]?\d{4}|\d{3}[.-]\d{4})
         | (?P<zip>\d{5}(?:-\d{4})?)
         | (?P<mrn>\d{6,})
+        | (?P<grouped>\d{3,4}[ ]\d{3,4}[ ]\d{3,4}|\d{4}[ ]\d{3,4}|\d{3}[ ]\d{4})
     ))(?![0-9A-Za-z])""",
     re.X,
 )
@@ -56,8 +57,10 @@ _KIND = {
     "zip": "ZIP",
     "mrn": "MRN",
     "mrn_prefixed": "MRN",
+    "grouped": "ID",
 }
 _CODE_OF_GROUP = {g: pattern_code(k, f"pattern:{g.split('_')[0]}") for g, k in _KIND.items()}
+_GROUPED = "grouped"  # a number of 7 digits or more in groups split by single spaces
 _DATE_CODE = pattern_code("DATE", "pattern:date")
 _GROUP_NAMES = sorted(_DIGITS.groupindex, key=_DIGITS.groupindex.__getitem__)
 #: Rule code and "is a date" by group number (``Match.lastindex``).
@@ -65,6 +68,8 @@ _GROUP_CODE = np.array([-1, *(_CODE_OF_GROUP[g] for g in _GROUP_NAMES)], dtype=n
 _IS_DATE_GROUP = np.array([False, *(g.startswith("date") for g in _GROUP_NAMES)])
 _ISO_GROUP = _DIGITS.groupindex["date_iso"]
 _PHONE_GROUP = _DIGITS.groupindex["phone"]
+_GROUPED_GROUP = _DIGITS.groupindex[_GROUPED]
+_YEARS = re.compile(r"(?:(?:19|20)\d\d ?)+")
 _DATE_WIDTH = 10  # the longest numeric date: 2024-12-31, 12/31/2024
 _DATE_SEPS = np.frombuffer(b"./-", dtype=np.uint8)
 _DATE_COLS = np.arange(_DATE_WIDTH)
@@ -376,7 +381,8 @@ def _useful_runs(gaps: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.nd
 
 
 def find_digits(text: str, dictionary: ScanDictionary) -> Found:
-    """SSNs, phones, numeric dates, IPs, ZIPs and MRN-like codes."""
+    """SSNs, phones, numeric dates, IPs, ZIPs, MRN-like codes and numbers of 7 digits or
+    more in groups split by single spaces (``207 6796``: an MRN written in groups)."""
     regions, orig = digit_regions(text)
     if not regions:
         return _EMPTY, _EMPTY, _EMPTY
@@ -397,6 +403,9 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
     if date.any():
         at = np.flatnonzero(date)
         keep[at] = _valid_dates(buf, lo[at], hi[at], group[at] == _ISO_GROUP)
+    grouped = np.flatnonzero(group == _GROUPED_GROUP)
+    for i in grouped.tolist():  # few: digits in groups split by spaces
+        keep[i] = _YEARS.fullmatch(regions[lo[i] : hi[i]]) is None
     lookup = dictionary.digits
     if lookup:
         # only a match with as many digits as some dictionary entry can be one

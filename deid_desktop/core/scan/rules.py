@@ -76,6 +76,9 @@ CONTEXT_RULES = (
     # beside another word of their name, where it becomes ``dictionary:name``
     # (engine._person_aware); dropped elsewhere
     ("NAME", "word:own-name", LOW),
+    # a number of 7 digits or more in groups split by single spaces: an MRN or an
+    # account number written in groups ("MR 207 6796"), or a phone without dashes
+    ("ID", "pattern:grouped", MEDIUM),
     # context_notes, context_places: forms of notes in capitals and lower-case shorthand;
     # their name rules are not "cue:" rules, so that on one span a dictionary word
     # (``word:own-name``) is kept beside them and can become the person's own name
