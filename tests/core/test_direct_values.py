@@ -64,6 +64,9 @@ def _same_hits(texts: list[str], columns: dict[str, list[pd.Series]]) -> None:
     None,
 )
 @example({"id": [["0042"], ["HF", "12"]]}, ["A0042", "HF\x0012", "x 12"], None)
+# a value with a tab after it is a number once trimmed (found by this test at random)
+@example({"mrn": [["5551234567\t"]]}, ["15551234567"], None)
+@example({"mrn": [["5551234567\t"]], "phone": [["5551234567"]]}, ["15551234567"], None)
 @example({"name": [["Zoë Øst"]], "id": [["３４５６７８"]]}, ["zoe", "ØST 345678"], None)
 def test_the_restricted_dictionary_finds_what_the_whole_one_finds(
     values: dict[str, list[list[str]]], texts: list[str], data: st.DataObject | None

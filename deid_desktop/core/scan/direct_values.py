@@ -75,7 +75,10 @@ class DirectValues:
         arrays = {kind: _joined(cols) for kind, cols in self.columns.items()}
         with gc_paused():
             kept: dict[str, list[str]] = {}
-            for kind, arr in arrays.items():
+            for kind, raw in arrays.items():
+                # trimmed as the dictionary trims them: a value read as a number must be
+                # read so here too ("5551234567\t" is found in "15551234567")
+                arr = pc.utf8_trim(raw, _SPACES)
                 keep = may_occur(arr, found, words=kind == "name", phone=kind in _DIGIT_KINDS)
                 kept[kind] = _distinct(arr.filter(pa.array(keep)) if not keep.all() else arr)
             return _from_distinct(kept)
