@@ -10,7 +10,9 @@ column of days written as two numbers (``8/31``, ``31/8``, ``08-31``: with the s
 of days a calendar has, so fractions and scores are not) or of month names alone, a
 column of Unix times (seconds or milliseconds since 1970, whatever its name), and, in a
 column whose name says date, Excel serial day numbers (1900 and 1904 systems) and
-bare ``YYYYMMDD`` numbers. Each column's distinct cells are read once. The outcome
+bare ``YYYYMMDD`` numbers; and, whatever the column, numbers that are their own
+person's date in another form (``verify.own_dates``: Unix seconds of 1947, days since
+1970, the day of the year). Each column's distinct cells are read once. The outcome
 names the columns and the number of cells of each shape; never a value.
 """
 
@@ -37,9 +39,11 @@ from deid_desktop.core.verify.base import (
     VerifyContext,
     released_columns,
 )
+from deid_desktop.core.verify.own_dates import KIND as OWN_DATE
+from deid_desktop.core.verify.own_dates import own_date_columns
 
 #: Dates written as numbers, which the loader does not read as dates.
-_NUMBER_DATES = frozenset({EXCEL_SERIAL, UNIX_TIME, COMPACT_DATE, COMPACT_YEAR_MONTH})
+_NUMBER_DATES = frozenset({EXCEL_SERIAL, UNIX_TIME, COMPACT_DATE, COMPACT_YEAR_MONTH, OWN_DATE})
 #: Days and months without a year (a birthday ``8/31``, a birth month ``August``).
 _WITHOUT_YEAR = frozenset({MONTH_DAY, MONTH_NAME})
 
@@ -86,6 +90,9 @@ def check_no_date_elements(
         shapes_by_column[where] = {
             str(k): int(v) for k, v in counted.groupby(level=0, sort=True).sum().items()
         }
+    for where, rows in own_date_columns(extract, release, project, ctx).items():
+        per_column[where] = max(per_column.get(where, 0), rows)
+        shapes_by_column.setdefault(where, {})[OWN_DATE] = rows
     count = sum(per_column.values())
     detail = {
         "columns": sorted(per_column),
@@ -108,7 +115,9 @@ CHECKS: tuple[Check, ...] = (
         "and columns of YYYYMM or YYYYMMDD numbers whatever the column's name, columns "
         "of days as two numbers (8/31, 08-31) or of month names alone, and, in a "
         "column whose name says date, Excel serial day numbers (1900 and 1904 systems) "
-        "and any YYYYMMDD number.",
+        "and any YYYYMMDD number; and numbers that are each person's own date in another "
+        "form (Unix seconds of any year, days since 1970, Excel serial days, the day of "
+        "the year, MMDD), found by pairing each row with its person.",
         check_no_date_elements,
         SAFE_HARBOR,
     ),

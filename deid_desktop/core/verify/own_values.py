@@ -89,10 +89,23 @@ def _same(a: pa.Array, b: pa.Array) -> bool:
     return len(a) == len(b) and (len(a) == 0 or pc.all(pc.equal(a, b)).as_py() is True)
 
 
-def source_persons(extract: Extract, project: Project, release: Release) -> np.ndarray | None:
+def source_persons(
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext
+) -> np.ndarray | None:
     """For each released person row, its row in the extract's person table (-1: none),
     through the held-back crosswalk: by ``Release.crosswalk_rows`` where the pathway
-    gave them and the keys agree, else by a join on the keys. None without a crosswalk."""
+    gave them and the keys agree, else by a join on the keys. None without a crosswalk.
+    Worked out once per release for every check that pairs rows with persons."""
+    key = ("source_persons", id(release))
+    held = ctx.memo.get(key)
+    if held is not None and held[0] is release:
+        return held[1]
+    found = _source_persons(extract, project, release)
+    ctx.memo[key] = (release, found)
+    return found
+
+
+def _source_persons(extract: Extract, project: Project, release: Release) -> np.ndarray | None:
     frame = release.tables.get(extract.person.name)
     cw = release.crosswalk
     if frame is None or cw is None or release.id_column not in frame.columns:
@@ -167,7 +180,7 @@ def own_identifier_rows(
 ) -> dict[str, dict[str, object]]:
     """Released columns ("table.column") whose rows hold their own person's identifier
     in another form -> {"rows": rows holding it, "kind": what}."""
-    source = source_persons(extract, project, release)
+    source = source_persons(extract, project, release, ctx)
     if source is None or len(extract.person.frame) < 2:
         return {}
     columns = released_columns(release)

@@ -254,7 +254,7 @@ def _paired_agree(
 ) -> bool:  # fmt: skip
     """Whether half the column's filled rows (and ``_ZIP3_COPY_ROWS``) hold their own
     person's ZIP3: each row paired with its person through the crosswalk."""
-    source = source_persons(extract, project, release)
+    source = source_persons(extract, project, release, ctx)
     _ids, positions = ctx.released_positions(release, extract.person.name)
     where = positions.get(table)
     if source is None or where is None:
