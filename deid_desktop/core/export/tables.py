@@ -25,8 +25,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from openpyxl import Workbook
-from openpyxl.writer.excel import ExcelWriter
 
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.export.csvout import may_hold, to_arrow
@@ -67,6 +65,9 @@ def _package(sheet: str) -> dict[str, bytes]:
     The sheet part is written empty here (openpyxl's scratch file for it holds no data);
     ``write_xlsx`` streams the rows in.
     """
+    from openpyxl import Workbook  # imported when an XLSX is written: a CSV run never needs it
+    from openpyxl.writer.excel import ExcelWriter
+
     wb = Workbook(write_only=True)
     wb.properties.creator = "deid-desktop"
     wb.properties.lastModifiedBy = None
