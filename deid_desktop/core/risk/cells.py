@@ -68,16 +68,18 @@ def small_cells(
         if n_values == 0 or v.size == 0:
             out.append(SmallCells(table, column, k, 0, 0, 0))
             continue
-        # distinct (value, person) pairs: a sort (numpy's hashed unique is slower here)
-        pairs = np.sort(v * n_persons + p)
+        # distinct (person, value) pairs: a sort (numpy's hashed unique is slower here),
+        # person first: a release is in person order, so the keys come nearly sorted
+        # and the merge sort (adaptive to sorted runs) passes over them almost linearly
+        pairs = np.sort(p * n_values + v, kind="stable")
         pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
-        pair_value = pairs // n_persons
+        pair_value = pairs % n_values
         holders = np.bincount(pair_value, minlength=n_values)
         small = np.flatnonzero((holders > 0) & (holders < k))
         is_small = np.zeros(n_values, dtype=bool)
         is_small[small] = True
         held = np.zeros(n_persons, dtype=bool)
-        held[(pairs % n_persons)[is_small[pair_value]]] = True
+        held[(pairs // n_values)[is_small[pair_value]]] = True
         picked = uniques.take(small)
         listed_values = picked.to_pylist() if isinstance(picked, pa.Array) else list(picked)
         names = [str(x) for x in listed_values]
