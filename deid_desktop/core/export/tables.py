@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.export.csvout import may_hold, to_arrow
+from deid_desktop.core.facts.text import one_array
 from deid_desktop.core.progress import Reporter
 
 XLSX_CHUNK_ROWS = 100_000
@@ -128,7 +129,7 @@ def _rows_xml(table: pa.Table, first_row: int) -> tuple[pa.Buffer, int]:
         pa.scalar("</row>", _TEXT),
         pa.scalar("", _TEXT),
     )
-    values = rows.combine_chunks() if isinstance(rows, pa.ChunkedArray) else rows
+    values = one_array(rows)
     joined = pc.binary_join(
         pa.LargeListArray.from_arrays(pa.array([0, n], pa.int64()), values),
         pa.scalar("", _TEXT),

@@ -24,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from deid_desktop.core.facts.text import one_array
 from deid_desktop.core.model import ColumnClass, Project, Release
 
 #: The tag classes whose event-table columns are counted as cells.
@@ -100,9 +101,7 @@ def _codes(values: pd.Series) -> tuple[np.ndarray, pa.Array | pd.Index]:
     if not isinstance(values.dtype, pd.StringDtype) or values.dtype.storage != "pyarrow":
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
         return codes, pd.Index(uniques)
-    arr = pa.array(values.array)
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    arr = one_array(pa.array(values.array))
     encoded = arr.dictionary_encode()
     codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
     return codes, encoded.dictionary
@@ -112,9 +111,7 @@ def _person_codes(ids: pd.Series) -> np.ndarray:
     """A code per row for its person (-1: missing), as ``pd.factorize``; a release is in
     ID order, so there the codes are the runs of equal IDs (no hashing)."""
     if isinstance(ids.dtype, pd.StringDtype) and ids.dtype.storage == "pyarrow" and len(ids) > 1:
-        arr = pa.array(ids.array)
-        if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks()
+        arr = one_array(pa.array(ids.array))
         if arr.null_count == 0:
             head, tail = arr.slice(0, len(arr) - 1), arr.slice(1)
             if pc.all(pc.less_equal(head, tail)).as_py():
