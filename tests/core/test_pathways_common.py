@@ -81,6 +81,19 @@ def test_row_order_of_rows_in_runs_is_the_stable_sort(
     assert row_order(values).tolist() == np.argsort(values, kind="stable").tolist()
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([1 << 8, 1 << 20, 1 << 40]).flatmap(
+        lambda top: st.lists(st.integers(min_value=-top, max_value=top), max_size=60)
+    )
+)
+def test_row_order_of_numbers_of_any_span_is_the_stable_sort(numbers: list[int]) -> None:
+    """Numbers spanning under 2**16, under 2**32 (the radix sort on two 16-bit halves)
+    and wider: the stable sort each time."""
+    values = np.asarray(numbers + numbers[:5], dtype=np.int64)  # some numbers twice
+    assert row_order(values).tolist() == np.argsort(values, kind="stable").tolist()
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.permutations(list(range(1, 30))))
 def test_row_order_of_a_permutation_is_its_inverse(numbers: list[int]) -> None:

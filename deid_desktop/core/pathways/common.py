@@ -141,9 +141,10 @@ def row_order(numbers: np.ndarray) -> np.ndarray:
     """Positions that order rows by ``numbers``, stable among equal numbers.
 
     A permutation of 1..n (the person table) is inverted in one pass instead of sorted;
-    other numbers (an event table's persons) are sorted with each row's position added
-    below them, so every key is distinct and the faster unstable sort gives the stable
-    order.
+    other numbers (an event table's persons) spanning less than 2**32 are sorted by a
+    stable radix sort, their low then their high 16 bits (numpy's stable sort of 16-bit
+    keys is a radix sort: linear); wider ones with each row's position added below them,
+    so every key is distinct and the faster unstable sort gives the stable order.
     """
     n = len(numbers)
     if n and numbers.min() == 1 and numbers.max() == n:
@@ -153,6 +154,13 @@ def row_order(numbers: np.ndarray) -> np.ndarray:
             return inverse
     if n:
         low, high = int(numbers.min()), int(numbers.max())
+        if high - low < 1 << 32:
+            rank = (np.asarray(numbers, dtype=np.int64) - low).astype(np.uint32)
+            order = np.argsort((rank & 0xFFFF).astype(np.uint16), kind="stable")
+            if high - low >= 1 << 16:
+                high_bits = (rank >> 16).astype(np.uint16)[order]
+                order = order[np.argsort(high_bits, kind="stable")]
+            return order
         if (high - low + 1) * n < 2**62:  # (number, position) fits one 64-bit key
             keys = (np.asarray(numbers, dtype=np.int64) - low) * n + np.arange(n)
             return np.argsort(keys)
