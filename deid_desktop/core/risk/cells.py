@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.text import one_array
+from deid_desktop.core.facts.text import known_codes, one_array
 from deid_desktop.core.model import ColumnClass, Project, Release
 
 #: The tag classes whose event-table columns are counted as cells.
@@ -121,12 +121,25 @@ def _person_codes(ids: pd.Series) -> np.ndarray:
 
 
 def _all_numbers(values: pd.Series) -> bool:
-    """Every filled value is a number (checked on the distinct values only)."""
-    distinct = values.dropna().unique()
+    """Every filled value is a number (checked on the distinct values only: from the
+    codes the pathway noted for the column, else by one Arrow hash pass)."""
+    distinct = _distinct_filled(values)
     if len(distinct) == 0:
         return False
     parsed = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce")
     return not bool(parsed.isna().any())
+
+
+def _distinct_filled(values: pd.Series) -> list[object]:
+    """The distinct non-missing values of a column, in no particular order."""
+    known = known_codes(values)
+    if known is not None:
+        codes, dictionary = known
+        held = np.bincount(codes[codes >= 0], minlength=len(dictionary))
+        return dictionary.take(pa.array(np.flatnonzero(held))).to_pylist()
+    if isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow":
+        return pc.unique(one_array(pa.array(values.array))).drop_null().to_pylist()
+    return list(values.dropna().unique())
 
 
 def cell_columns(project: Project, release: Release) -> dict[str, list[str]]:
