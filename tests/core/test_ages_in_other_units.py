@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -143,3 +144,25 @@ def test_ages_in_another_unit_are_found_by_their_values_whatever_the_name(
     assert over == int((years // 1 > 89).sum()) > 0
     (message,) = (m for m in outcome.detail["messages"] if column in m)
     assert f"in {unit}" in message
+
+
+def test_age_bounds_read_each_distinct_cell_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The age regex runs in Python per value: a column of repeated ages is read once per
+    # distinct cell and spread to the rows, with the same bounds as row by row.
+    from deid_desktop.core.verify import ages
+
+    cells = ["94", "1,080 mo", None, "90-94", "94", "40 wks", None, "n/a", "1,080 mo"] * 50
+    values = pd.Series(cells, dtype=pd.StringDtype("pyarrow"))
+    expected = ages._distinct_bounds(values)
+    read: list[int] = []
+    original = ages._distinct_bounds
+
+    def counted(distinct: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        read.append(len(distinct))
+        return original(distinct)
+
+    monkeypatch.setattr(ages, "_distinct_bounds", counted)
+    got = ages._bounds(values)
+    assert read == [5]
+    for mine, theirs in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(mine, theirs)

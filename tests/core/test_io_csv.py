@@ -128,6 +128,17 @@ def test_large_file_with_multiline_notes_across_blocks(tmp_path: Path) -> None:
     assert frame["zip"].iloc[5] == "00005"
 
 
+def test_a_file_of_several_blocks_gives_one_array_per_column(tmp_path: Path) -> None:
+    # Parsed block by block, each column is joined once at load: every later Arrow pass
+    # (hashing, take, the gate's checks) reads it as it is, never joining it again.
+    rows = [f"P{i:06d},note number {i} of a longer text,{i % 97:05d}" for i in range(60_000)]
+    path = write(tmp_path, "big.csv", ("id,note,zip\n" + "\n".join(rows) + "\n").encode())
+    frame = read_table(path).frame
+    for name in frame.columns:
+        assert frame[name].array._pa_array.num_chunks == 1
+    assert frame["note"].iloc[59_999] == "note number 59999 of a longer text"
+
+
 def test_ragged_row_names_first_line_and_count(tmp_path: Path) -> None:
     data = b"id,name,zip\nP1,Ann,02139\nP2,Bob,02140\nP3,Cy,02141\nP4,Secretname\nP5,Eve,1,2\n"
     err = error_for(write(tmp_path, "ragged.csv", data))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,3 +82,17 @@ def test_a_changed_or_new_column_is_not_read_from_old_codes() -> None:
     assert known_cells(changed) is None
     assert distinct_cells(changed).to_dict() == _value_counts(changed).to_dict()
     assert known_cells(pd.Series(["a"], dtype=STRING)) is None
+
+
+def test_one_chunk_is_used_as_it_is_and_several_are_joined() -> None:
+    # Arrow's combine_chunks copies even a single chunk: one_array (and arrow_text, the
+    # CSV writer and the pathways' take through it) hands that chunk on instead.
+    from deid_desktop.core.facts.text import arrow_text, one_array
+
+    chunk = pa.array(["a", "bb", None, "ccc"], type=pa.large_string())
+    single = pa.chunked_array([chunk])
+    assert one_array(single).buffers()[2].address == chunk.buffers()[2].address
+    assert arrow_text(single).buffers()[2].address == chunk.buffers()[2].address
+    joined = one_array(pa.chunked_array([chunk, chunk.slice(1, 2)]))
+    assert joined.to_pylist() == ["a", "bb", None, "ccc", "bb", None]
+    assert one_array(chunk) is chunk

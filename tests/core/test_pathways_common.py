@@ -81,6 +81,19 @@ def test_row_order_of_rows_in_runs_is_the_stable_sort(
     assert row_order(values).tolist() == np.argsort(values, kind="stable").tolist()
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([1 << 8, 1 << 20, 1 << 40]).flatmap(
+        lambda top: st.lists(st.integers(min_value=-top, max_value=top), max_size=60)
+    )
+)
+def test_row_order_of_numbers_of_any_span_is_the_stable_sort(numbers: list[int]) -> None:
+    """Numbers spanning under 2**16, under 2**32 (the radix sort on two 16-bit halves)
+    and wider: the stable sort each time."""
+    values = np.asarray(numbers + numbers[:5], dtype=np.int64)  # some numbers twice
+    assert row_order(values).tolist() == np.argsort(values, kind="stable").tolist()
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.permutations(list(range(1, 30))))
 def test_row_order_of_a_permutation_is_its_inverse(numbers: list[int]) -> None:
@@ -214,3 +227,20 @@ def test_ids_containing_their_own_key_are_found_as_python_finds_them(
     arrow = pa.array([keys[i] for i in eligible.tolist()], type=pa.large_string())
     found = _contains_own_key(numbers, prefix, width, arrow, eligible)
     assert found.tolist() == [i for i in eligible.tolist() if keys[i] in ids[i]]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=1, max_value=40), st.integers(min_value=0, max_value=2**32))
+def test_subject_ids_in_release_order_are_those_taken_row_by_row(n: int, seed: int) -> None:
+    """The IDs read forward in number order are take_rows' IDs, value and type."""
+    from deid_desktop.core.pathways.subject_ids import random_subject_ids
+
+    keys = pd.Series([f"K{i:03d}" for i in range(n)], dtype=pd.StringDtype("pyarrow"))
+    subjects = random_subject_ids(keys, seed)
+    rows = np.random.default_rng(seed).integers(0, n, 3 * n)
+    rows = rows[row_order(subjects.numbers[rows])]
+    got, want = subjects.in_order(rows), take_rows(subjects.ids, rows)
+    assert got.tolist() == want.tolist()
+    assert got.dtype == want.dtype and got.name == want.name
+    assert got.index.equals(want.index)
+    assert pa.array(got.array).type == pa.array(want.array).type

@@ -140,3 +140,37 @@ def test_a_file_changed_after_writing_is_scanned_as_it_is_on_disk(tmp_path: Path
     found = scan_distinct(tmp_path, DIRECT, shape_columns=shapes, written=written)
     assert {(h.column, h.row) for h in found.hits} == {("note", 0)}
     assert found == scan_written(tmp_path, DICT, shape_columns=shapes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"[A-Za-z][0-9]{3}", fullmatch=True),
+            st.text(alphabet="Sx9/0é@[ ", min_size=0, max_size=5),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.booleans(),
+)
+def test_ids_told_from_the_bytes_are_those_the_shape_regex_takes(
+    cells: list[str], chunked: bool
+) -> None:
+    # The byte test says "all ID-shaped" only where the regex does; IDs of one letter and
+    # digits of one width (subject IDs) it always tells.
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from deid_desktop.core.export.readback_scan import _ID_SHAPE, _letter_and_digits
+
+    arr = pa.array(cells, type=pa.large_string())
+    values = pa.chunked_array([arr.slice(0, 1), arr.slice(1)]) if chunked else arr
+    regex = bool(pc.all(pc.match_substring_regex(arr, _ID_SHAPE)).as_py())
+    if _letter_and_digits(values):
+        assert regex
+    if all(len(c) == 4 and c[0].isascii() and c[0].isalpha() and c[1:].isdigit() for c in cells):
+        assert _letter_and_digits(values)
+    ids = pa.array([f"S{i:05d}" for i in range(len(cells))], type=pa.string())
+    assert _letter_and_digits(ids)
+    assert not _letter_and_digits(pa.array(["S0001", None], type=pa.large_string()))

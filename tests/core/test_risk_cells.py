@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deid_desktop.core.facts.text import known_codes
 from deid_desktop.core.risk.cells import small_cells
 
 S = "string[pyarrow]"
@@ -42,3 +44,23 @@ def test_counts_equal_a_group_by_over_persons(rows: list[tuple[str, str | None]]
     assert cells.distinct == len(holders) and cells.small == len(small)
     assert cells.persons == frame[frame["dx"].isin(small.index)]["subject"].nunique()
     assert dict(cells.values) == {str(v): int(n) for v, n in small.items()}
+
+
+def test_numbers_are_told_from_codes_noted_by_the_pathway_and_from_arrow() -> None:
+    # A column taken through its codes (take_coded) is read from its dictionary, any
+    # other text column by an Arrow hash pass: the same verdict as pandas' unique.
+    from deid_desktop.core.pathways.common import take_coded
+    from deid_desktop.core.risk.cells import _all_numbers, _distinct_filled
+
+    for cells, numbers in (
+        (["12", None, "7.5", "12", "-3"], True),
+        (["12", "E11.9", None, "12"], False),
+        ([None, None], False),
+    ):
+        values = pd.Series(cells * 4, dtype=pd.StringDtype("pyarrow"))
+        taken = take_coded(values, np.arange(len(values))[::-1])
+        assert known_codes(taken) is not None
+        want = sorted(set(values.dropna()))
+        assert sorted(map(str, _distinct_filled(values))) == want
+        assert sorted(map(str, _distinct_filled(taken))) == want
+        assert _all_numbers(values) is numbers and _all_numbers(taken) is numbers

@@ -246,3 +246,13 @@ def test_a_scans_matcher_is_freed_with_its_dictionary() -> None:
     del dictionary
     gc.collect()
     assert matcher() is None
+
+
+def test_fold_folds_only_the_characters_it_meets() -> None:
+    # The BMP table is filled as characters are met, not all 65,536 up front.
+    from deid_desktop.core.scan import fold as folding
+
+    before = int(np.count_nonzero(folding._BMP))
+    assert fold("Peña Ωmega ǅ ña") == "pena ωmega ǆ na"
+    assert int(np.count_nonzero(folding._BMP)) - before <= 3
+    assert fold("Peña") == fold_slow("Peña")

@@ -9,8 +9,10 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -323,3 +325,21 @@ def test_an_unrelated_clinical_column_never_fails(seed: int) -> None:
     )
     outcome = _direct_values(extract, project)
     assert "found" not in outcome.detail, outcome.detail.get("found")
+
+
+def test_whole_numbers_found_among_present_equal_marking_every_value() -> None:
+    # whole_digits and local_numbers mark only the digits found among the present whole
+    # numbers: the tokens are those of marking every value and then keeping the present.
+    from deid_desktop.core.verify import own_tokens as ot
+
+    values = pa.array(["MRN-0042002", "0042", None, "858-555-0157", "77", "", "(858) 555 0199"])
+    present = pa.array(["\x0242002", "\x0242", "42002", "\x025550157", "\x028585550199", "77"])
+    text = pc.utf8_ltrim(ot.only_digits(ot.arrow_text(values).fill_null("")), "0")
+    found = ot.Tokens(np.arange(len(text), dtype=np.int64), text)
+    want = ot.among([found, ot._whole(found)], present)
+    got = ot.whole_digits(values, present)
+    assert got.owner.tolist() == want.owner.tolist()
+    assert got.token.to_pylist() == want.token.to_pylist()
+    local = ot.local_numbers(values, present)
+    assert local.owner.tolist() == [3]
+    assert local.token.to_pylist() == ["\x025550157"]

@@ -29,6 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from deid_desktop.core.facts.text import one_array
 from deid_desktop.core.progress import Reporter
 
 CHUNK_ROWS = 250_000
@@ -128,7 +129,7 @@ def _body(table: pa.Table, special: list[bool]) -> pa.Buffer:
             *fields, comma, null_handling="replace", null_replacement=""
         )
     )
-    values = lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines
+    values = one_array(lines)
     joined = pc.binary_join(
         pa.LargeListArray.from_arrays(pa.array([0, n], pa.int64()), values),
         pa.scalar("\n", _TEXT),

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from deid_desktop.core.export.csvout import to_arrow
+from deid_desktop.core.facts.text import one_array
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.direct_values import DirectValues
 from deid_desktop.core.scan.engine import at_level, scan_text_arrays
@@ -66,11 +67,14 @@ class _Column:
             # the ID-shaped texts are left out while still in Arrow (one regex pass over
             # the rows, cheaper than hashing a million distinct IDs): no Python string
             # is made for each of a million subject IDs
-            shaped = pc.match_substring_regex(pc.fill_null(values, ""), _ID_SHAPE)
-            if shaped.null_count == 0 and pc.all(shaped).as_py():
+            if _letter_and_digits(values):  # every text ID-shaped, told from the bytes
                 scanned = values.slice(0, 0)
             else:
-                scanned = pc.filter(values, pc.invert(shaped))
+                shaped = pc.match_substring_regex(pc.fill_null(values, ""), _ID_SHAPE)
+                if shaped.null_count == 0 and pc.all(shaped).as_py():
+                    scanned = values.slice(0, 0)
+                else:
+                    scanned = pc.filter(values, pc.invert(shaped))
         distinct = pc.unique(scanned)
         if distinct.null_count:  # a missing cell is written (and read back) empty
             distinct = pc.unique(pc.fill_null(distinct, ""))
@@ -92,6 +96,32 @@ class _Column:
 #: only numbers, and numbers do not count in that column (``scan.written._counts``), so
 #: it is not scanned at all; anything else in the column is (a name there still counts).
 _ID_SHAPE = r"^(?:[A-Za-z]{0,3}[0-9]+|[0-9a-f]{12,64})$"
+
+
+def _letter_and_digits(values: pa.Array | pa.ChunkedArray) -> bool:
+    """Every value one ASCII letter then digits, all of one width, none missing (subject
+    IDs as written: each matches ``_ID_SHAPE``), read from the Arrow buffers in numpy;
+    False when it is not so or cannot be told so (the regex then decides)."""
+    arr = one_array(values)
+    if (
+        len(arr) == 0
+        or arr.null_count
+        or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type))
+    ):
+        return False
+    _validity, offsets_buf, data_buf = arr.buffers()
+    width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(offsets_buf, dtype=width)[arr.offset : arr.offset + len(arr) + 1]
+    size = int(offsets[1] - offsets[0])
+    if size < 2 or data_buf is None or int(offsets[-1] - offsets[0]) != size * len(arr):
+        return False
+    if not (np.diff(offsets) == size).all():
+        return False
+    data = np.frombuffer(data_buf, dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
+    cells = data.reshape(len(arr), size)
+    letter = cells[:, 0] | 0x20  # ASCII letters lower-cased
+    digits = cells[:, 1:] - np.uint8(48)  # bytes below '0' wrap round to >= 10
+    return bool(((letter >= 97) & (letter <= 122)).all() and (digits < 10).all())
 
 
 def _header(path: Path) -> list[str]:

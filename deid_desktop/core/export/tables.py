@@ -25,11 +25,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from openpyxl import Workbook
-from openpyxl.writer.excel import ExcelWriter
 
 from deid_desktop.core.errors import UsageError
 from deid_desktop.core.export.csvout import may_hold, to_arrow
+from deid_desktop.core.facts.text import one_array
 from deid_desktop.core.progress import Reporter
 
 XLSX_CHUNK_ROWS = 100_000
@@ -67,6 +66,9 @@ def _package(sheet: str) -> dict[str, bytes]:
     The sheet part is written empty here (openpyxl's scratch file for it holds no data);
     ``write_xlsx`` streams the rows in.
     """
+    from openpyxl import Workbook  # imported when an XLSX is written: a CSV run never needs it
+    from openpyxl.writer.excel import ExcelWriter
+
     wb = Workbook(write_only=True)
     wb.properties.creator = "deid-desktop"
     wb.properties.lastModifiedBy = None
@@ -127,7 +129,7 @@ def _rows_xml(table: pa.Table, first_row: int) -> tuple[pa.Buffer, int]:
         pa.scalar("</row>", _TEXT),
         pa.scalar("", _TEXT),
     )
-    values = rows.combine_chunks() if isinstance(rows, pa.ChunkedArray) else rows
+    values = one_array(rows)
     joined = pc.binary_join(
         pa.LargeListArray.from_arrays(pa.array([0, n], pa.int64()), values),
         pa.scalar("", _TEXT),

@@ -33,9 +33,15 @@ def arrow_text(values: pd.Series | pd.Index | np.ndarray | pa.Array) -> pa.Array
         if isinstance(values, pa.Array | pa.ChunkedArray)
         else pa.array(values, from_pandas=True)
     )
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    return arr.cast(pa.large_string())
+    return one_array(arr).cast(pa.large_string())
+
+
+def one_array(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """``arr`` as one Arrow array: a chunked array of one chunk is that chunk (no copy:
+    Arrow's ``combine_chunks`` copies even a single chunk), of several, joined."""
+    if not isinstance(arr, pa.ChunkedArray):
+        return arr
+    return arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
 
 
 # --------------------------------------------------------------------------- known cells

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError
+from deid_desktop.core.facts.text import one_array
 from deid_desktop.core.io.datetokens import Tokens, tokenize
 
 
@@ -124,10 +125,10 @@ def _present(values: pd.Series) -> tuple[pa.Array, np.ndarray]:
     if arr.type != pa.large_string():
         arr = arr.cast(pa.large_string())
     if not arr.null_count:
-        return arr.combine_chunks(), np.arange(len(arr))
+        return one_array(arr), np.arange(len(arr))
     valid = pc.is_valid(arr)
     positions = np.flatnonzero(valid.to_numpy(zero_copy_only=False))
-    return arr.filter(valid).combine_chunks(), positions
+    return one_array(arr.filter(valid)), positions
 
 
 def _classify(arr: pa.Array, tokens: Tokens) -> np.ndarray:
@@ -240,7 +241,7 @@ def _distinct(values: pd.Series) -> tuple[pd.Series, np.ndarray] | None:
     position among them (the last position + 1 for a missing value); else None."""
     if len(values) < _DISTINCT_FROM:
         return None
-    arr = pa.chunked_array(pa.array(values.astype("string[pyarrow]").array)).combine_chunks()
+    arr = one_array(pa.array(values.astype("string[pyarrow]").array))
     encoded = pc.dictionary_encode(arr)
     if 4 * len(encoded.dictionary) > len(values):
         return None

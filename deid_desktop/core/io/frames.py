@@ -14,6 +14,8 @@ def arrow_to_frame(table: pa.Table) -> pd.DataFrame:
     for name, column in zip(table.column_names, table.columns, strict=True):
         if not pa.types.is_large_string(column.type):
             column = column.cast(pa.large_string())
+        if column.num_chunks > 1:  # one contiguous array: every later Arrow pass reads it
+            column = pa.chunked_array([column.combine_chunks()])  # as it is, never combined again
         columns[name] = pd.Series(TEXT.__from_arrow__(column), name=name, copy=False)
     frame = pd.DataFrame(columns, copy=False)
     if frame.shape[1] != len(table.column_names):  # pragma: no cover - names are unique

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError, Problem
+from deid_desktop.core.facts.text import one_array
 from deid_desktop.core.model import LoadedTable
 
 
@@ -132,8 +133,7 @@ def _fixed_width(values: pd.Series) -> np.ndarray | None:
         arr = _arrow(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    arr = one_array(arr)
     if (
         arr.null_count
         or len(arr) == 0

@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from deid_desktop.core.errors import Cancelled, DeidError, InputError
-from deid_desktop.core.io import xlsx_reader
 from deid_desktop.core.io.csv_reader import read_csv_table
-from deid_desktop.core.io.xlsx_reader import read_xlsx_table
 from deid_desktop.core.model import LoadedTable
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 
@@ -93,6 +91,8 @@ def _read(
     reporter: Reporter,
 ) -> LoadedTable:
     if is_workbook(path):
+        from deid_desktop.core.io.xlsx_reader import read_xlsx_table  # openpyxl: for XLSX only
+
         return read_xlsx_table(
             path, name=name, sheet=sheet, expected_sha256=expected_sha256, reporter=reporter
         )
@@ -109,7 +109,11 @@ def list_sheets(path: Path) -> list[str]:
     """Worksheet names of an XLSX file; ``[]`` for delimited text (no sheets to choose)."""
     path = _existing(Path(path))
     try:
-        return xlsx_reader.list_sheets(path) if is_workbook(path) else []
+        if not is_workbook(path):
+            return []
+        from deid_desktop.core.io import xlsx_reader  # openpyxl: for XLSX only
+
+        return xlsx_reader.list_sheets(path)
     except DeidError:
         raise
     except Exception as exc:

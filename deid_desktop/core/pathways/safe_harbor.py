@@ -158,7 +158,7 @@ def build_safe_harbor(
         order = row_order(subjects.numbers[pos])
         # The subject IDs are taken straight in release order; the other columns below
         # are built in input order and then put in that order.
-        out: dict[str, pd.Series] = {SUBJECT_ID: take_rows(subjects.ids, pos[order])}
+        out: dict[str, pd.Series] = {SUBJECT_ID: subjects.in_order(pos[order])}
         ordered = {SUBJECT_ID}  # columns built in release order already
         coded: set[str] = set()  # columns of few distinct values: taken through codes
         for col, treatment in treatments[table.name].items():

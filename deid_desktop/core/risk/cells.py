@@ -24,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from deid_desktop.core.facts.text import known_codes, one_array
 from deid_desktop.core.model import ColumnClass, Project, Release
 
 #: The tag classes whose event-table columns are counted as cells.
@@ -68,16 +69,18 @@ def small_cells(
         if n_values == 0 or v.size == 0:
             out.append(SmallCells(table, column, k, 0, 0, 0))
             continue
-        # distinct (value, person) pairs: a sort (numpy's hashed unique is slower here)
-        pairs = np.sort(v * n_persons + p)
+        # distinct (person, value) pairs: a sort (numpy's hashed unique is slower here),
+        # person first: a release is in person order, so the keys come nearly sorted
+        # and the merge sort (adaptive to sorted runs) passes over them almost linearly
+        pairs = np.sort(p * n_values + v, kind="stable")
         pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
-        pair_value = pairs // n_persons
+        pair_value = pairs % n_values
         holders = np.bincount(pair_value, minlength=n_values)
         small = np.flatnonzero((holders > 0) & (holders < k))
         is_small = np.zeros(n_values, dtype=bool)
         is_small[small] = True
         held = np.zeros(n_persons, dtype=bool)
-        held[(pairs % n_persons)[is_small[pair_value]]] = True
+        held[(pairs // n_values)[is_small[pair_value]]] = True
         picked = uniques.take(small)
         listed_values = picked.to_pylist() if isinstance(picked, pa.Array) else list(picked)
         names = [str(x) for x in listed_values]
@@ -98,9 +101,7 @@ def _codes(values: pd.Series) -> tuple[np.ndarray, pa.Array | pd.Index]:
     if not isinstance(values.dtype, pd.StringDtype) or values.dtype.storage != "pyarrow":
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
         return codes, pd.Index(uniques)
-    arr = pa.array(values.array)
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    arr = one_array(pa.array(values.array))
     encoded = arr.dictionary_encode()
     codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
     return codes, encoded.dictionary
@@ -110,9 +111,7 @@ def _person_codes(ids: pd.Series) -> np.ndarray:
     """A code per row for its person (-1: missing), as ``pd.factorize``; a release is in
     ID order, so there the codes are the runs of equal IDs (no hashing)."""
     if isinstance(ids.dtype, pd.StringDtype) and ids.dtype.storage == "pyarrow" and len(ids) > 1:
-        arr = pa.array(ids.array)
-        if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks()
+        arr = one_array(pa.array(ids.array))
         if arr.null_count == 0:
             head, tail = arr.slice(0, len(arr) - 1), arr.slice(1)
             if pc.all(pc.less_equal(head, tail)).as_py():
@@ -122,12 +121,25 @@ def _person_codes(ids: pd.Series) -> np.ndarray:
 
 
 def _all_numbers(values: pd.Series) -> bool:
-    """Every filled value is a number (checked on the distinct values only)."""
-    distinct = values.dropna().unique()
+    """Every filled value is a number (checked on the distinct values only: from the
+    codes the pathway noted for the column, else by one Arrow hash pass)."""
+    distinct = _distinct_filled(values)
     if len(distinct) == 0:
         return False
     parsed = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce")
     return not bool(parsed.isna().any())
+
+
+def _distinct_filled(values: pd.Series) -> list[object]:
+    """The distinct non-missing values of a column, in no particular order."""
+    known = known_codes(values)
+    if known is not None:
+        codes, dictionary = known
+        held = np.bincount(codes[codes >= 0], minlength=len(dictionary))
+        return dictionary.take(pa.array(np.flatnonzero(held))).to_pylist()
+    if isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow":
+        return pc.unique(one_array(pa.array(values.array))).drop_null().to_pylist()
+    return list(values.dropna().unique())
 
 
 def cell_columns(project: Project, release: Release) -> dict[str, list[str]]:

@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from deid_desktop.core.facts.text import one_array
+
 #: Keys with a range up to this (or 4x the rows) are compacted with bincount, not hashing.
 _BINCOUNT_LIMIT = 1 << 24
 _KEY_LIMIT = 1 << 62
@@ -39,7 +41,7 @@ def column_codes(series: pd.Series) -> tuple[np.ndarray, int, int]:
     if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
         # pd.factorize's own pass, without pandas' wrapping: one Arrow dictionary encode
         arr = pa.array(series.array)
-        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        arr = one_array(arr)
         encoded = arr.dictionary_encode(null_encoding="encode")
         codes = encoded.indices.to_numpy(zero_copy_only=False)
         return codes, len(encoded.dictionary), arr.null_count

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from deid_desktop.core.facts.text import one_array
 from deid_desktop.core.risk.classes import Classes, factorize_column
 
 #: The c of recursive (c, l)-diversity when the user gives none (ARX's default is 4 too).
@@ -75,7 +76,7 @@ def _factorize(series: pd.Series) -> tuple[np.ndarray, pd.Index, int]:
     Arrow dictionary encode for pyarrow strings."""
     if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
         arr = pa.array(series.array)
-        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        arr = one_array(arr)
         encoded = arr.dictionary_encode()
         n_missing = arr.null_count
         indices = encoded.indices

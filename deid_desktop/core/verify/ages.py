@@ -114,8 +114,21 @@ def _bounds(values: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each cell's age as (lowest, highest) numbers: the same for one age, the band's
     ends for a band (NaN when the cell is not written as an age); in years when the
     cell gives a unit of months, weeks, days or hours (``1,080 mo`` is 90), and the
-    third array is that unit per year (1.0: years, or no unit given)."""
-    parts = values.astype(STRING).str.extract(AGE_VALUE)
+    third array is that unit per year (1.0: years, or no unit given). Each distinct
+    cell is read once (the regex runs in Python per value), then spread to the rows."""
+    codes, distinct = pd.factorize(values.astype(STRING), use_na_sentinel=True)
+    low, high, unit = _distinct_bounds(pd.Series(distinct, dtype=STRING))
+    # code -1 (a missing cell) takes the appended last: no age, no unit
+    return (
+        np.append(low, np.nan)[codes],
+        np.append(high, np.nan)[codes],
+        np.append(unit, 1.0)[codes],
+    )
+
+
+def _distinct_bounds(values: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_bounds`` of values read one by one."""
+    parts = values.str.extract(AGE_VALUE)
 
     def number(i: int) -> np.ndarray:
         text = parts[i].str.replace(",", "", regex=False)

@@ -138,7 +138,9 @@ def local_numbers(values: pa.Array, present: pa.Array) -> Tokens:
     long = pc.greater_equal(pc.utf8_length(digits), 10)
     local = pc.utf8_slice_codeunits(digits, -LOCAL_DIGITS)
     local = pc.utf8_ltrim(pc.if_else(long, local, pa.scalar("", local.type)), "0")
-    return among([_whole(Tokens(np.arange(len(local), dtype=np.int64), local))], present)
+    return among(
+        [_whole_among(Tokens(np.arange(len(local), dtype=np.int64), local), present)], present
+    )
 
 
 def _whole(digits: Tokens) -> Tokens:
@@ -149,6 +151,16 @@ def _whole(digits: Tokens) -> Tokens:
     kept = digits.keep(keep)
     token = pc.binary_join_element_wise(mark, kept.token.cast(pa.large_string()), _EMPTY)
     return Tokens(kept.owner, token)
+
+
+def _whole_among(digits: Tokens, present: pa.Array) -> Tokens:
+    """``_whole(digits)``, only the tokens among ``present``: the digits are held against
+    the present whole numbers without their mark, so only the few found are marked (a
+    person table's million IDs are never copied to be marked)."""
+    marked = present.filter(pc.starts_with(present, WHOLE))
+    bare = pc.utf8_slice_codeunits(marked, len(WHOLE))
+    found = pc.is_in(digits.token, value_set=bare).to_numpy(zero_copy_only=False)
+    return _whole(digits.keep(found))
 
 
 def among(parts: list[Tokens], present: pa.Array) -> Tokens:
@@ -182,7 +194,7 @@ def whole_digits(values: pa.Array, present: pa.Array) -> Tokens:
     bare = pc.all(pc.utf8_is_digit(text)).as_py() is True  # a key of digits alone
     digits = pc.utf8_ltrim(text if bare else only_digits(text), "0")
     found = Tokens(np.arange(len(digits), dtype=np.int64), digits)
-    return among([found, _whole(found)], present)
+    return among([found, _whole_among(found, present)], present)
 
 
 # --------------------------------------------------------------------------- names
