@@ -95,9 +95,11 @@ def test_find_preview_apply_undo_export_and_deid_run_agree(
     }
     editor.accept()
 
-    # search again, with the user's race hierarchy
+    # search again, with the user's race hierarchy (wait for the new result: on a busy
+    # machine the runner can still be idle right after the click, before the job starts)
+    first = panel.result
     qtbot.mouseClick(panel.find_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not window.runner.busy, timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.result is not first and not window.runner.busy, timeout=WAIT)
     result = panel.result
     assert result.best is not None and result.k == 5
     assert "red dot is the optimum" in panel.summary.text()
