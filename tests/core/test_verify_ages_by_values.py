@@ -147,6 +147,31 @@ def test_ages_found_by_their_values_fail_the_gate_whatever_the_name() -> None:
     assert "agree with the birth dates" in outcome.detail["messages"][0]
 
 
+def test_ages_taken_at_another_date_fail_the_gate_whatever_the_name() -> None:
+    """Ages in months taken 18 months after each visit (a referral's date) under a
+    clinical ``v7`` passed: they were more than a year off the age at the visit, so too
+    few rows agreed. Two years of slack still tells ages from other numbers."""
+    extract, project = make_case(24)
+    people = extract.person.frame.set_index("pid")["dob"]
+    visits = extract.table("visits").frame.copy()
+    later = [
+        (dt.date.fromisoformat(d) + dt.timedelta(days=548)).isoformat()
+        for d in visits["visit_date"]
+    ]
+    months = [str(12 * _age(people[p], on) + 6) for p, on in zip(visits["pid"], later, strict=True)]
+    visits["v7"] = pd.array(months, dtype=TEXT)
+    extract = replace_frame(extract, "visits", visits)
+    spec = replace(project.table("visits"), columns=(*VISITS_TAGS, tag("v7", CL)))
+    project = replace(
+        project, tables=tuple(spec if t.name == "visits" else t for t in project.tables)
+    )
+    outcome = verify_release(extract, build_safe_harbor(extract, project), project).outcome(
+        "ages_pooled"
+    )
+    assert outcome.detail["columns_read_as_ages"].get("visits.v7") == "values"
+    assert not outcome.passed
+
+
 def test_whole_numbers_that_are_not_ages_pass() -> None:
     """Heart rates from 60 to 119 next to birth dates are not ages."""
     extract, project = _case("heart_rate")

@@ -9,7 +9,7 @@ A released column is read as ages when:
   ``facts.ages.names_an_age``) and nine in ten of its distinct values are numbers (or
   pooled tops such as "90+") - a quasi column tagged without the role included;
 * or its values are whole numbers that agree with the birth dates: for nine in ten of at
-  least ten rows with both, within a year of the person's age at the row's own date (an
+  least ten rows with both, within two years of the person's age at the row's own date (an
   event table's first date column) or at the reference date (the person table), read
   in years (0 to 120), or in months, weeks or days (``days_since_birth`` holding 33,000
   is 90 years). Without a birth date, values alone never make a column ages (heart
@@ -48,6 +48,10 @@ from deid_desktop.core.verify.base import Finding, VerifyContext, distinct_cells
 _TOP_CODE = re.compile(r"^\s*(\d+)\s*\+\s*$")
 #: Share of distinct values (named columns) or of rows (values) that must agree.
 AGREE = 0.9
+#: Years an age may lie from the person's age at the row's date (or the reference date)
+#: and still agree: an age taken at another date (a referral, the extract's day) is a
+#: year or two off, and nine rows in ten must still agree.
+SLACK_YEARS = 2
 #: Rows with a birth date and a value needed before values alone say "ages".
 MIN_AGREEING_ROWS = 10
 #: Rows read for the agreement with the birth dates (an even sample).
@@ -258,7 +262,8 @@ def agrees_with_birth_dates(
         return None
     low, high, age = low[both], high[both], age[both]
     for unit in units:
-        inside = (np.floor(low / unit[1]) - 1 <= age) & (age <= np.floor(high / unit[1]) + 1)
+        lo, hi = np.floor(low / unit[1]) - SLACK_YEARS, np.floor(high / unit[1]) + SLACK_YEARS
+        inside = (lo <= age) & (age <= hi)
         if float(inside.mean()) >= AGREE:
             return unit
     return None
