@@ -20,7 +20,7 @@ from deid_desktop.core.model import ColumnTag
 from deid_desktop.core.pathways.linkable import build_linkable
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import verify_release
-from deid_desktop.core.verify.own_tokens import cell_tokens, name_tokens, whole_digits
+from deid_desktop.core.verify.own_tokens import cell_tokens, name_tokens, soundex, whole_digits
 from tests.core.linkable_fixtures import SALT
 from tests.core.support import CL, TEXT
 from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, replace_frame
@@ -121,6 +121,22 @@ def test_codes_built_from_the_beginnings_of_the_names_fail_the_check() -> None:
     found = _direct_values(extract, project).detail["found"]
     assert set(found) == {"people.reg_code", "people.site_code", "people.ref"}
     assert all(f["rows"] == N for f in found.values())
+
+
+def test_the_soundex_of_the_surname_fails_the_check() -> None:
+    """A record-linkage column of each person's surname Soundex (``K426``) passed."""
+
+    def codes(p: pd.DataFrame) -> list[str]:
+        return [soundex(ln.lower()).upper() for ln in p["last_name"]]
+
+    extract, project = _case({"sdx": codes})
+    found = _direct_values(extract, project).detail["found"]
+    assert found["people.sdx"]["rows"] == N
+    # the same codes drawn at random among the surnames' codes hold no one's own
+    rng = random.Random(5)
+    pool = sorted({soundex(s.lower()).upper() for s in SURNAMES})
+    extract, project = _case({"sdx": lambda p: [rng.choice(pool) for _ in range(N)]})
+    assert _direct_values(extract, project).passed
 
 
 def test_name_codes_of_other_persons_pass() -> None:

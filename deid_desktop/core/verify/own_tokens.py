@@ -120,7 +120,41 @@ def cell_tokens(values: pa.Array) -> Tokens:
     if len(number):
         digits = pc.utf8_ltrim(only_digits(low.take(pa.array(number))), "0")
         parts.append(_whole(Tokens(number, digits)))
+    coded = np.flatnonzero(pc.match_substring_regex(low, SOUNDEX_CELL).to_numpy(False))
+    if len(coded):
+        code = pc.utf8_trim_whitespace(low.take(pa.array(coded))).cast(pa.large_string())
+        mark = pa.scalar(SOUNDEX, pa.large_string())
+        parts.append(Tokens(coded, pc.binary_join_element_wise(mark, code, _EMPTY)))
     return Tokens.joined(parts)
+
+
+#: A cell that is a Soundex code alone (``S300``): a letter and three digits, compared
+#: with the Soundex of the person's surname (record-linkage files carry it). Its tokens
+#: begin with ``SOUNDEX``.
+SOUNDEX_CELL = r"^\s*[a-z]\d{3}\s*$"
+SOUNDEX = "\x03"
+_SOUNDEX_DIGIT = {
+    **dict.fromkeys("bfpv", "1"), **dict.fromkeys("cgjkqsxz", "2"), **dict.fromkeys("dt", "3"),
+    "l": "4", **dict.fromkeys("mn", "5"), "r": "6",
+}  # fmt: skip
+
+
+def soundex(word: str) -> str:
+    """American Soundex of a lower-case word ("" when it does not start with a-z):
+    the first letter, then the codes of the consonants after it, a code repeated
+    (also across h and w) written once, up to three digits, padded with 0."""
+    if not word or not "a" <= word[0] <= "z":
+        return ""
+    out, last = [word[0]], _SOUNDEX_DIGIT.get(word[0], "")
+    for ch in word[1:]:
+        digit = _SOUNDEX_DIGIT.get(ch, "")
+        if digit and digit != last:
+            out.append(digit)
+            if len(out) == 4:
+                break
+        if ch not in "hw":
+            last = digit
+    return "".join(out).ljust(4, "0")
 
 
 #: A cell that is a number alone, whatever its separators (``42``, ``555-0157``,
@@ -475,8 +509,9 @@ def name_tokens(columns: list[pa.Array], present: pa.Array) -> Tokens:
     name columns side by side, of the first and the last) their initials (every word's
     first letter in order, and first and last both ways: ``jmk``, ``jk``, ``kj``), and
     the two run together as usernames are, either way round, whole or by the first
-    letter of one (``johnkowalczyk``, ``jkowalczyk``, ``kowalczykj``...), and codes of
-    their beginnings (``kowjo``, ``jokow``)."""
+    letter of one (``johnkowalczyk``, ``jkowalczyk``, ``kowalczykj``...), codes of
+    their beginnings (``kowjo``, ``jokow``) and, when a cell is one, the Soundex of each
+    name's last word (``k426``)."""
     names = [_Names.of(v) for v in columns]
     found = [_per_person(n.codes, words(n.dictionary, present), len(n.dictionary)) for n in names]
     pairs = [(n, n) for n in names if (n.count >= 2).any()]  # full names
@@ -490,4 +525,9 @@ def name_tokens(columns: list[pa.Array], present: pa.Array) -> Tokens:
             found.append(_initials(a, b, codes, tokens))
         found.append(_run_together(a, b, beginnings))
         found.append(_name_codes(a, b, present))
+    if len(pc.filter(present, pc.starts_with(present, SOUNDEX))):
+        for n in names:  # the Soundex of the last word of each name
+            codes_of = [SOUNDEX + soundex(w) for w in n.last.to_pylist()]
+            distinct = Tokens(np.arange(len(codes_of)), pa.array(codes_of, pa.large_string()))
+            found.append(_per_person(n.codes, distinct, len(n.dictionary)))
     return among(found, present)
