@@ -139,6 +139,11 @@ def test_the_soundex_of_the_surname_fails_the_check() -> None:
     assert _direct_values(extract, project).passed
 
 
+def test_a_surname_written_backwards_fails_the_check() -> None:
+    extract, project = _case({"mask": lambda p: [ln[::-1].upper() for ln in p["last_name"]]})
+    assert _direct_values(extract, project).detail["found"]["people.mask"]["rows"] == N
+
+
 def test_name_codes_of_other_persons_pass() -> None:
     """The same codes shuffled among the persons hold no one's own name: they pass."""
 

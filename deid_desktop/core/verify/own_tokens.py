@@ -505,15 +505,19 @@ def _name_codes(a: _Names, b: _Names, present: pa.Array) -> Tokens:
 
 def name_tokens(columns: list[pa.Array], present: pa.Array) -> Tokens:
     """Each person's name tokens among ``present`` (owner: the person's row): the words
-    of every name column; for a first and a last word (of one full-name column, of two
-    name columns side by side, of the first and the last) their initials (every word's
-    first letter in order, and first and last both ways: ``jmk``, ``jk``, ``kj``), and
-    the two run together as usernames are, either way round, whole or by the first
-    letter of one (``johnkowalczyk``, ``jkowalczyk``, ``kowalczykj``...), codes of
-    their beginnings (``kowjo``, ``jokow``) and, when a cell is one, the Soundex of each
-    name's last word (``k426``)."""
+    of every name column, forwards and backwards; for a first and a last word (of one
+    full-name column, of two name columns side by side, of the first and the last) their
+    initials (every word's first letter in order, and first and last both ways: ``jmk``,
+    ``jk``, ``kj``), and the two run together as usernames are, either way round, whole
+    or by the first letter of one (``johnkowalczyk``, ``jkowalczyk``, ``kowalczykj``...),
+    codes of their beginnings (``kowjo``, ``jokow``) and, when a cell is one, the
+    Soundex of each name's last word (``k426``)."""
     names = [_Names.of(v) for v in columns]
     found = [_per_person(n.codes, words(n.dictionary, present), len(n.dictionary)) for n in names]
+    found += [  # a name written backwards ("ttocs"), as a home-made mask does
+        _per_person(n.codes, words(pc.utf8_reverse(n.dictionary), present), len(n.dictionary))
+        for n in names
+    ]
     pairs = [(n, n) for n in names if (n.count >= 2).any()]  # full names
     pairs += [(names[i], names[i + 1]) for i in range(len(names) - 1)]
     if len(names) > 2:
