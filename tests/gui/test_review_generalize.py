@@ -95,8 +95,10 @@ def test_find_preview_apply_undo_export_and_deid_run_agree(
     }
     editor.accept()
 
-    # search again, with the user's race hierarchy (wait for the new result: on a busy
-    # machine the runner can still be idle right after the click, before the job starts)
+    # search again, with the user's race hierarchy. The Find button is greyed while any
+    # job runs (a slow machine may still be busy after the editor): wait for it, then
+    # for the new result (a click on the greyed button would start nothing)
+    qtbot.waitUntil(lambda: panel.find_button.isEnabled(), timeout=WAIT)
     first = panel.result
     qtbot.mouseClick(panel.find_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.result is not first and not window.runner.busy, timeout=WAIT)
