@@ -118,9 +118,15 @@ def _review(
     from deid_desktop.core import engine
     from deid_desktop.core.held_back import project_word_list
 
-    project, problems = engine.open_project(project_path)
+    # the inputs are hashed once, by the load (it stops when one changed); only then
+    # are they hashed again, to say what changed
+    project, problems = engine.open_project(project_path, hashes=False)
     warn_problems(problems)
-    extract = engine.load(project, project_path, progress=_span(bar, 0.0, 0.35 * end))
+    try:
+        extract = engine.load(project, project_path, progress=_span(bar, 0.0, 0.35 * end))
+    except Exception:
+        warn_problems(p for p in engine.input_problems(project, project_path) if p not in problems)
+        raise
     result = engine.review(
         project,
         extract,

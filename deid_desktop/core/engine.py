@@ -151,12 +151,21 @@ class RiskNotAccepted(CheckFailed):
 # -- open and load ----------------------------------------------------------------------
 
 
-def open_project(project_path: Path) -> tuple[Project, list[Problem]]:
-    """Read a project file and say what changed about its inputs (hash, moved, columns)."""
+def open_project(project_path: Path, *, hashes: bool = True) -> tuple[Project, list[Problem]]:
+    """Read a project file and say what changed about its inputs (hash, moved, columns).
+    ``hashes=False``: the inputs with a recorded SHA-256 are left for the load to hash
+    (``project.check_inputs``); for a caller that loads them next."""
     from deid_desktop.core.project import check_inputs, load_project
 
     project = load_project(Path(project_path))
-    return project, list(check_inputs(project, Path(project_path)))
+    return project, list(check_inputs(project, Path(project_path), hashes=hashes))
+
+
+def input_problems(project: Project, project_path: Path) -> list[Problem]:
+    """``open_project``'s problems with every input hashed (after a load that failed)."""
+    from deid_desktop.core.project import check_inputs
+
+    return list(check_inputs(project, Path(project_path)))
 
 
 def load(

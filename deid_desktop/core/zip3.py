@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError
-from deid_desktop.core.facts.text import arrow_text
+from deid_desktop.core.facts.text import arrow_text, trim_whitespace
 from deid_desktop.core.resources import resource
 
 #: A prefix is kept only if its population is MORE than this.
@@ -329,7 +329,7 @@ def zip3_or_000(zips: pd.Series, table: Zip3Table) -> pd.Series:
     Restricted prefixes, prefixes absent from the table (PO-box, military, unique
     ZIPs), malformed and missing values all become "000". Vectorised; index kept.
     """
-    text = pc.utf8_trim_whitespace(arrow_text(zips.astype(pd.StringDtype("pyarrow"))))
+    text = trim_whitespace(arrow_text(zips.astype(pd.StringDtype("pyarrow"))))
     valid = pc.fill_null(pc.match_substring_regex(text, _ZIP_SHAPE), False)
     prefix = pc.utf8_slice_codeunits(text, 0, 3)
     allowed = pa.array(sorted(table.allowed_prefixes), type=pa.large_string())

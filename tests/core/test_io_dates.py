@@ -207,3 +207,14 @@ def test_zip_zeros_are_restored(value: str | None, restored: str | None, count: 
     got = series.iloc[0]
     assert (pd.isna(got) and restored is None) or got == restored
     assert series.dtype == pd.StringDtype("pyarrow")
+
+
+def test_zips_with_nothing_to_restore_are_returned_as_they_are() -> None:
+    zips = text(["92119", "02139-1234", "abc", None])
+    series, n = restore_zip_zeros(zips)
+    assert n == 0
+    assert series is zips  # no column-wide padding made and thrown away
+    as_objects = pd.Series(["92119", None], dtype=object)
+    series, n = restore_zip_zeros(as_objects)
+    assert n == 0 and series.dtype == pd.StringDtype("pyarrow")
+    assert series.tolist()[0] == "92119" and pd.isna(series.tolist()[1])

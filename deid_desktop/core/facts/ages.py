@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from deid_desktop.core.errors import InputError, ProjectError, UsageError
 from deid_desktop.core.facts.dates import DateCache, earliest_per_person, is_person_date
 from deid_desktop.core.facts.persons import spec_for
-from deid_desktop.core.facts.text import arrow_text
+from deid_desktop.core.facts.text import arrow_text, trim_whitespace
 from deid_desktop.core.model import ColumnClass, ColumnTag, Extract, Project, Role
 from deid_desktop.core.steps import Step
 
@@ -110,7 +110,7 @@ def age_tag(tag: ColumnTag) -> bool:
 def maybe_age_numbers(values: pd.Series) -> pd.Series | None:
     """Whole-number ages (floored) when every filled value is a number; None otherwise
     (a column named for age that holds bands or words is not read as ages here)."""
-    text = pc.utf8_trim_whitespace(arrow_text(values))
+    text = trim_whitespace(arrow_text(values))
     present = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False)
     valid = pc.fill_null(pc.match_substring_regex(text, r"^\d+(\.\d*)?$"), False)
     if pc.any(pc.and_(present, pc.invert(valid))).as_py():
@@ -134,7 +134,7 @@ def age_numbers(values: pd.Series, *, file: str, column: str) -> pd.Series:
                 "90 years or more)."
             ),
         )
-    text = pc.utf8_trim_whitespace(arrow_text(values))
+    text = trim_whitespace(arrow_text(values))
     present = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False)
     valid = pc.fill_null(pc.match_substring_regex(text, r"^\d+(\.\d*)?$"), False)
     bad = present.to_numpy(zero_copy_only=False) & ~valid.to_numpy(zero_copy_only=False)

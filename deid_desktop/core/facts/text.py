@@ -44,6 +44,65 @@ def one_array(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
     return arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
 
 
+# --------------------------------------------------------------------------- fast paths
+
+
+def _value_bytes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(the bytes the values use, where each value starts in them, where it ends) of a
+    string array; None for any other array."""
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return None
+    _validity, offsets_buf, data_buf = arr.buffers()
+    width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(offsets_buf, dtype=width, count=arr.offset + len(arr) + 1)
+    offsets = offsets[arr.offset :].astype(np.int64)
+    lo = int(offsets[0])
+    if data_buf is None or int(offsets[-1]) == lo:
+        return np.empty(0, dtype=np.uint8), offsets[:-1] - lo, offsets[1:] - lo
+    data = np.frombuffer(data_buf, dtype=np.uint8)[lo : int(offsets[-1])]
+    return data, offsets[:-1] - lo, offsets[1:] - lo
+
+
+def lower(values: pa.Array) -> pa.Array:
+    """``pc.utf8_lower(values)``: the same array. Text all ASCII (its bytes, nulls' slots
+    included, below 0x80) is lowered by the ASCII kernel, which maps A-Z as the Unicode
+    one does and reads a million values in a fraction of its time."""
+    found = _value_bytes(values) if isinstance(values, pa.Array) else None
+    if found is not None and (found[0].size == 0 or int(found[0].max()) < 0x80):
+        return pc.ascii_lower(values)
+    return pc.utf8_lower(values)
+
+
+def _untrimmed(values: pa.Array, characters: str | None) -> bool:
+    """Whether trimming whitespace (``characters``: None for Unicode's, or characters
+    each an ASCII control or space or a non-ASCII one) leaves every value as it is:
+    each value that holds a byte begins and ends with a printable ASCII byte (0x21 to
+    0x7E), which is no such character nor part of one."""
+    if characters is not None and any(0x20 < ord(c) < 0x7F for c in characters):
+        return False
+    found = _value_bytes(values) if isinstance(values, pa.Array) else None
+    if found is None:
+        return False
+    data, starts, ends = found
+    filled = ends > starts
+    if not filled.any():
+        return True
+    edges = np.concatenate((data[starts[filled]], data[ends[filled] - 1]))
+    return bool(((edges > 0x20) & (edges < 0x7F)).all())
+
+
+def trim_whitespace(values: pa.Array) -> pa.Array:
+    """``pc.utf8_trim_whitespace(values)``: ``values`` itself when no value begins or
+    ends with whitespace (told from the first and last byte of each, no copy)."""
+    return values if _untrimmed(values, None) else pc.utf8_trim_whitespace(values)
+
+
+def trim(values: pa.Array, characters: str) -> pa.Array:
+    """``pc.utf8_trim(values, characters)``: ``values`` itself when no value can begin or
+    end with one of ``characters`` (see ``_untrimmed``)."""
+    return values if _untrimmed(values, characters) else pc.utf8_trim(values, characters)
+
+
 # --------------------------------------------------------------------------- known cells
 
 #: Text columns whose cells were made from integer codes into a few distinct values (a

@@ -141,32 +141,36 @@ def _reject_nul(buf: pa.Buffer, *, file: str) -> None:
         )
 
 
-_BLOCK = 8 << 20
+#: Bytes compared per step by ``_equal_blocks`` (its one flag buffer stays in cache).
+_FLAG_BLOCK = 1 << 20
 
 
-def _blocks(buf: pa.Buffer) -> Iterator[tuple[int, bytearray, int]]:
-    """(offset, block, length) over ``buf``, each block copied into one reused
-    bytearray (no fresh memory per block, no copy of the whole file)."""
-    view = memoryview(buf).cast("B") if buf.size else memoryview(b"")
-    block = bytearray(min(_BLOCK, buf.size))
-    for start in range(0, buf.size, _BLOCK):
-        n = min(_BLOCK, buf.size - start)
-        block[:n] = view[start : start + n]
-        yield start, block, n
+def _equal_blocks(buf: pa.Buffer, byte: int) -> Iterator[tuple[int, np.ndarray]]:
+    """(offset, flags) over ``buf``: which bytes of each block equal ``byte``, compared
+    in numpy straight from the buffer into one reused flag array (no copy of the file,
+    no fresh memory per block)."""
+    data = np.frombuffer(buf, dtype=np.uint8) if buf.size else np.empty(0, dtype=np.uint8)
+    flags = np.empty(min(_FLAG_BLOCK, data.size), dtype=bool)
+    for start in range(0, data.size, _FLAG_BLOCK):
+        block = data[start : start + _FLAG_BLOCK]
+        here = flags[: block.size]
+        np.equal(block, byte, out=here)
+        yield start, here
 
 
 def _find_nul(buf: pa.Buffer) -> int:
     """Offset of the first NUL byte, scanning in blocks (no copy of the whole file)."""
-    for start, block, n in _blocks(buf):
-        pos = block.find(b"\x00", 0, n)
-        if pos >= 0:
-            return start + pos
+    for start, flags in _equal_blocks(buf, 0):
+        if flags.any():
+            return start + int(flags.argmax())
     return -1
 
 
 def count_byte(buf: pa.Buffer, byte: bytes) -> int:
-    """How many times ``byte`` occurs in ``buf``, scanning in blocks."""
-    return sum(block.count(byte, 0, n) for _, block, n in _blocks(buf))
+    """How many times ``byte`` (one byte) occurs in ``buf``, scanning in blocks."""
+    if len(byte) != 1:
+        raise ValueError("count_byte counts one byte")
+    return sum(int(np.count_nonzero(flags)) for _, flags in _equal_blocks(buf, byte[0]))
 
 
 def _first_invalid_utf8(buf: pa.Buffer) -> int:

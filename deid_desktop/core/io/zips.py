@@ -24,6 +24,8 @@ def restore_zip_zeros(values: pd.Series) -> tuple[pd.Series, int]:
     if floats.any():
         text = text.mask(floats, text.str.replace(r"\.0+$", "", regex=True))
     short = text.str.fullmatch(_SHORT).fillna(False).astype(bool)
+    if not short.any() and not floats.any():  # nothing to pad: no column-wide zfill
+        return (values if values.dtype == text.dtype else text), 0
     has_plus4 = text.str.contains("-", regex=False).fillna(False).astype(bool)
     padded = text.mask(short & ~has_plus4, text.str.zfill(5))
     padded = padded.mask(short & has_plus4, text.str.zfill(10))

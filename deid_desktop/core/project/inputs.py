@@ -56,12 +56,19 @@ def _column_problems(spec: TableSpec, columns: Sequence[str], shown: str) -> lis
     return lost + new
 
 
-def check_inputs(project: Project, project_path: Path) -> list[InputProblem]:
+def check_inputs(
+    project: Project, project_path: Path, *, hashes: bool = True
+) -> list[InputProblem]:
     """What changed in the inputs since the project was saved.
 
     Each table's file must exist and have the recorded SHA-256; when the hash differs
     the file's header is read to report columns lost (errors) and new columns left
     untagged (warnings). Nothing is reported for an unchanged input.
+
+    ``hashes=False``: a file with a recorded SHA-256 is not hashed here, for a caller
+    about to load it (the load hashes the bytes it reads and stops when they differ;
+    it then asks again with hashes, as the CLI does). What is reported
+    for an unchanged input is the same: nothing.
     """
     from deid_desktop.core.io import sha256_file
 
@@ -81,6 +88,8 @@ def check_inputs(project: Project, project_path: Path) -> list[InputProblem]:
                 )
             )
             continue
+        if not hashes and spec.sha256:
+            continue  # the load checks it
         try:
             digest = sha256_file(path)
         except (InputError, OSError):

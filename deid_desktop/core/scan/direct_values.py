@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from deid_desktop.core.constants import DICT_KINDS
 from deid_desktop.core.errors import UsageError
+from deid_desktop.core.facts.text import trim
 from deid_desktop.core.gc_pause import gc_paused
 from deid_desktop.core.scan.candidates import TextCandidates, may_occur
 from deid_desktop.core.scan.dictionary import _SPACES, ScanDictionary, _from_distinct
@@ -78,7 +79,7 @@ class DirectValues:
             for kind, raw in arrays.items():
                 # trimmed as the dictionary trims them: a value read as a number must be
                 # read so here too ("5551234567\t" is found in "15551234567")
-                arr = pc.utf8_trim(raw, _SPACES)
+                arr = trim(raw, _SPACES)
                 keep = may_occur(arr, found, words=kind == "name", phone=kind in _DIGIT_KINDS)
                 kept[kind] = _distinct(arr.filter(pa.array(keep)) if not keep.all() else arr)
             return _from_distinct(kept)
@@ -99,7 +100,7 @@ def _distinct(values: pa.Array) -> list[str]:
     """The distinct stripped, non-blank values, in order (``dictionary._distinct_text``)."""
     if len(values) == 0:
         return []
-    text = pc.utf8_trim(values, _SPACES)
+    text = trim(values, _SPACES)
     text = pc.filter(text, pc.greater(pc.utf8_length(text), 0))
     out: list[str] = pc.unique(text).to_pylist()
     return out

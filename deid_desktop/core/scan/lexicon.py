@@ -173,11 +173,17 @@ def _add(table: dict[str, int], words: object, flag: int) -> None:
             table[w] = table.get(w, 0) | flag
 
 
-@functools.cache
 def load_lexicon(full: bool = False) -> Lexicon:
     """The lexicon of the bundled lists (read once per process). Not ``full``: English
     words only where they are also Census names or places (all the finders ask);
     ``full``: every English word (the high-recall mode flags words in no list)."""
+    # one cache entry per lexicon: ``functools.cache`` keys ``load_lexicon()`` and
+    # ``load_lexicon(False)`` apart, which built the same lexicon twice
+    return _lexicon(bool(full))
+
+
+@functools.cache
+def _lexicon(full: bool) -> Lexicon:
     table: dict[str, int] = {}
     english = _words("words", "english_web2.txt")
     if full:

@@ -155,8 +155,27 @@ def _largest_age(uniq: pd.Series) -> float | None:
     (a number, a number with a unit, a band; None otherwise or when there is none)."""
     if uniq.empty or _age_value_share(uniq) < 1.0:
         return None
-    _low, high, _unit = _bounds(pd.Series(uniq.index, dtype=STRING))
+    _low, high, _unit = _bounds(_near_the_largest(pd.Series(uniq.index, dtype=STRING)))
     return float(np.nanmax(high)) if not np.isnan(high).all() else None
+
+
+def _near_the_largest(values: pd.Series) -> pd.Series:
+    """The cells that may hold the largest age when every cell is a plain number (read
+    as such by ``_bounds``: the number itself): those within a hair of the largest as
+    Arrow reads them, which the reading of ``_bounds`` then tells apart. A column of
+    thousands of distinct measurements is then read in Python for a handful of cells,
+    not each one. Other cells are all kept."""
+    text = pa.array(values, type=pa.large_string())
+    if (
+        len(text) < 2
+        or text.null_count
+        or not pc.all(pc.match_substring_regex(text, _PLAIN)).as_py()
+    ):
+        return values
+    numbers = pc.cast(pc.utf8_trim_whitespace(text), pa.float64()).to_numpy(zero_copy_only=False)
+    top = float(numbers.max())
+    near = numbers >= top - abs(top) * 1e-9  # the two readings differ by an ulp at most
+    return values[near].reset_index(drop=True)
 
 
 def _birth_per_person(extract: Extract, project: Project, ctx: VerifyContext) -> np.ndarray | None:

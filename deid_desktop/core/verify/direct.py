@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from deid_desktop.core.facts.digits import all_digits, only_digits
 from deid_desktop.core.facts.persons import spec_for
-from deid_desktop.core.facts.text import arrow_text
+from deid_desktop.core.facts.text import arrow_text, lower, trim_whitespace
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, Release
 from deid_desktop.core.verify.base import Finding, VerifyContext, released_columns
 from deid_desktop.core.verify.own_values import own_identifier_rows
@@ -132,7 +132,7 @@ def _where(values: pa.Array, keep: np.ndarray) -> pa.Array:
 
 
 def _lowered(values: pd.Series) -> pa.Array:
-    return pc.utf8_lower(pc.utf8_trim_whitespace(arrow_text(values))).drop_null()
+    return lower(trim_whitespace(arrow_text(values))).drop_null()
 
 
 def _event_keys_covered(extract: Extract, project: Project, ctx: VerifyContext | None) -> bool:
