@@ -19,13 +19,23 @@ from tests.scan_eval.run import evaluate  # noqa: E402
 from tests.scan_eval.score import score, table  # noqa: E402
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
+    """The options every evaluation bench takes (bench/eval_scan_blind.py adds its own)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--notes", type=int, default=2400)
     ap.add_argument("--misses", type=int, default=0, help="print this many missed spans")
     ap.add_argument("--level", default="low", help="high, medium or low (all hits)")
     ap.add_argument("--no-sites", action="store_true", help="without the corpus site list")
-    args = ap.parse_args()
+    return ap
+
+
+def show(kind: str, text: str, s: int, e: int, what: str = "missed") -> None:
+    """One missed (or false) span with a little of the text around it."""
+    print(f"  {what} {kind}: {text[max(0, s - 30) : s]}[[{text[s:e]}]]{text[e : e + 20]}")
+
+
+def main() -> None:
+    args = parser().parse_args()
     for split in ("dev", "heldout"):
         corpus = generate(split, args.notes)
         scores = evaluate(corpus, level=args.level, sites=not args.no_sites)
@@ -36,8 +46,7 @@ def main() -> None:
         )
         print(table(scores))
         for i, s, e, kind in getattr(score, "misses", [])[: args.misses]:
-            text = corpus.notes[i]
-            print(f"  missed {kind}: {text[max(0, s - 25) : s]}[[{text[s:e]}]]{text[e : e + 20]}")
+            show(kind, corpus.notes[i], s, e)
         print()
 
 

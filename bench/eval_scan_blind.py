@@ -8,12 +8,13 @@ scan was tuned on), scored as tests/scan_eval/score.py scores, by style too.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from eval_scan import parser, show  # noqa: E402
 
 from tests.scan_blind.generate import generate  # noqa: E402
 from tests.scan_eval.run import scan_corpus  # noqa: E402
@@ -21,12 +22,8 @@ from tests.scan_eval.score import score, table  # noqa: E402
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--notes", type=int, default=2400)
-    ap.add_argument("--misses", type=int, default=0, help="print this many missed spans")
+    ap = parser()
     ap.add_argument("--false", type=int, default=0, help="print this many false hits")
-    ap.add_argument("--level", default="low", help="high, medium or low (all hits)")
-    ap.add_argument("--no-sites", action="store_true", help="without the corpus site list")
     ap.add_argument("--styles", action="store_true", help="recall and precision by style")
     args = ap.parse_args()
     corpus = generate(args.notes)
@@ -47,15 +44,13 @@ def main() -> None:
             a = st["ALL"]
             print(f"  {style:<14} recall {a.recall:.3f} precision {a.precision:.3f}")
     for i, s, e, kind in misses[: args.misses]:
-        text = corpus.notes[i]
-        print(f"  missed {kind}: {text[max(0, s - 30) : s]}[[{text[s:e]}]]{text[e : e + 20]}")
+        show(kind, corpus.notes[i], s, e)
     shown = 0
     for n, s, e, kind in hits:
         if shown >= args.false:
             break
         if not any(s < ge and gs < e for gs, ge, _ in corpus.spans[n]):
-            text = corpus.notes[n]
-            print(f"  false {kind}: {text[max(0, s - 30) : s]}[[{text[s:e]}]]{text[e : e + 20]}")
+            show(kind, corpus.notes[n], s, e, "false")
             shown += 1
 
 

@@ -26,7 +26,7 @@ from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.text import arrow_text
 from deid_desktop.core.model import Extract, Project, Release
 from deid_desktop.core.verify.base import VerifyContext, released_columns
-from deid_desktop.core.verify.own_values import source_persons
+from deid_desktop.core.verify.own_values import row_persons, source_persons
 
 #: A column is flagged when this share of its filled rows hold their own person's date...
 SHARE = 0.5
@@ -135,12 +135,12 @@ def own_date_columns(
         step = max(1, len(values) // SAMPLE)  # an even sample first
         rows = np.arange(0, len(values), step)
         sample = values.iloc[rows] if step > 1 else values
-        person = np.where(where[rows] >= 0, source[np.maximum(where[rows], 0)], -1)
+        person = row_persons(where[rows], source)
         agree = dates.agreeing(_whole_numbers(sample, cells, numbers), person)
         if not agree.size or agree.mean() < SHARE / 2:
             continue
         if step > 1:
-            person = np.where(where >= 0, source[np.maximum(where, 0)], -1)
+            person = row_persons(where, source)
             agree = dates.agreeing(_whole_numbers(values, cells, numbers), person)
         n = int(np.count_nonzero(agree))
         if n >= max(MIN_ROWS, SHARE * filled):

@@ -105,6 +105,12 @@ def source_persons(
     return found
 
 
+def row_persons(where: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """Each released row's person row in the extract (-1: none), from its position among
+    the released persons (``where``, -1: none) and ``source_persons``."""
+    return np.where(where >= 0, source[np.maximum(where, 0)], -1)
+
+
 def _source_persons(extract: Extract, project: Project, release: Release) -> np.ndarray | None:
     frame = release.tables.get(extract.person.name)
     cw = release.crosswalk

@@ -24,7 +24,7 @@ from deid_desktop.core.verify.base import (
     released_columns,
     rows_matching,
 )
-from deid_desktop.core.verify.own_values import source_persons
+from deid_desktop.core.verify.own_values import row_persons, source_persons
 from deid_desktop.core.zip3 import ZIP3_UNKNOWN
 
 _ZIP5_ANYWHERE = r"\d{5}"
@@ -261,7 +261,7 @@ def _paired_agree(
         return False
     at = pc.index_in(arrow_text(values), value_set=arrow_text(uniq.index))
     cell = np.append(cell_zip3, -1)[at.fill_null(len(cell_zip3)).to_numpy(zero_copy_only=False)]
-    person = np.where(where >= 0, source[np.maximum(where, 0)], -1)
+    person = row_persons(where, source)
     theirs = np.where(person >= 0, own[np.maximum(person, 0)], -2)
     agree = int(np.count_nonzero((cell == theirs) & (cell >= 0)))
     return agree >= max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * int(uniq.sum()))
