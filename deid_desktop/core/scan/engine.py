@@ -183,9 +183,11 @@ def _beside_own_name(
     if mine.size < 2:
         return beside
     note, start, end = hits.note[mine], hits.start[mine], hits.end[mine]
+    word = hits.code[mine] == _WORD_CODE
     gap = start[1:] - end[:-1]
     close = (note[1:] == note[:-1]) & (gap >= 0) & (gap <= _NAME_GAP)
-    for i in np.flatnonzero(close).tolist():  # few: pairs of own-name words
+    close &= word[1:] | word[:-1]  # only a pair with an everyday word in it is read
+    for i in np.flatnonzero(close).tolist():  # few: pairs with an everyday-word name
         between = texts[int(note[i])][int(end[i]) : int(start[i + 1])]
         close[i] = not any(ch.isalnum() for ch in between)
     pair = np.zeros(mine.size, dtype=bool)
