@@ -6,6 +6,7 @@ confidence of names), and the record must still count the whole dictionary's ent
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,11 +17,14 @@ from hypothesis import strategies as st
 
 from deid_desktop.core import engine
 from deid_desktop.core.demo import write_demo
+from deid_desktop.core.model import ColumnClass
 from deid_desktop.core.scan import build_dictionary, scan_frames
 from deid_desktop.core.scan.dictionary import (
     DictionarySource,
     _owner_table,
     dictionary_from_columns,
+    dictionary_kind,
+    dictionary_source,
 )
 from deid_desktop.core.scan.engine import scan_text_arrays
 from deid_desktop.core.scan.notes_dictionary import NotesValues, entry_count, notes_dictionary
@@ -103,3 +107,40 @@ def test_a_project_scan_reports_what_the_whole_dictionary_finds(tmp_path: Path) 
     assert [h.__dict__ if hasattr(h, "__dict__") else h for h in got.hits] == [
         h.__dict__ if hasattr(h, "__dict__") else h for h in expected.hits
     ]
+
+
+def _visit_keys(project_path: Path, change: bool) -> tuple[list[str], int, int]:
+    """The columns of the scan dictionary's ID kind, its entries, and the entries of the
+    dictionary of every direct column read whole (event keys too)."""
+    project, _ = engine.open_project(project_path)
+    extract = engine.load(project, project_path)
+    if change:  # a visit whose key is no person's (the load refuses it; made by hand here)
+        visits = extract.events[0]
+        frame = visits.frame.copy()
+        frame.loc[0, project.table(visits.name).key] = "NOT-A-PERSON-9"
+        extract = replace(extract, events=(replace(visits, frame=frame), *extract.events[1:]))
+    source = dictionary_source(extract, project)
+    every: dict[str, list[pd.Series]] = {}
+    for spec in project.tables:
+        frame = extract.table(spec.name).frame
+        for tag in spec.by_class(ColumnClass.DIRECT):
+            every.setdefault(dictionary_kind(tag.category), []).append(frame[tag.name].dropna())
+    whole = len(dictionary_from_columns(every))
+    return (
+        [str(c.name) for c in source.columns["id"]],
+        len(build_dictionary(extract, project)),
+        whole,
+    )
+
+
+def test_event_keys_that_are_person_keys_are_read_once(tmp_path: Path) -> None:
+    """Every visit's key is a person's: the dictionary reads the person keys only (the
+    visit keys add no value, only rows to hash) and holds every entry all of them make;
+    a visit key that is no person's is read, so its value is in the dictionary."""
+    project_path = write_demo(tmp_path / "demo", rows=300)
+    columns, entries, whole = _visit_keys(project_path, change=False)
+    assert columns == ["patient_id"]
+    assert entries == whole
+    columns, entries, whole = _visit_keys(project_path, change=True)
+    assert columns == ["patient_id"] * 3
+    assert entries == whole

@@ -27,7 +27,7 @@ import pyarrow as pa
 from deid_desktop.core.errors import CheckFailed
 from deid_desktop.core.export.readback_scan import Written, scan_distinct
 from deid_desktop.core.model import ColumnClass, Extract, Project, Release
-from deid_desktop.core.scan.dictionary import ScanDictionary, dictionary_kind
+from deid_desktop.core.scan.dictionary import ScanDictionary, direct_columns
 from deid_desktop.core.scan.direct_values import DirectValues
 from deid_desktop.core.scan.written import WrittenScan
 
@@ -48,24 +48,11 @@ def readback_dictionary(
     export like a direct value. Kept as columns: the read-back makes its dictionary of
     the values that may be found in the written files only."""
     columns: dict[str, list[pd.Series]] = {}
-    person_kind = None  # the kind the person table's key went to, if it did
-    for spec in project.tables:
-        try:
-            frame = extract.table(spec.name).frame
-        except KeyError:
-            continue
-        released = release.tables.get(spec.name)
-        kept = set() if released is None else {str(c) for c in released.columns}
-        is_person = spec.name == extract.person.name
-        for tag in spec.by_class(ColumnClass.DIRECT):
-            if tag.name not in frame.columns or tag.name in kept:
-                continue
-            kind = dictionary_kind(tag.category)
-            if is_person and tag.name == spec.key:
-                person_kind = kind
-            elif tag.name == spec.key and kind == person_kind and _keys_linked(extract, project):
-                continue  # each of its values is a person key, already in the dictionary
-            columns.setdefault(kind, []).append(frame[tag.name])
+    kept = {name: {str(c) for c in frame.columns} for name, frame in release.tables.items()}
+    for spec, column, kind in direct_columns(
+        extract, project, lambda table, column: column in kept.get(table, ())
+    ):
+        columns.setdefault(kind, []).append(extract.table(spec.name).frame[column])
     for kind, terms in (words or {}).items():
         if terms:
             columns.setdefault(kind, []).append(pd.Series(list(terms), dtype=object))
@@ -90,18 +77,6 @@ class ReadbackValues(DirectValues):
             for kind, cols in self.columns.items()
         }
         return DirectValues(joined).dictionary_for(calls)
-
-
-def _keys_linked(extract: Extract, project: Project) -> bool:
-    """Whether every event table's key value is a person key (the load's relation check
-    found each event row's person: ``facts.shared``)."""
-    from deid_desktop.core.facts.shared import facts_for
-
-    try:
-        facts_for(extract, project).positions  # noqa: B018 - raises when one is not
-    except Exception:
-        return False
-    return True
 
 
 def free_text_columns(

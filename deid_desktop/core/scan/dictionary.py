@@ -8,9 +8,9 @@ identifier category. Entries are stored folded (lower case, no accents), never l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from itertools import repeat
 from types import MappingProxyType
 
@@ -23,8 +23,9 @@ from pandas.util import hash_array
 
 from deid_desktop.core.constants import DICT_KINDS
 from deid_desktop.core.errors import UsageError
+from deid_desktop.core.facts.shared import event_keys_linked
 from deid_desktop.core.gc_pause import CHUNK, gc_paused, map_array
-from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project
+from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, TableSpec
 from deid_desktop.core.scan.fold import fold
 from deid_desktop.core.scan.regions import WordIndex
 from deid_desktop.core.scan.rules import CUE_WORDS, MONTH_WORDS, dict_code
@@ -484,6 +485,33 @@ class DictionarySource:
         return ScanDictionary(out.terms, out.digits, out.skipped, own, self.pinned)
 
 
+def direct_columns(
+    extract: Extract, project: Project, leave_out: Callable[[str, str], bool] | None = None
+) -> Iterator[tuple[TableSpec, str, str]]:
+    """(table spec, column, dictionary kind) of every direct column of the extract, in
+    the project's order, but those ``leave_out(table, column)`` leaves out; an event
+    table's key is left out when the person table's key went to the same kind and each
+    event key value is a person key (``facts.shared.event_keys_linked``): it adds no
+    value, only millions of rows to hash again."""
+    person_kind = None  # the kind the person table's key went to, if it did
+    linked = cache(lambda: event_keys_linked(extract, project))
+    for spec in project.tables:
+        try:
+            frame = extract.table(spec.name).frame
+        except KeyError:
+            continue
+        is_person = spec.name == extract.person.name
+        for tag in spec.by_class(ColumnClass.DIRECT):
+            if tag.name not in frame.columns or (leave_out and leave_out(spec.name, tag.name)):
+                continue
+            kind = dictionary_kind(tag.category)
+            if is_person and tag.name == spec.key:
+                person_kind = kind
+            elif tag.name == spec.key and kind == person_kind and linked():
+                continue
+            yield spec, tag.name, kind
+
+
 def dictionary_source(
     extract: Extract,
     project: Project,
@@ -493,18 +521,11 @@ def dictionary_source(
     """The columns ``build_dictionary`` makes its dictionary of."""
     columns: dict[str, list[pd.Series]] = {}
     name_pairs: list[pd.DataFrame] = []
-    for spec in project.tables:
-        try:
-            frame = extract.table(spec.name).frame
-        except KeyError:
-            continue
-        for tag in spec.by_class(ColumnClass.DIRECT):
-            if tag.name not in frame.columns:
-                continue
-            kind = dictionary_kind(tag.category)
-            columns.setdefault(kind, []).append(frame[tag.name].dropna())
-            if kind == "name" and spec.key in frame.columns and spec.key != tag.name:
-                name_pairs.append(frame[[spec.key, tag.name]].dropna())
+    for spec, column, kind in direct_columns(extract, project):
+        frame = extract.table(spec.name).frame
+        columns.setdefault(kind, []).append(frame[column].dropna())
+        if kind == "name" and spec.key in frame.columns and spec.key != column:
+            name_pairs.append(frame[[spec.key, column]].dropna())
     sites = list(sites)
     if sites:
         columns.setdefault("site", []).append(pd.Series(sites, dtype=object))
