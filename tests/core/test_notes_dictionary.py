@@ -27,7 +27,13 @@ from deid_desktop.core.scan.dictionary import (
     dictionary_source,
 )
 from deid_desktop.core.scan.engine import scan_text_arrays
-from deid_desktop.core.scan.notes_dictionary import NotesValues, entry_count, notes_dictionary
+from deid_desktop.core.scan.notes_dictionary import (
+    NotesValues,
+    entry_count,
+    note_persons,
+    noted_rows,
+    notes_dictionary,
+)
 from tests.core.test_direct_values import KINDS, _columns, text, value
 
 columns_st = st.dictionaries(
@@ -144,3 +150,31 @@ def test_event_keys_that_are_person_keys_are_read_once(tmp_path: Path) -> None:
     columns, entries, whole = _visit_keys(project_path, change=True)
     assert columns == ["patient_id"] * 3
     assert entries == whole
+
+
+def test_rows_whose_person_has_a_note_are_told_by_position(tmp_path: Path) -> None:
+    """``noted_rows`` tells each row whether its person has a note, as the keys of the
+    notes do, and the owner entries made with it are those made by key; with a visit key
+    that is no person's there are no positions, so it tells nothing."""
+    project_path = write_demo(tmp_path / "demo", rows=300)
+    project, _ = engine.open_project(project_path)
+    extract = engine.load(project, project_path)
+    texts = engine.text_columns_for(project, extract)
+    persons = note_persons(extract, project, texts)
+    noted = noted_rows(extract, project, texts)
+    assert persons is not None and noted is not None
+    for spec in project.tables:
+        keys = extract.table(spec.name).frame[spec.key].astype(str)
+        expected = keys.isin(set(persons.to_pylist())).to_numpy()
+        assert noted[spec.name].tolist() == expected.tolist()
+        assert 0 < expected.sum() < expected.size  # some persons have no note
+    source = dictionary_source(extract, project)
+    by_key = NotesValues(source, persons)
+    names = by_key.values["name"]
+    by_row = NotesValues(source, persons, noted)
+    np.testing.assert_array_equal(by_row._owners(names), by_key._owners(names))
+    visits = extract.events[0]
+    frame = visits.frame.copy()
+    frame.loc[0, project.table(visits.name).key] = "NOT-A-PERSON-9"
+    orphan = replace(extract, events=(replace(visits, frame=frame), *extract.events[1:]))
+    assert noted_rows(orphan, project, texts) is None

@@ -477,6 +477,8 @@ class DictionarySource:
     columns: dict[str, list[pd.Series]]
     name_pairs: list[pd.DataFrame]
     pinned: frozenset[str]
+    #: The table of each of ``name_pairs`` (its rows' index labels are row positions).
+    name_tables: tuple[str, ...] = ()
 
     def finish(self, out: ScanDictionary, own: np.ndarray) -> ScanDictionary:
         """``out`` with the owner table ``own`` and the pinned words."""
@@ -521,11 +523,13 @@ def dictionary_source(
     """The columns ``build_dictionary`` makes its dictionary of."""
     columns: dict[str, list[pd.Series]] = {}
     name_pairs: list[pd.DataFrame] = []
+    name_tables: list[str] = []
     for spec, column, kind in direct_columns(extract, project):
         frame = extract.table(spec.name).frame
         columns.setdefault(kind, []).append(frame[column].dropna())
         if kind == "name" and spec.key in frame.columns and spec.key != column:
             name_pairs.append(frame[[spec.key, column]].dropna())
+            name_tables.append(spec.name)
     sites = list(sites)
     if sites:
         columns.setdefault("site", []).append(pd.Series(sites, dtype=object))
@@ -537,7 +541,7 @@ def dictionary_source(
         for tokens in map(_name_tokens, _fold_all(list((words or {}).get("name", ()))))
         for w in tokens
     )
-    return DictionarySource(columns, name_pairs, pinned)
+    return DictionarySource(columns, name_pairs, pinned, tuple(name_tables))
 
 
 def dictionary_from_columns(columns_by_kind: Mapping[str, list[pd.Series]]) -> ScanDictionary:

@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from deid_desktop.core.facts.shared import event_keys_linked, facts_for
 from deid_desktop.core.gc_pause import gc_paused
 from deid_desktop.core.model import Extract, Project
 from deid_desktop.core.scan.candidates import TextCandidates, may_occur
@@ -50,11 +51,18 @@ class NotesValues:
     """The distinct stripped values of each kind of a ``DictionarySource`` (read once),
     for ``dictionary_for`` and ``entry_count``."""
 
-    def __init__(self, source: DictionarySource, persons: pa.Array | None = None) -> None:
+    def __init__(
+        self,
+        source: DictionarySource,
+        persons: pa.Array | None = None,
+        noted: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
         """``persons``: the person keys (as text) of every note to be scanned, if known:
-        only their owner entries can decide a hit (``ScanDictionary.owns``)."""
+        only their owner entries can decide a hit (``ScanDictionary.owns``). ``noted``:
+        the same told by row (``noted_rows``), which spares hashing every name's key."""
         self.source = source
         self.persons = persons
+        self.noted = noted
         self.values = {kind: _distinct_text(cols) for kind, cols in source.columns.items()}
 
     def dictionary_for(self, calls: Sequence[Sequence[str]]) -> ScanDictionary:
@@ -76,13 +84,22 @@ class NotesValues:
         pairs_of = self.source.name_pairs
         persons: list[str] = []
         found: list[object] = []
-        for pairs in pairs_of if names is not None and len(names) else ():
+        tables = self.source.name_tables
+        for at, pairs in enumerate(pairs_of if names is not None and len(names) else ()):
             text = pa.array(pairs.iloc[:, 1].astype("string[pyarrow]"), type=pa.large_string())
-            keep = pc.is_in(pc.utf8_trim(text, _SPACES), value_set=names)
-            kept = pairs[np.asarray(keep.to_numpy(zero_copy_only=False), dtype=bool)]
+            keep = np.asarray(
+                pc.is_in(pc.utf8_trim(text, _SPACES), value_set=names).to_numpy(
+                    zero_copy_only=False
+                ),
+                dtype=bool,
+            )
+            noted = self.noted.get(tables[at]) if self.noted and at < len(tables) else None
+            if noted is not None:  # the rows whose person has a note, by position
+                keep &= noted[pairs.index.to_numpy()]
+            kept = pairs[keep]
             keys = kept.iloc[:, 0].astype(str)  # each key made text once
             name = kept.iloc[:, 1]
-            if self.persons is not None:
+            if self.persons is not None and noted is None:
                 mine = pc.is_in(pa.array(keys, type=pa.large_string()), value_set=self.persons)
                 at = np.asarray(mine.to_numpy(zero_copy_only=False), dtype=bool)
                 keys, name = keys[at], name[at]
@@ -175,3 +192,25 @@ def note_persons(
     if not keys:
         return None
     return pc.unique(pa.chunked_array(keys, type=pa.large_string()))
+
+
+def noted_rows(
+    extract: Extract, project: Project, text_columns: Mapping[str, Sequence[str]]
+) -> dict[str, np.ndarray] | None:
+    """Table name -> per row, whether its person has a note in ``text_columns`` (what
+    ``note_persons`` tells by key, told by the rows' person positions); None unless
+    every event key is a person key and every table is indexed by row position."""
+    if not event_keys_linked(extract, project):
+        return None
+    if not all(isinstance(t.frame.index, pd.RangeIndex) for t in extract.tables):
+        return None
+    if any(t.frame.index.start != 0 or t.frame.index.step != 1 for t in extract.tables):
+        return None
+    positions = facts_for(extract, project).positions
+    noted = np.zeros(len(extract.person.frame), dtype=bool)
+    for spec in project.tables:
+        if spec.name in text_columns:
+            frame = extract.table(spec.name).frame
+            written = frame[list(text_columns[spec.name])].notna().any(axis=1).to_numpy()
+            noted[positions[spec.name][written]] = True
+    return {name: noted[at] for name, at in positions.items()}
