@@ -4,6 +4,8 @@ data pass with their tags; the detail names columns and kinds, never a value."""
 
 from __future__ import annotations
 
+import base64
+import codecs
 import hashlib
 import json
 import uuid
@@ -26,6 +28,7 @@ from deid_desktop.core.model import (
     TransformOptions,
 )
 from deid_desktop.core.pathways import build_release
+from deid_desktop.core.resources import resource
 from deid_desktop.core.tagging import suggest_tags
 from deid_desktop.core.tagging.retag import keyed_tags
 from deid_desktop.core.tagging.values import SAMPLE_SIZE
@@ -33,8 +36,10 @@ from deid_desktop.core.verify import Verification, checks_for, verify_release
 from deid_desktop.core.verify.values import (
     DIGESTS,
     DIRECT_FROM_VALUES,
+    ENCODED,
     NAMES,
     RECORD_CODES,
+    SHIFTED,
     UNIQUE_CODES,
     ZIPS,
 )
@@ -175,6 +180,13 @@ def _unique(template: str, n: int = 3000) -> list[str]:
     return [template.format(i=i, a=i % 256, b=(i // 256) % 256) for i in range(n)]
 
 
+#: 1,600 names (40 common given names by 40 common surnames), as persons have them.
+_NAMES = [
+    (g.title(), n.title())
+    for g in resource("names", "given_names.txt").read_text().split()[:40]
+    for n in resource("names", "surnames.txt").read_text().split()[:40]
+]
+
 KINDS = [
     ("e-mails", _unique("person{i}@example.org"), "e-mail addresses"),
     ("ssns", [f"{100 + i % 800:03d}-{10 + i % 90}-{i:04d}" for i in range(3000)],
@@ -190,6 +202,15 @@ KINDS = [
     ("md5s", [hashlib.md5(f"MRN{i}".encode()).hexdigest() for i in range(3000)],
      "UUID-style codes"),
     ("account numbers", _unique("{i:09d}", 7000), UNIQUE_CODES),
+    # names written so that anyone can read them back (each name over a few persons)
+    ("base64 names", [base64.b64encode(f"{g} {s}".encode()).decode() for g, s in _NAMES],
+     ENCODED),
+    ("base32 surnames", [base64.b32encode(s.encode()).decode() for _g, s in _NAMES], ENCODED),
+    ("rot13 names", [codecs.encode(f"{g} {s}", "rot13") for g, s in _NAMES], SHIFTED),
+    # an unsalted SHA of each name in base64, cut to 22 characters
+    ("base64 name digests",
+     [base64.b64encode(hashlib.sha256(f"{g}{s}".encode()).digest()).decode()[:22]
+      for g, s in _NAMES], DIGESTS),
     # repeating per person, as in an event table: not unique, still record numbers
     ("repeated record numbers", _unique("AB-{i:06d}", 1500), RECORD_CODES),
     ("surnames", ["Smith", "Johnson", "Garcia", "Miller", "Davis", "Lopez", "Wilson",
@@ -227,6 +248,37 @@ NOT_IDENTIFIERS = [
     # a few hexadecimal lot numbers of a device, over many rows: not a code per person
     ("hex lot numbers", [f"{0xA0B1C2D3 + 977 * i:x}" for i in range(20)]),
     ("empty", [""]),
+    # clinical words that fit base64's alphabet (8 letters or more) are no encoded text
+    (
+        "long clinical words",
+        [
+            "Hypertension",
+            "Diabetes",
+            "Pneumonia",
+            "Cardiomyopathy",
+            "Arrhythmia",
+            "Dyspnoea",
+            "Hyperkalemia",
+            "Orthopnea",
+            "Furosemide",
+            "Spironolactone",
+            "Metoprolol",
+            "Lisinopril",
+            "Atorvastatin",
+            "Warfarin",
+            "Apixaban",
+            "Rivaroxaban",
+            "Carvedilol",
+            "Sacubitril",
+            "Valsartan",
+            "Dapagliflozin",
+        ],
+    ),
+    # a few base64 lot numbers of a device over many rows: not a token per person
+    (
+        "base64 lot numbers",
+        [base64.b64encode(bytes([i, 7, 3 * i, 200, 9, i])).decode() for i in range(12)],
+    ),
 ]
 
 

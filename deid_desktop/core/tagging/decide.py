@@ -152,12 +152,36 @@ HEX_DISTINCT = 0.5
 
 
 def hex_digests(p: ValueProfile) -> bool:
-    """Hexadecimal digests or tokens (``251b6e884c445c83``): an MD5 or SHA of an MRN or
-    a name, unsalted, is undone by hashing every candidate."""
+    """Hexadecimal or base64 digests or tokens (``251b6e884c445c83``,
+    ``q0Hs2Xb9TfJ1aW3zLx8``): an MD5 or SHA of an MRN or a name, unsalted, is undone by
+    hashing every candidate."""
+    hexadecimal = p.share("hex") >= CONFIRM and p.share("letters") >= STRONG
+    return (hexadecimal or p.share("b64_token") >= CONFIRM) and p.distinct_ratio >= HEX_DISTINCT
+
+
+def shifted_names(p: ValueProfile) -> bool:
+    """Person names with their letters shifted along the alphabet (ROT13's ``Znex
+    Fpbgg`` is "Mark Scott"): undone by shifting them back."""
+    return p.shifted_name_share >= CONFIRM
+
+
+def shifted_sentence(p: ValueProfile) -> str:
     return (
-        p.share("hex") >= CONFIRM
-        and p.share("letters") >= STRONG
-        and p.distinct_ratio >= HEX_DISTINCT
+        f"{pct(p.shifted_name_share)} of sampled values are person names once their "
+        "letters are shifted back along the alphabet (a cipher such as ROT13)"
+    )
+
+
+def encoded_text(p: ValueProfile) -> bool:
+    """Text written in base64 (``TWFyayBTY290dA==`` is "Mark Scott"): anyone can read it
+    back, and no reader of the release can see what it says without doing so."""
+    return p.share("encoded_text") >= CONFIRM
+
+
+def encoded_sentence(p: ValueProfile) -> str:
+    return (
+        f"{pct(p.share('encoded_text'))} of sampled values are text written in base64 or base32, "
+        "which anyone can decode"
     )
 
 
@@ -184,6 +208,8 @@ def code_sentence(p: ValueProfile) -> str:
         if p.share("uuid") >= STRONG
         else "hexadecimal digests or tokens"
         if p.share("hex") >= CONFIRM
+        else "base64 digests or tokens"
+        if p.share("b64_token") >= CONFIRM
         else "codes"
     )
     return f"sampled values are {kind}, {pct(p.distinct_ratio)} of them distinct"
@@ -287,6 +313,12 @@ def guard_clinical(draft: Draft, p: ValueProfile) -> Draft:
     if looks_like_names(p):
         draft = Draft(ColumnClass.DIRECT, category=Cat.A, evidence=draft.evidence)
         return draft.doubt(names_sentence(p) + "; suggested as direct rather than clinical")
+    if encoded_text(p):
+        draft = Draft(ColumnClass.DIRECT, category=Cat.R, evidence=draft.evidence)
+        return draft.doubt(encoded_sentence(p) + "; suggested as direct (removed)")
+    if shifted_names(p):
+        draft = Draft(ColumnClass.DIRECT, category=Cat.A, evidence=draft.evidence)
+        return draft.doubt(shifted_sentence(p) + "; suggested as direct (removed)")
     if unique_codes(p):
         draft = Draft(ColumnClass.DIRECT, category=Cat.R, evidence=draft.evidence)
         return draft.doubt(code_sentence(p) + ", like an identifier; suggested as direct")
@@ -509,6 +541,14 @@ def _from_values(p: ValueProfile, *, is_person: bool) -> Draft:
         if p.person_name_share < CONFIRM:
             draft.doubt("the name does not say these are names; suggested as direct to be safe")
         return draft
+    if encoded_text(p):
+        return Draft(ColumnClass.DIRECT, category=Cat.R, evidence=[encoded_sentence(p)]).doubt(
+            "the name does not say what this text is; suggested as direct (removed) to be safe"
+        )
+    if shifted_names(p):
+        return Draft(ColumnClass.DIRECT, category=Cat.A, evidence=[shifted_sentence(p)]).doubt(
+            "the name does not say these are names; suggested as direct (removed) to be safe"
+        )
     if unique_codes(p):
         return Draft(ColumnClass.DIRECT, category=Cat.R, evidence=[code_sentence(p)]).doubt(
             "the name does not say what these codes are; suggested as direct to be safe"

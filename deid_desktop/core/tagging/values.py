@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.io.date_shapes import COMPACT_PATTERN, UNIX_PATTERN
+from deid_desktop.core.tagging.encoded import encoded_shares, shifted
 from deid_desktop.core.tagging.namelists import given_names, surnames
 
 SAMPLE_SIZE = 2000
@@ -103,6 +104,11 @@ PATTERNS: dict[str, tuple[str, bool, str | None]] = {
     "letters": (r"[A-Za-z]", False, None),  # holds a letter (not a whole-value match)
 }
 
+#: Names written in a letter-shift cipher are looked for in columns of at least this many
+#: distinct values (a column of names has many; a category's few words are not tried).
+SHIFT_DISTINCT = 20
+#: ... and of values this long at most on average (a name, not a note).
+SHIFT_LENGTH = 40
 #: Up to this many distinct values, patterns run in Python (cheaper than compiling RE2).
 FEW_DISTINCT = 300
 _DIGIT = re.compile(r"[0-9]")
@@ -177,6 +183,7 @@ class ValueProfile:
     person_name_share: float = 0.0  # every word a common given name or surname
     name_word_share: float = 0.0  # share of all words (2+ letters) that are common names
     distinct_names: int = 0  # how many different listed names occur
+    shifted_name_share: float = 0.0  # names once the letters are shifted back (ROT13)
 
     def share(self, pattern: str) -> float:
         return self.shares.get(pattern, 0.0)
@@ -216,6 +223,14 @@ def sample_values(series: pd.Series, size: int = SAMPLE_SIZE) -> tuple[pa.Array,
     blank = pc.is_in(pc.utf8_lower(arr), value_set=pa.array(MISSING_TEXTS))
     arr = pc.filter(arr, pc.invert(pc.fill_null(blank, True)))
     return arr, non_missing
+
+
+def _shifted_name_share(values: pa.Array, weights: np.ndarray, k: int) -> float:
+    """The share of values made only of listed names once their letters are shifted
+    ``k`` places, when that makes ``SHIFT_DISTINCT`` different names or more (codes such
+    as "AB-0012" shift to one name: "ed")."""
+    _given, _surname, either, _words, distinct = _name_shares(shifted(values, k), weights)
+    return either if distinct >= SHIFT_DISTINCT else 0.0
 
 
 def _name_shares(values: pa.Array, weights: np.ndarray) -> tuple[float, float, float, float, int]:
@@ -279,6 +294,7 @@ def profile_values(series: pd.Series) -> ValueProfile:
     weights = np.asarray(counted.field("counts"), dtype=np.float64)
 
     shares = _pattern_shares(values, weights, n)
+    shares.update(encoded_shares(values, weights, n))
     lengths = np.asarray(pc.utf8_length(values), dtype=np.int64)
     spaces = np.asarray(pc.count_substring_regex(values, r"\s+"), dtype=np.float64)
     length_counts = np.bincount(lengths, weights=weights)
@@ -287,13 +303,23 @@ def profile_values(series: pd.Series) -> ValueProfile:
     else:
         given = surname = either = word_share = 0.0
         distinct_names = 0
+    mean_length = float((lengths * weights).sum() / n)
+    shifted_names = 0.0
+    if (
+        either < 0.5
+        and len(values) >= SHIFT_DISTINCT
+        and shares["letters"] >= 0.8
+        and mean_length <= SHIFT_LENGTH
+        and shares["code_token"] < 0.2
+    ):
+        shifted_names = max(_shifted_name_share(values, weights, k) for k in range(1, 26))
     return ValueProfile(
         rows=len(series),
         non_missing=non_missing,
         sampled=n,
         distinct=len(values),
         shares=shares,
-        mean_length=float((lengths * weights).sum() / n),
+        mean_length=mean_length,
         mean_words=float((spaces * weights).sum() / n) + 1.0,
         same_length=float(length_counts.max() / n),
         given_name_share=given,
@@ -301,4 +327,5 @@ def profile_values(series: pd.Series) -> ValueProfile:
         person_name_share=either,
         name_word_share=word_share,
         distinct_names=distinct_names,
+        shifted_name_share=shifted_names,
     )

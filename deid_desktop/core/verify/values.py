@@ -49,10 +49,14 @@ from deid_desktop.core.tagging.decide import (
     STRONG,
     code_sentence,
     decide_column,
+    encoded_sentence,
+    encoded_text,
     hex_digests,
     looks_like_names,
     names_sentence,
     pct,
+    shifted_names,
+    shifted_sentence,
     strongest_identifier,
     unique_codes,
     values_are_dates,
@@ -65,7 +69,9 @@ from deid_desktop.core.verify.zips import names_a_postal_code
 NAMES = "person names"
 RECORD_CODES = "record-number codes"
 UNIQUE_CODES = "unique codes (like record numbers)"
-DIGESTS = "hexadecimal digests or tokens (a hash of an ID or a name)"
+DIGESTS = "hexadecimal or base64 digests or tokens (a hash of an ID or a name)"
+ENCODED = "text written in base64 or base32 (anyone can decode it)"
+SHIFTED = "person names in a letter-shift cipher (such as ROT13)"
 ZIPS = "5-digit ZIP codes"
 DIRECT_FROM_VALUES = "direct identifier (tagger, from values alone)"
 
@@ -106,6 +112,10 @@ def identifier_look(p: ValueProfile, *, column: str, is_person: bool, zips: bool
         return Look(what, share, f"{pct(share)} of sampled values look like {what}")
     if looks_like_names(p):
         return Look(NAMES, p.person_name_share, names_sentence(p))
+    if encoded_text(p):
+        return Look(ENCODED, p.share("encoded_text"), encoded_sentence(p))
+    if shifted_names(p):
+        return Look(SHIFTED, p.shifted_name_share, shifted_sentence(p))
     dates = values_are_dates(p)
     if not dates and hex_digests(p):
         return Look(DIGESTS, p.share("hex"), code_sentence(p))
