@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deid_desktop.core.model import ColumnTag
+from deid_desktop.core.model import ColumnClass, ColumnTag, IdentifierCategory
 from deid_desktop.core.pathways.linkable import build_linkable
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import verify_release
@@ -364,3 +364,56 @@ def test_whole_numbers_found_among_present_equal_marking_every_value() -> None:
     local = ot.local_numbers(values, present)
     assert local.owner.tolist() == [3]
     assert local.token.to_pylist() == ["\x025550157"]
+
+
+def test_the_last_four_digits_of_a_phone_fail_the_check() -> None:
+    """``4281`` of ``(617) 555-4281``, kept as a clinical ``pin``, passed: four digits
+    were no token of the person's. Paired with its own person it is found (an ending
+    with a leading zero, read as a short number, is left to chance: 1 phone in 10)."""
+    extract, project = _case({"pin": lambda p: ["0"] * N})
+    people = extract.person.frame.copy()
+    phones = [f"(617) 555-{1000 + (i * 7919) % 9000}" for i in range(N)]
+    people["phone"] = pd.array(phones, dtype=TEXT)
+    people["pin"] = pd.array([x[-4:] for x in phones], dtype=TEXT)
+    outcome = _direct_values(replace_frame(extract, "people", people), project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.pin"]["rows"] == N
+
+
+def test_four_digit_numbers_that_are_not_the_persons_own_pass() -> None:
+    """Four-digit lab values (NT-proBNP 1000-9999) beside the phones: by chance a row may
+    agree with its person's last four, as rarely as chance says."""
+    rng = random.Random(5)
+    extract, project = _case(
+        {"nt_probnp": lambda p: [str(rng.randint(1000, 9999)) for _ in range(N)]}
+    )
+    assert _direct_values(extract, project).passed
+
+
+def test_a_name_written_letter_by_letter_fails_the_check() -> None:
+    """``K.O.W.A.L.C.Z.Y.K`` or ``K O W A L C Z Y K``: single letters were no token."""
+    extract, project = _case(
+        {
+            "dotted": lambda p: [".".join(ln.upper()) for ln in p["last_name"]],
+            "spaced": lambda p: [" ".join(ln) for ln in p["last_name"]],
+        }
+    )
+    found = _direct_values(extract, project).detail["found"]
+    assert found["people.dotted"]["rows"] == N
+    assert found["people.spaced"]["rows"] == N
+
+
+def test_the_last_four_digits_of_an_ssn_fail_the_check() -> None:
+    """An SSN's last four (``6789`` of ``123-45-6789``) in a clinical column: found."""
+    extract, project = _case({"ssn4": lambda p: ["0"] * N})
+    people = extract.person.frame.copy()
+    ssns = [f"{100 + i}-{10 + i % 89}-{1000 + (i * 7919) % 9000}" for i in range(N)]
+    people["ssn"] = pd.array(ssns, dtype=TEXT)
+    people["ssn4"] = pd.array([x[-4:] for x in ssns], dtype=TEXT)
+    spec = project.table("people")
+    ssn = ColumnTag("ssn", ColumnClass.DIRECT, category=IdentifierCategory.G)
+    spec = replace(spec, columns=(*spec.columns, ssn))
+    project = replace(project, tables=tuple(spec if t.is_person else t for t in project.tables))
+    outcome = _direct_values(replace_frame(extract, "people", people), project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.ssn4"]["rows"] == N

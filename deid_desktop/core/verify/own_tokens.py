@@ -36,6 +36,9 @@ NOT_LETTER = r"[^a-z\x{80}-\x{10ffff}]"
 INITIALS_CELL = r"^\s*[a-z]\.?(?:\s?[a-z]\.?){1,2}\s*$"
 #: initials tokens begin with this (never in text), so they match initials only
 INITIALS = "\x01"
+#: A cell of four letters or more written one by one (``M.A.R.K``, ``S C O T T``): its
+#: letters run together are a word of the cell.
+SPELLED_CELL = r"^\s*[a-z](?:[\s._-]+[a-z]){3,}[\s.]*$"
 #: whole-number tokens (a cell that is a number alone) begin with this
 WHOLE = "\x02"
 _EMPTY = pa.scalar("", pa.large_string())
@@ -116,6 +119,10 @@ def cell_tokens(values: pa.Array) -> Tokens:
     if len(alone):
         letters = pc.replace_substring_regex(low.take(pa.array(alone)), "[^a-z]", "")
         parts.append(Tokens(alone, as_initials(letters)))
+    spelled = np.flatnonzero(pc.match_substring_regex(low, SPELLED_CELL).to_numpy(False))
+    if len(spelled):  # "m.a.r.k s.c.o.t.t": its letters run together, as one word
+        letters = pc.replace_substring_regex(low.take(pa.array(spelled)), "[^a-z]", "")
+        parts.append(Tokens(spelled, letters))
     number = np.flatnonzero(pc.match_substring_regex(low, NUMBER_CELL).to_numpy(False))
     if len(number):
         digits = pc.utf8_ltrim(only_digits(low.take(pa.array(number))), "0")
@@ -163,14 +170,20 @@ NUMBER_CELL = r"^[\s().+-]*\d[\d\s().+-]*$"
 #: A phone's local number (its last seven digits: ``555-0157`` of ``(858) 555-0157``)
 #: is a token of the person's too.
 LOCAL_DIGITS = 7
+#: So are the last four digits of a phone or an SSN (``0157``, written on forms and
+#: receipts); alone in a cell they count only beyond agreement by chance.
+LAST_FOUR = 4
 
 
-def local_numbers(values: pa.Array, present: pa.Array) -> Tokens:
-    """The last ``LOCAL_DIGITS`` digits of each value of ten digits or more (a phone
-    without its area code), as whole-number tokens, where among ``present``."""
+def local_numbers(
+    values: pa.Array, present: pa.Array, last: int = LOCAL_DIGITS, of_at_least: int = 10
+) -> Tokens:
+    """The last ``last`` digits of each value of ``of_at_least`` digits or more (a
+    phone without its area code; a phone's or an SSN's last four), as whole-number
+    tokens, where among ``present``."""
     digits = only_digits(arrow_text(values).fill_null(""))
-    long = pc.greater_equal(pc.utf8_length(digits), 10)
-    local = pc.utf8_slice_codeunits(digits, -LOCAL_DIGITS)
+    long = pc.greater_equal(pc.utf8_length(digits), of_at_least)
+    local = pc.utf8_slice_codeunits(digits, -last)
     local = pc.utf8_ltrim(pc.if_else(long, local, pa.scalar("", local.type)), "0")
     return among(
         [_whole_among(Tokens(np.arange(len(local), dtype=np.int64), local), present)], present
