@@ -62,6 +62,9 @@ def test_encoded_and_shifted_names_are_suggested_as_direct() -> None:
     assert _suggested([base64.b64encode(n.encode()).decode() for n in NAMES]) is ColumnClass.DIRECT
     assert _suggested([base64.b32encode(n.encode()).decode() for n in NAMES]) is ColumnClass.DIRECT
     assert _suggested([codecs.encode(n, "rot13") for n in NAMES]) is ColumnClass.DIRECT
+    # a surname of five letters alone is 7 characters and its padding ("U2luZ2g=")
+    surnames = [base64.b64encode(n.split()[1].encode()).decode() for n in NAMES]
+    assert _suggested(surnames) is ColumnClass.DIRECT
     small, big = "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     by_three = str.maketrans(small + big, small[3:] + small[:3] + big[3:] + big[:3])
     shifted = [n.translate(by_three) for n in NAMES]  # "Mark" -> "Pdun"

@@ -14,9 +14,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-#: What base64 looks like (the standard or URL-safe alphabet, 8 characters or more,
-#: padded or not); ``decodes_to_text`` then tells text from binary data and from words.
-BASE64_SHAPE = r"^[A-Za-z0-9+/_-]{8,}={0,2}$"
+#: What base64 looks like (the standard or URL-safe alphabet, 8 characters or more with
+#: the padding: ``U2luZ2g=`` is "Singh"); ``decodes_to_text`` then tells text from binary
+#: data and from words.
+BASE64_SHAPE = r"^(?:[A-Za-z0-9+/_-]{8,}={0,2}|[A-Za-z0-9+/_-]{6,7}={1,2})$"
 #: What base32 looks like (RFC 4648: capitals and 2-7, 8 characters or more).
 BASE32_SHAPE = r"^[A-Z2-7]{8,}=*$"
 #: A base64 token or digest: 11 characters or more (a 64-bit hash), with capitals,
