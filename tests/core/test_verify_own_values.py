@@ -417,3 +417,16 @@ def test_the_last_four_digits_of_an_ssn_fail_the_check() -> None:
     outcome = _direct_values(replace_frame(extract, "people", people), project)
     assert not outcome.passed
     assert outcome.detail["found"]["people.ssn4"]["rows"] == N
+
+
+def test_a_phone_said_in_words_fails_the_check() -> None:
+    """``eight five eight, five five five, oh one four two``: the digits it says."""
+    said = dict(
+        enumerate(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"])
+    )
+
+    def words(p: pd.DataFrame) -> list[str]:
+        return [" ".join(said[int(c)] for c in str(x) if c.isdigit()) for x in p["phone"]]
+
+    found = _direct_values(*_case({"callback_words": words})).detail["found"]
+    assert found["people.callback_words"]["rows"] == N
