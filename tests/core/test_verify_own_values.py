@@ -420,7 +420,8 @@ def test_the_last_four_digits_of_an_ssn_fail_the_check() -> None:
 
 
 def test_a_phone_said_in_words_fails_the_check() -> None:
-    """``eight five eight, five five five, oh one four two``: the digits it says."""
+    """``eight five eight, five five five, oh one four two``, alone in a cell or in a
+    sentence: the digits it says."""
     said = dict(
         enumerate(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"])
     )
@@ -428,5 +429,9 @@ def test_a_phone_said_in_words_fails_the_check() -> None:
     def words(p: pd.DataFrame) -> list[str]:
         return [" ".join(said[int(c)] for c in str(x) if c.isdigit()) for x in p["phone"]]
 
-    found = _direct_values(*_case({"callback_words": words})).detail["found"]
-    assert found["people.callback_words"]["rows"] == N
+    def sentences(p: pd.DataFrame) -> list[str]:
+        return [f"cb number {w}, after 5 pm" for w in words(p)]
+
+    found = _direct_values(*_case({"callback": words, "memo": sentences})).detail["found"]
+    assert found["people.callback"]["rows"] == N
+    assert found["people.memo"]["rows"] == N

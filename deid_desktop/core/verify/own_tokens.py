@@ -39,8 +39,9 @@ INITIALS = "\x01"
 #: Digits said as words (``oh`` for zero, as a phone number is read out).
 _SAID = ("zero oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 DIGIT_WORDS = {w: str(d) for d, ws in enumerate(_SAID) for w in ws.split()}
-#: A cell of four digits or more said as words (a phone or an ID read out).
-DIGIT_WORDS_CELL = r"^\s*(?:(?:" + "|".join(DIGIT_WORDS) + r")[\s,.-]*){4,}$"
+#: Four digits or more said as words in a row (a phone or an ID read out), in any cell.
+_DIGIT_WORD = r"\b(?:" + "|".join(DIGIT_WORDS) + r")\b"
+DIGIT_WORDS_RUN = _DIGIT_WORD + r"(?:[\s,.-]+" + _DIGIT_WORD + r"){3,}"
 #: A cell of four letters or more written one by one (``M.A.R.K``, ``S C O T T``): its
 #: letters run together are a word of the cell.
 SPELLED_CELL = r"^\s*[a-z](?:[\s._-]+[a-z]){3,}[\s.]*$"
@@ -128,14 +129,15 @@ def cell_tokens(values: pa.Array) -> Tokens:
     if len(spelled):  # "m.a.r.k s.c.o.t.t": its letters run together, as one word
         letters = pc.replace_substring_regex(low.take(pa.array(spelled)), "[^a-z]", "")
         parts.append(Tokens(spelled, letters))
-    said = np.flatnonzero(pc.match_substring_regex(low, DIGIT_WORDS_CELL).to_numpy(False))
-    if len(said):  # "eight five eight five five five ...": the digits it says
-        digits = low.take(pa.array(said))
+    said = np.flatnonzero(pc.match_substring_regex(low, DIGIT_WORDS_RUN).to_numpy(False))
+    if len(said):  # "cb eight five eight, five five five ...": the digits it says
+        text = low.take(pa.array(said))
         for word, digit in DIGIT_WORDS.items():
-            digits = pc.replace_substring_regex(digits, rf"\b{word}\b", digit)
-        digits = pc.utf8_ltrim(only_digits(digits), "0")
-        parts.append(Tokens(said, digits))
-        parts.append(_whole(Tokens(said, digits)))
+            text = pc.replace_substring_regex(text, rf"\b{word}\b", digit)
+        for _ in range(2):  # "8 5 8, 5" -> "858" "5" -> "8585": the said digits as one run
+            text = pc.replace_substring_regex(text, r"(\d)[\s,.-]+(\d)", r"\1\2")
+        inner = cell_tokens(text)  # no word of a digit is left: read once more
+        parts.append(Tokens(said[inner.owner], inner.token))
     number = np.flatnonzero(pc.match_substring_regex(low, NUMBER_CELL).to_numpy(False))
     if len(number):
         digits = pc.utf8_ltrim(only_digits(low.take(pa.array(number))), "0")
