@@ -28,6 +28,7 @@ from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.rules import CODE
+from deid_desktop.core.scan.spoken import find_spoken
 from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -56,6 +57,7 @@ def find_notes(text: str, folded: str, w: Words, hashes: np.ndarray | None = Non
         _names_before(w, g, out)
         _dates(text, w, g, out)
         context_places.find_places(text, w, g, out)
+        find_spoken(w, out)
     if not out:
         return _EMPTY, _EMPTY, _EMPTY
     sizes = [s.size for s, _, _ in out]

@@ -92,6 +92,8 @@ CONTEXT_RULES = (
     ("LOCATION", "gazetteer:county", MEDIUM),  # "essex county"
     ("LOCATION", "facility:saint", MEDIUM),  # "St. Agnes"
     ("LOCATION", "unit:ward", LOW),  # "admitted to Farr 10"
+    # spoken: seven digits or more read out as words ("eight five eight, five five five")
+    ("ID", "pattern:spoken-digits", HIGH),
 )
 _MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
 

@@ -68,7 +68,11 @@ _EMAIL_TEXT = re.compile(
     _AT + r"[ \t]*[A-Za-z0-9-]+(?:" + _DOT + r"[A-Za-z0-9-]+)*" + _DOT + r"(?:" + _TLDS + r")",
     re.I,
 )
-_LOCAL = re.compile(r"([A-Za-z0-9._%+-]+)[ \t]*[\[({<]?[ \t]*\Z")
+#: The local part before a spelled " at ": a word, or words joined by a spelled " dot "
+#: ("mark dot scott at gmail dot com").
+_LOCAL = re.compile(
+    r"((?:[A-Za-z0-9._%+-]+[ \t]+(?:dot|DOT|Dot)[ \t]+)*[A-Za-z0-9._%+-]+)[ \t]*[\[({<]?[ \t]*\Z"
+)
 
 # --------------------------------------------------------------------------- VIN
 _VIN_VALUE = {
