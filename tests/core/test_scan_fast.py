@@ -6,6 +6,7 @@ outside the BMP)."""
 from __future__ import annotations
 
 import itertools
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.scan import (
+    ScanDictionary,
     build_dictionary_from_values,
     cues,
     engine,
@@ -256,3 +258,34 @@ def test_fold_folds_only_the_characters_it_meets() -> None:
     assert fold("Peña Ωmega ǅ ña") == "pena ωmega ǆ na"
     assert int(np.count_nonzero(folding._BMP)) - before <= 3
     assert fold("Peña") == fold_slow("Peña")
+
+
+def test_dictionary_digits_looked_up_as_numbers() -> None:
+    """Digit entries are looked up as numbers: leading zeros, 18 digits, a phone's
+    leading 1, entries longer than a number holds and entries in other digits."""
+    digits = {
+        "0012345": "MRN",
+        "123456789012345678": "ID",
+        "5551234567": "PHONE",
+        "12345678901234567890123": "ID",
+        "\u0661\u0662\u0663\u0664\u0665\u0666\u0667": "MRN",
+    }
+    dictionary = ScanDictionary(digits=MappingProxyType(digits))
+    text = (
+        "a 0012345 b 012345 c 00012345 d 123456789012345678 e 1-555-123-4567 f 555-123-4567 "
+        "g 2-555-123-4567 h 12345678901234567890123 i 1234567 j 5551234567 k +1 (555) 123-4567"
+    )
+    found = [(text[s:e], r) for _, s, e, _, r in scan_texts([text], dictionary)]
+    assert found == [
+        ("0012345", "dictionary:mrn"),
+        ("012345", "pattern:mrn"),
+        ("00012345", "pattern:mrn"),
+        ("123456789012345678", "dictionary:id"),
+        ("1-555-123-4567", "dictionary:phone"),
+        ("555-123-4567", "dictionary:phone"),
+        ("555-123-4567", "dictionary:phone"),  # not "2-"
+        ("12345678901234567890123", "dictionary:id"),
+        ("1234567", "pattern:mrn"),
+        ("5551234567", "dictionary:phone"),
+        ("+1 (555) 123-4567", "dictionary:phone"),
+    ]

@@ -80,6 +80,8 @@ _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _LOCAL_PUNCT = np.array([ord(c) for c in "._+-"])
 _LOCAL_MAX = 64
+#: Digits of the longest dictionary entry looked up as a number (``ScanDictionary``).
+_MAX_NUMBER_DIGITS = 18
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'\x00]+", re.I)
 _URL_TRAIL = ".,;:!?)]}'\""
 _TITLE_NAME = re.compile(r"\.?[ \t]+([^\W\d_][\w'’-]*)(?:[ \t]+([^\W\d_][\w'’-]*))?")
@@ -406,8 +408,7 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
     grouped = np.flatnonzero(group == _GROUPED_GROUP)
     for i in grouped.tolist():  # few: digits in groups split by spaces
         keep[i] = _YEARS.fullmatch(regions[lo[i] : hi[i]]) is None
-    lookup = dictionary.digits
-    if lookup:
+    if dictionary.digits:
         # only a match with as many digits as some dictionary entry can be one
         count = np.concatenate(([0], np.cumsum((buf >= 48) & (buf <= 57))))
         n_digits = count[hi] - count[lo]
@@ -416,16 +417,53 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
         if 10 in lengths:  # a phone written with its leading 1
             may |= (group == _PHONE_GROUP) & (n_digits == 11)
         at = np.flatnonzero(may & ~date)
-        rows = zip(at.tolist(), lo[at].tolist(), hi[at].tolist(), group[at].tolist(), strict=True)
-        for i, a, b, g in rows:
-            digits = regions[a:b].translate(_KEEP_DIGITS)
-            if g == _PHONE_GROUP and len(digits) == 11 and digits[0] == "1":
-                digits = digits[1:]
-            kind = lookup.get(digits)
-            if kind is not None:
-                codes[i] = dict_code(kind)
+        if at.size:
+            _look_up_digits(regions, buf, count, lo[at], hi[at], group[at], at, codes, dictionary)
     lo, hi = lo[keep], hi[keep]
     return orig[lo], orig[hi - 1] + 1, codes[keep]
+
+
+def _look_up_digits(
+    regions: str,
+    buf: np.ndarray,
+    count: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    group: np.ndarray,
+    at: np.ndarray,
+    codes: np.ndarray,
+    dictionary: ScanDictionary,
+) -> None:
+    """Set ``codes[at]`` to the dictionary code of each match whose digits (those of a
+    phone of 11 starting with 1 without it) are an entry: read as numbers ``10 ** n +
+    value`` and searched in ``dictionary.digit_table`` at once; longer ones by dict."""
+    keys, key_codes, longer = dictionary.digit_table
+    digit_at = np.flatnonzero((buf >= 48) & (buf <= 57))
+    first, n = count[lo], count[hi] - count[lo]
+    phone1 = (group == _PHONE_GROUP) & (n == 11)
+    lead = np.flatnonzero(phone1)
+    drop = lead[buf[digit_at[first[lead]]] == 49]  # a leading 1 is dropped
+    first[drop] += 1
+    n[drop] -= 1
+    short = np.flatnonzero(n <= _MAX_NUMBER_DIGITS)
+    if short.size and keys.size:
+        f, size = first[short], n[short]
+        value = np.ones(short.size, dtype=np.int64)  # the leading 1 of 10 ** n
+        last = digit_at.size - 1
+        for k in range(int(size.max())):  # the k-th digit of every match at once
+            d = buf[digit_at[np.minimum(f + k, last)]].astype(np.int64) - 48
+            value = np.where(size > k, value * 10 + d, value)
+        found = np.minimum(np.searchsorted(keys, value), keys.size - 1)
+        hit = keys[found] == value
+        codes[at[short[hit]]] = key_codes[found[hit]]
+    if longer:
+        for i in np.flatnonzero(n > _MAX_NUMBER_DIGITS).tolist():  # few: very long numbers
+            digits = regions[int(lo[i]) : int(hi[i])].translate(_KEEP_DIGITS)
+            if phone1[i] and digits[0] == "1":
+                digits = digits[1:]
+            kind = longer.get(digits)
+            if kind is not None:
+                codes[at[i]] = dict_code(kind)
 
 
 def _codes(text: str) -> np.ndarray:
