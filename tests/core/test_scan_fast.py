@@ -289,3 +289,22 @@ def test_dictionary_digits_looked_up_as_numbers() -> None:
         ("5551234567", "dictionary:phone"),
         ("+1 (555) 123-4567", "dictionary:phone"),
     ]
+
+
+def test_multi_word_places_found_with_and_without_the_second_word_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only heads whose next word may be a place's second word are read in Python; every
+    multi-word place of the lexicon (in title case, with a full stop or apostrophe where
+    one may stand) is found as without that check."""
+    from deid_desktop.core.scan import context, context_places, lexicon
+
+    names = [n for ns in lexicon.load_lexicon().multi.values() for n in ns]
+    notes = [f"Lives in {n.title()} now, moved from {n} in May." for n in names]
+    notes += [f"Seen in {n.replace(' ', '. ', 1).title()} today" for n in names[:500]]
+    notes += ["Lives in New Yorkshire, New Bedford's coast, St. Louis, Ko ʻOlina Hale, Ft Worth"]
+    fast = scan_texts(notes, DICT)
+    assert any(r == "gazetteer" for *_, r in fast)
+    monkeypatch.setattr(context, "may_continue_place", lambda w, heads, lexicon: heads)
+    monkeypatch.setattr(context_places, "may_continue_place", lambda w, heads, lexicon: heads)
+    assert scan_texts(notes, DICT) == fast

@@ -64,6 +64,7 @@ class Words:
     cls: np.ndarray  # the class (``_CLASS``) of each byte of ``raw``
     gaps: Gap  # per word, the gap before it
     size: int
+    hashes: np.ndarray  # per real word, its ``lexicon.word_hash`` (not padded)
 
     @cached_property
     def anchors(self) -> np.ndarray:
@@ -196,7 +197,8 @@ def cut_words(
         end[:n] = edges[1::2]
         length = end - start
         flags = _padded(n, np.int64, 0)
-        flags[:n] = lexicon.lookup(fb + bytes(16), start[:n], length[:n])
+        hashes = lx.word_hash(fb + bytes(16), start[:n], length[:n])
+        flags[:n] = lexicon.lookup_hashes(hashes, length[:n])
     c0 = cls[start]
     c1 = cls[start + 1]
     cl = cls[end - 1]  # a sentinel's end - 1 is -1: the last spare byte, reset below
@@ -247,6 +249,7 @@ def cut_words(
         cls=cls,
         gaps=_gaps(raw, cls, start, end, n),
         size=n,
+        hashes=hashes,
     )
 
 
