@@ -308,3 +308,52 @@ def test_multi_word_places_found_with_and_without_the_second_word_check(
     monkeypatch.setattr(context, "may_continue_place", lambda w, heads, lexicon: heads)
     monkeypatch.setattr(context_places, "may_continue_place", lambda w, heads, lexicon: heads)
     assert scan_texts(notes, DICT) == fast
+
+
+def _emails_by_regex(text: str) -> list[tuple[int, int]]:
+    """The e-mail pass as it was: the regex from each '@' (the reference)."""
+    out: list[tuple[int, int]] = []
+    seen_end = -1
+    for at in (i for i, ch in enumerate(text) if ch == "@"):
+        lo = at
+        while lo > max(0, at - 64) and (fold(text[lo - 1]) != " " or text[lo - 1] in "._+-"):
+            lo -= 1
+        if at >= seen_end and lo < at:
+            m = patterns._EMAIL.match(text, lo, min(len(text), at + 256))
+            if m is not None and m.end() > at:
+                out.append((m.start(), m.end()))
+                seen_end = m.end()
+    return out
+
+
+email_texts = st.lists(
+    st.sampled_from(
+        [
+            "@",
+            ".",
+            "..",
+            "-",
+            "_",
+            "+",
+            "a",
+            "Bc",
+            "9",
+            " ",
+            "é",
+            "ʻ",
+            "ß",
+            "\x00",
+            "x" * 70,
+            ",",
+            "ex.org",
+        ]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(email_texts)
+def test_emails_with_numpy_match_the_regex(text: str) -> None:
+    found = patterns.find_emails_urls(text, fold(text), np.empty(0, dtype=np.int64))
+    assert list(zip(found[0].tolist(), found[1].tolist(), strict=True)) == _emails_by_regex(text)

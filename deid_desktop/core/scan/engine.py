@@ -272,16 +272,17 @@ def _checked_words(
     keep = np.ones(start.size, dtype=bool)
     names = np.flatnonzero(code == _NAME_CODE)
     if names.size:
-        s = start[names]
-        shows = wordcheck.keep_dictionary_hits(w, s, end[names], wordcheck.cue_before(w, s))
+        at = wordcheck.word_at(w, start[names])
+        shows = wordcheck.keep_dictionary_hits(w, at, wordcheck.cue_before(w, at))
         if not shows.all():
             code = code.copy()
             code[names[~shows]] = _WORD_CODE
     cues = np.flatnonzero(np.isin(code, _OLD_CUES))
     if cues.size:
-        keep[cues] = ~wordcheck.common_capture(w, start[cues])
+        at = wordcheck.word_at(w, start[cues])
+        keep[cues] = ~wordcheck.common_capture(w, at)
         end = end.copy()
-        end[cues] = wordcheck.trim_cue_names(w, start[cues], end[cues])
+        end[cues] = wordcheck.trim_cue_names(w, at, end[cues])
     if keep.all():
         return start, end, code
     return start[keep], end[keep], code[keep]

@@ -80,6 +80,9 @@ _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _LOCAL_PUNCT = np.array([ord(c) for c in "._+-"])
 _LOCAL_MAX = 64
+#: Characters of an e-mail domain read with numpy; a longer one is left to the regex.
+_DOMAIN_WINDOW = 60
+_DOMAIN_COLS = np.arange(_DOMAIN_WINDOW)
 #: Digits of the longest dictionary entry looked up as a number (``ScanDictionary``).
 _MAX_NUMBER_DIGITS = 18
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'\x00]+", re.I)
@@ -473,41 +476,58 @@ def _codes(text: str) -> np.ndarray:
     return code_points(text)
 
 
-def _local_parts(text: str, folded: str) -> tuple[np.ndarray, np.ndarray]:
-    """Each '@' of ``text`` and where the local part before it starts: the letters,
-    digits and ._+- just before it, at most ``_LOCAL_MAX`` (a letter or digit is a
-    character that does not fold to a space)."""
-    if "@" not in text:
-        return _EMPTY, _EMPTY
-    chars = _codes(text)
+def _local_parts(chars: np.ndarray, folded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each '@' of the text (``chars``: its ``_codes``) and where the local part before
+    it starts: the letters, digits and ._+- just before it, at most ``_LOCAL_MAX`` (a
+    letter or digit is a character that does not fold to a space)."""
     ats = np.flatnonzero(chars == 64)
     cols = ats[:, None] + np.arange(-_LOCAL_MAX, 0)
     inside = cols >= 0
     cols = np.maximum(cols, 0)
-    ok = inside & ((_codes(folded)[cols] != 32) | np.isin(chars[cols], _LOCAL_PUNCT))
+    ok = inside & ((folded[cols] != 32) | np.isin(chars[cols], _LOCAL_PUNCT))
     back = ok[:, ::-1]
     run = np.where(back.all(axis=1), _LOCAL_MAX, np.argmin(back, axis=1))
     return ats, ats - run
 
 
+def _domain_ends(chars: np.ndarray, folded: np.ndarray, ats: np.ndarray) -> np.ndarray:
+    """Where the e-mail domain after each '@' at ``ats`` ends, as ``_EMAIL`` reads it:
+    runs of letters, digits, _ and - joined by single full stops, at least two runs,
+    the last ending before anything else (or a full stop not followed by a run); -1
+    where there is no such domain, -2 where it runs past ``_DOMAIN_WINDOW`` (left to
+    the regex)."""
+    cols = ats[:, None] + np.arange(1, _DOMAIN_WINDOW + 2)
+    inside = cols < chars.size
+    cols = np.minimum(cols, chars.size - 1)
+    c = chars[cols]
+    word = inside & ((folded[cols] != 32) | (c == 95) | (c == 45))
+    dot = inside & (c == 46)
+    stop = ~(word[:, :-1] | (dot[:, :-1] & word[:, 1:]))  # where the domain must end
+    end = np.argmax(stop, axis=1)
+    links = (dot[:, :-1] & (end[:, None] > _DOMAIN_COLS)).sum(axis=1)
+    ok = word[:, 0] & (links >= 1)
+    return np.where(stop.any(axis=1), np.where(ok, ats + 1 + end, -1), -2)
+
+
 def find_emails_urls(text: str, folded: str, url_starts: np.ndarray) -> Found:
-    """E-mail addresses (from each '@') and URLs (from the starts of the words http,
-    https and www found by ``find_words``)."""
+    """E-mail addresses (from each '@': the local part read backwards, the domain
+    forwards, with numpy) and URLs (from the starts of the words http, https and www
+    found by ``find_words``)."""
     xs: list[int] = []
     xe: list[int] = []
     xc: list[int] = []
-    seen_end = -1
-    email = _EMAIL.match
-    size = len(text)
-    ats, los = _local_parts(text, folded)
-    for at, lo in zip(ats.tolist(), los.tolist(), strict=True):
-        if at >= seen_end:
-            m = email(text, lo, min(size, at + 256)) if lo < at else None
-            if m is not None and m.end() > at:
-                xs.append(m.start())
-                xe.append(m.end())
-                xc.append(_EMAIL_CODE)
-                seen_end = m.end()
+    if "@" in text:
+        chars, fchars = _codes(text), _codes(folded)
+        ats, los = _local_parts(chars, fchars)
+        local = los < ats
+        ats, los = ats[local], los[local]
+        ends = _domain_ends(chars, fchars, ats)
+        for i in np.flatnonzero(ends == -2).tolist():  # few: a domain of 60 characters
+            m = _EMAIL.match(text, int(los[i]), min(len(text), int(ats[i]) + 256))
+            ends[i] = m.end() if m is not None else -1
+        found = ends >= 0
+        xs, xe = los[found].tolist(), ends[found].tolist()
+        xc = [_EMAIL_CODE] * len(xs)
     for i in url_starts.tolist():
         m = _URL.match(text, i)
         if m:
