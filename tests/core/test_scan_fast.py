@@ -357,3 +357,16 @@ email_texts = st.lists(
 def test_emails_with_numpy_match_the_regex(text: str) -> None:
     found = patterns.find_emails_urls(text, fold(text), np.empty(0, dtype=np.int64))
     assert list(zip(found[0].tolist(), found[1].tolist(), strict=True)) == _emails_by_regex(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 40), st.integers(0, 30), st.integers(0, 30)), max_size=60),
+    st.sampled_from([0, 20, 50]),
+)
+def test_note_order_is_the_lexsort(rows: list[tuple[int, int, int]], shift: int) -> None:
+    """The merge of the ASCII and other notes' hits: one sort of a packed key, or the
+    lexsort where the key would not fit (``shift`` 50)."""
+    note, start, end = np.array(rows, dtype=np.int64).reshape(-1, 3).T
+    start = start << shift
+    assert engine._note_order(note, start, end).tolist() == np.lexsort((end, start, note)).tolist()
