@@ -370,3 +370,17 @@ def test_note_order_is_the_lexsort(rows: list[tuple[int, int, int]], shift: int)
     note, start, end = np.array(rows, dtype=np.int64).reshape(-1, 3).T
     start = start << shift
     assert engine._note_order(note, start, end).tolist() == np.lexsort((end, start, note)).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 60), st.integers(1, 30)), max_size=60),
+    st.sampled_from([0, 56]),
+)
+def test_end_order_is_the_lexsort(rows: list[tuple[int, int]], shift: int) -> None:
+    """The word pass's matches by end, longest first: one sort of a packed key, or the
+    lexsort where the key would not fit (``shift`` 56)."""
+    last, length = np.array(rows, dtype=np.int64).reshape(-1, 2).T
+    last = last << shift
+    expected = np.lexsort((-length, last)).tolist()
+    assert regions.end_order(last, length).tolist() == expected

@@ -26,6 +26,7 @@ import numpy as np
 from deid_desktop.core.scan import cues
 from deid_desktop.core.scan.dictionary import URL_START, ScanDictionary, WordMatcher
 from deid_desktop.core.scan.fold import ascii_projection, code_points
+from deid_desktop.core.scan.regions import end_order
 from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # start, end, rule code
@@ -154,7 +155,7 @@ def _automaton_matches(
         return last, ids
     last = np.concatenate((last, flat[0::2]))
     ids = np.concatenate((ids, flat[1::2]))
-    order = np.lexsort((-matcher.lengths[ids], last))
+    order = end_order(last, matcher.lengths[ids])
     return last[order], ids[order]
 
 
