@@ -384,3 +384,16 @@ def test_end_order_is_the_lexsort(rows: list[tuple[int, int]], shift: int) -> No
     last = last << shift
     expected = np.lexsort((-length, last)).tolist()
     assert regions.end_order(last, length).tolist() == expected
+
+
+@pytest.mark.parametrize("dtype", ["string[pyarrow]", "string[python]", "str", "object"])
+def test_text_columns_read_as_the_same_strings(dtype: str) -> None:
+    """String columns are read as objects at once, others note by note with str()."""
+    values = ["Ann Smith é", None, "MRN-00123 ✓", "", "x" * 5, 12]
+    if dtype != "object":
+        values = [v if v is None or isinstance(v, str) else str(v) for v in values]
+    series = pd.Series(values, dtype=dtype)
+    positions = np.flatnonzero(series.notna().to_numpy(dtype=bool))
+    texts = engine._texts(series, positions)
+    assert texts == [str(series.iloc[i]) for i in positions.tolist()]
+    assert all(type(t) is str for t in texts)

@@ -359,8 +359,13 @@ def _texts(series: pd.Series, positions: np.ndarray) -> list[str]:
     """The notes at ``positions`` as Python strings, ``ROWS_PER_PASS`` at a time (one
     conversion of a million-row column holds the GIL for ~0.1 s)."""
     texts: list[str] = []
+    strings = isinstance(series.dtype, pd.StringDtype)
     for at in range(0, positions.size, ROWS_PER_PASS):
-        texts.extend(map(str, series.iloc[positions[at : at + ROWS_PER_PASS]].tolist()))
+        part = series.iloc[positions[at : at + ROWS_PER_PASS]]
+        if strings:  # already strings: read as objects at once, no str() per note
+            texts.extend(part.to_numpy(dtype=object).tolist())
+        else:
+            texts.extend(map(str, part.tolist()))
     return texts
 
 
