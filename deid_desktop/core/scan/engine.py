@@ -94,13 +94,16 @@ def scan_text_arrays(
     *,
     persons: Sequence[object] | None = None,
     options: ScanOptions | None = None,
+    lengths: np.ndarray | None = None,
 ) -> TextHits:
     """Hits in a list of notes (note index, start, end, rule code). ``persons``: each
     note's person key, so that a dictionary name in a note of another person than its
-    own is of medium confidence (without it every dictionary name is high)."""
+    own is of medium confidence (without it every dictionary name is high);
+    ``lengths``: the notes' lengths, when the caller has them."""
     options = options or ScanOptions()
     n = len(texts)
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    if lengths is None:
+        lengths = note_lengths(texts)
     is_ascii = np.fromiter(map(str.isascii, texts), dtype=bool, count=n)
     total = int(lengths.sum()) or 1
     done = 0
@@ -132,6 +135,11 @@ def scan_text_arrays(
     if persons is not None and dictionary.owners.size:
         out = _person_aware(texts, out, persons, dictionary)
     return _without(out, out.code == _WORD_CODE)
+
+
+def note_lengths(texts: Sequence[str]) -> np.ndarray:
+    """The length of each note."""
+    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
 def _without(hits: TextHits, drop: np.ndarray) -> TextHits:
@@ -421,7 +429,10 @@ def scan_frames(
         persons = None
         if key is not None and key in frames[table].columns and dictionary.owners.size:
             persons = frames[table][key].iloc[positions].astype(str).tolist()
-        found = scan_text_arrays(texts, dictionary, sub, persons=persons, options=options)
+        lengths = note_lengths(texts)
+        found = scan_text_arrays(
+            texts, dictionary, sub, persons=persons, options=options, lengths=lengths
+        )
         if level != "low":
             found = at_level(found, level)
         spans.append(
@@ -448,7 +459,7 @@ def scan_frames(
                 column=column,
                 notes=len(texts),
                 notes_with_hits=_distinct_sorted(found.note),
-                characters=sum(map(len, texts)),
+                characters=int(lengths.sum()),
                 hits_by_kind=by_kind,
                 hits_by_confidence={
                     lv: int(c) for lv, c in zip(LEVELS, by_conf.tolist(), strict=True) if c
