@@ -119,6 +119,17 @@ def test_cue_names_with_numpy_match_the_regex(word: str, tail: str) -> None:
         assert (int(start[0]), int(stop[0])) == expected
 
 
+def test_cue_names_past_a_non_ascii_character_need_no_regex() -> None:
+    """A non-ASCII character after the name ("SpO₂", a curly quote) leaves the cue
+    to numpy; one in the name leaves it to the regex."""
+    text = "x dr. Smith said SpO₂ 97% ’ok’ | wife Renée came"
+    ends = np.array([4, text.index("wife") + 4])
+    found, start, stop, rest = cues.cue_names(cues.projection(text), ends, np.array([True, False]))
+    assert [text[a:b] for a, b in zip(start.tolist(), stop.tolist(), strict=True)] == ["Smith"]
+    assert found.tolist() == [0]
+    assert rest.tolist() == [1]
+
+
 def _rows(notes: list[str | None]) -> list[tuple[int, str, str]]:
     frame = pd.DataFrame({"c": pd.Series(notes, dtype="string")})
     report = scan_frames({"t": frame}, {"t": ["c"]}, DICT)

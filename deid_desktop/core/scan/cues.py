@@ -1,7 +1,7 @@
 """The name after a cue word ("Dr. Smith", "daughter Sarah Jones"), found with numpy: the
 same result as the cue patterns of ``patterns``, read from a window of characters after
-each cue. A cue whose name runs past the window, or whose window holds a non-ASCII
-character, is left to the regex (the caller gets its index back).
+each cue. A cue whose name runs past the window, or where a non-ASCII character comes
+before the name is decided, is left to the regex (the caller gets its index back).
 
 After the cue: an optional '.' (titles) or ',' / ':' (relations), one or more spaces or
 tabs, then a capitalised word of letters followed by letters, digits, _ ' or -; then,
@@ -68,7 +68,10 @@ def cue_names(
     has_second = (q2 > g1_end) & (q2 < WINDOW) & ((c2 & _LETTER) != 0)
     # undecided inside the window: a run of spaces or a word reaching its end
     open_end = (q1 >= WINDOW) | (has_first & (g1_end >= WINDOW))
-    open_end |= (cls & _FOREIGN).any(axis=1)  # the regex knows non-ASCII letters
+    # the regex knows non-ASCII letters: a non-ASCII character among those read
+    foreign = _first((cls & _FOREIGN) != 0, np.zeros(rows.size, dtype=np.int64))
+    read = np.where(has_first, np.where(has_second, g2_end, q2), q1)
+    open_end |= (foreign < WINDOW) & (foreign <= read)
     open_end |= has_first & (c1 & _UPPER != 0) & (g1_end < WINDOW) & (q2 >= WINDOW)
     open_end |= has_first & (c1 & _UPPER != 0) & has_second & (g2_end >= WINDOW)
     named = ~open_end & has_first & ((c1 & _UPPER) != 0)
