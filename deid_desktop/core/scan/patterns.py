@@ -74,7 +74,7 @@ _YEARS = re.compile(r"(?:(?:19|20)\d\d ?)+")
 _DATE_WIDTH = 10  # the longest numeric date: 2024-12-31, 12/31/2024
 _DATE_SEPS = np.frombuffer(b"./-", dtype=np.uint8)
 _DATE_COLS = np.arange(_DATE_WIDTH)
-_POW10 = 10 ** np.arange(_DATE_WIDTH + 1, dtype=np.int64)
+_POW10 = 10 ** np.arange(19, dtype=np.int64)  # 10 ** 0 .. 10 ** 18
 _EMAIL_CODE = pattern_code("EMAIL", "pattern:email")
 _URL_CODE = pattern_code("URL", "pattern:url")
 _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
@@ -451,12 +451,12 @@ def _look_up_digits(
     n[drop] -= 1
     short = np.flatnonzero(n <= _MAX_NUMBER_DIGITS)
     if short.size and keys.size:
-        f, size = first[short], n[short]
-        value = np.ones(short.size, dtype=np.int64)  # the leading 1 of 10 ** n
-        last = digit_at.size - 1
-        for k in range(int(size.max())):  # the k-th digit of every match at once
-            d = buf[digit_at[np.minimum(f + k, last)]].astype(np.int64) - 48
-            value = np.where(size > k, value * 10 + d, value)
+        # a (match, digit) table: the k-th digit of each match weighs 10 ** (n - 1 - k)
+        size = n[short, None]
+        k = np.arange(int(size.max()))
+        d = buf[digit_at[np.minimum(first[short, None] + k, digit_at.size - 1)]] - 48
+        weight = _POW10[np.maximum(size - 1 - k, 0)] * (k < size)
+        value = _POW10[size[:, 0]] + (d * weight).sum(axis=1)  # 10 ** n + value
         found = np.minimum(np.searchsorted(keys, value), keys.size - 1)
         hit = keys[found] == value
         codes[at[short[hit]]] = key_codes[found[hit]]
