@@ -130,6 +130,17 @@ def test_cue_names_past_a_non_ascii_character_need_no_regex() -> None:
     assert rest.tolist() == [1]
 
 
+def test_cue_names_past_the_short_window_read_in_the_long_one() -> None:
+    """A name that ends past the short window is read in the whole window, with numpy."""
+    text = "x dr. Abcdefghijklmnopqrstuv Smithson-Jones, and son Al Bo."
+    ends = np.array([4, text.index("son Al") + 3])
+    found, start, stop, rest = cues.cue_names(cues.projection(text), ends, np.array([True, False]))
+    spans = [text[a:b] for a, b in zip(start.tolist(), stop.tolist(), strict=True)]
+    assert spans == ["Abcdefghijklmnopqrstuv Smithson-Jones", "Al Bo"]
+    assert found.tolist() == [0, 1]
+    assert rest.size == 0
+
+
 def _rows(notes: list[str | None]) -> list[tuple[int, str, str]]:
     frame = pd.DataFrame({"c": pd.Series(notes, dtype="string")})
     report = scan_frames({"t": frame}, {"t": ["c"]}, DICT)
