@@ -50,7 +50,8 @@ _LEVEL_ALIASES = {"high_medium": "medium", "all": "low"}
 #: Bits of a rule's priority in the packed sort key of ``_span_order``.
 _PRIO_BITS = max(1, int(PRIORITY.max()).bit_length())
 _TIE_BITS = max(1, (int(PRIORITY.max()) * len(LEVELS) + len(LEVELS) - 1).bit_length())
-_OLD_CUES = np.array([CODE[("NAME", f"cue:{w}")] for w in CUE_WORDS], dtype=np.int64)
+_IS_OLD_CUE = np.zeros(len(KIND_OF), dtype=bool)  # by rule code
+_IS_OLD_CUE[[CODE[("NAME", f"cue:{w}")] for w in CUE_WORDS]] = True
 
 
 @dataclass(frozen=True)
@@ -285,7 +286,7 @@ def _checked_words(
         if not shows.all():
             code = code.copy()
             code[names[~shows]] = _WORD_CODE
-    cues = np.flatnonzero(np.isin(code, _OLD_CUES))
+    cues = np.flatnonzero(_IS_OLD_CUE[code])
     if cues.size:
         at = wordcheck.word_at(w, start[cues])
         keep[cues] = ~wordcheck.common_capture(w, at)

@@ -72,14 +72,14 @@ _PHONE_GROUP = _DIGITS.groupindex["phone"]
 _GROUPED_GROUP = _DIGITS.groupindex[_GROUPED]
 _YEARS = re.compile(r"(?:(?:19|20)\d\d ?)+")
 _DATE_WIDTH = 10  # the longest numeric date: 2024-12-31, 12/31/2024
-_DATE_SEPS = np.frombuffer(b"./-", dtype=np.uint8)
+_DATE_SEP = np.zeros(256, dtype=bool)  # by byte: . / -
+_DATE_SEP[list(b"./-")] = True
 _DATE_COLS = np.arange(_DATE_WIDTH)
 _POW10 = 10 ** np.arange(19, dtype=np.int64)  # 10 ** 0 .. 10 ** 18
 _EMAIL_CODE = pattern_code("EMAIL", "pattern:email")
 _URL_CODE = pattern_code("URL", "pattern:url")
 _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_LOCAL_PUNCT = np.array([ord(c) for c in "._+-"])
 _LOCAL_MAX = 64
 #: Characters of an e-mail domain read with numpy; a longer one is left to the regex.
 _DOMAIN_WINDOW = 60
@@ -323,7 +323,7 @@ def _valid_dates(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: np.ndarra
     # "7.4/40" are lab values, not dates)
     before = buf[np.maximum(lo - 1, 0)]
     before2 = buf[np.maximum(lo - 2, 0)]
-    decimal = (lo >= 2) & np.isin(before, _DATE_SEPS) & (before2 >= 48) & (before2 <= 57)
+    decimal = (lo >= 2) & _DATE_SEP[before] & (before2 >= 48) & (before2 <= 57)
     return np.where(iso, ok_iso, ok_num) & (first_sep == last_sep) & ~decimal
 
 
@@ -417,7 +417,9 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
         count = np.concatenate(([0], np.cumsum((buf >= 48) & (buf <= 57))))
         n_digits = count[hi] - count[lo]
         lengths = dictionary.digit_lengths
-        may = np.isin(n_digits, lengths)
+        table = np.zeros(int(lengths.max(initial=0)) + 2, dtype=bool)  # by digit count
+        table[lengths] = True
+        may = table[np.minimum(n_digits, table.size - 1)]
         if 10 in lengths:  # a phone written with its leading 1
             may |= (group == _PHONE_GROUP) & (n_digits == 11)
         at = np.flatnonzero(may & ~date)
@@ -479,13 +481,14 @@ def _codes(text: str) -> np.ndarray:
 
 def _local_parts(chars: np.ndarray, folded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each '@' of the text (``chars``: its ``_codes``) and where the local part before
-    it starts: the letters, digits and ._+- just before it, at most ``_LOCAL_MAX`` (a
+    it starts: the letters, digits and . _ + - just before it, at most ``_LOCAL_MAX`` (a
     letter or digit is a character that does not fold to a space)."""
     ats = np.flatnonzero(chars == 64)
     cols = ats[:, None] + np.arange(-_LOCAL_MAX, 0)
     inside = cols >= 0
     cols = np.maximum(cols, 0)
-    ok = inside & ((folded[cols] != 32) | np.isin(chars[cols], _LOCAL_PUNCT))
+    c = chars[cols]
+    ok = inside & ((folded[cols] != 32) | (c == 46) | (c == 95) | (c == 43) | (c == 45))
     back = ok[:, ::-1]
     run = np.where(back.all(axis=1), _LOCAL_MAX, np.argmin(back, axis=1))
     return ats, ats - run
