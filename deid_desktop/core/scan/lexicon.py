@@ -168,11 +168,12 @@ class Lexicon:
             return np.zeros(h.size, dtype=np.int64)
         hashes, flags, reach, bits = self._table
         slot = (h >> np.uint64(64 - bits)).astype(np.int64)
-        found = flags[slot]
-        here = hashes[slot] == h
+        # np.take: a gather faster than indexing, for the look-up of every word
+        found = np.take(flags, slot)
+        here = np.take(hashes, slot) == h
         out = (found * here).astype(np.int64)  # not np.where: slow on a random mask
         # probe on only where words of this home were placed beyond it (few)
-        todo = np.flatnonzero(~here & (reach[slot] > 0))
+        todo = np.flatnonzero(~here & (np.take(reach, slot) > 0))
         mask = (1 << bits) - 1
         k = 0
         while todo.size:

@@ -169,7 +169,7 @@ class WordIndex:
         if tokens is not None:
             tokens.append((starts, ends, k0, k1, h))
         bucket = _bucket_of(h)
-        w0 = self.easy[bucket]
+        w0 = np.take(self.easy, bucket)  # (faster than indexing, for every word)
         hit = np.flatnonzero(w0 >= 0)
         w = w0[hit].astype(np.int64)
         ok = (
