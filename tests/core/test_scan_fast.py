@@ -6,6 +6,7 @@ outside the BMP)."""
 from __future__ import annotations
 
 import itertools
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.scan import (
+    ScanDictionary,
     build_dictionary_from_values,
     cues,
     engine,
@@ -115,6 +117,28 @@ def test_cue_names_with_numpy_match_the_regex(word: str, tail: str) -> None:
     assert (expected is not None) == bool(found.size)
     if expected is not None:
         assert (int(start[0]), int(stop[0])) == expected
+
+
+def test_cue_names_past_a_non_ascii_character_need_no_regex() -> None:
+    """A non-ASCII character after the name ("SpO₂", a curly quote) leaves the cue
+    to numpy; one in the name leaves it to the regex."""
+    text = "x dr. Smith said SpO₂ 97% ’ok’ | wife Renée came"
+    ends = np.array([4, text.index("wife") + 4])
+    found, start, stop, rest = cues.cue_names(cues.projection(text), ends, np.array([True, False]))
+    assert [text[a:b] for a, b in zip(start.tolist(), stop.tolist(), strict=True)] == ["Smith"]
+    assert found.tolist() == [0]
+    assert rest.tolist() == [1]
+
+
+def test_cue_names_past_the_short_window_read_in_the_long_one() -> None:
+    """A name that ends past the short window is read in the whole window, with numpy."""
+    text = "x dr. Abcdefghijklmnopqrstuv Smithson-Jones, and son Al Bo."
+    ends = np.array([4, text.index("son Al") + 3])
+    found, start, stop, rest = cues.cue_names(cues.projection(text), ends, np.array([True, False]))
+    spans = [text[a:b] for a, b in zip(start.tolist(), stop.tolist(), strict=True)]
+    assert spans == ["Abcdefghijklmnopqrstuv Smithson-Jones", "Al Bo"]
+    assert found.tolist() == [0, 1]
+    assert rest.size == 0
 
 
 def _rows(notes: list[str | None]) -> list[tuple[int, str, str]]:
@@ -256,3 +280,142 @@ def test_fold_folds_only_the_characters_it_meets() -> None:
     assert fold("Peña Ωmega ǅ ña") == "pena ωmega ǆ na"
     assert int(np.count_nonzero(folding._BMP)) - before <= 3
     assert fold("Peña") == fold_slow("Peña")
+
+
+def test_dictionary_digits_looked_up_as_numbers() -> None:
+    """Digit entries are looked up as numbers: leading zeros, 18 digits, a phone's
+    leading 1, entries longer than a number holds and entries in other digits."""
+    digits = {
+        "0012345": "MRN",
+        "123456789012345678": "ID",
+        "5551234567": "PHONE",
+        "12345678901234567890123": "ID",
+        "\u0661\u0662\u0663\u0664\u0665\u0666\u0667": "MRN",
+    }
+    dictionary = ScanDictionary(digits=MappingProxyType(digits))
+    text = (
+        "a 0012345 b 012345 c 00012345 d 123456789012345678 e 1-555-123-4567 f 555-123-4567 "
+        "g 2-555-123-4567 h 12345678901234567890123 i 1234567 j 5551234567 k +1 (555) 123-4567"
+    )
+    found = [(text[s:e], r) for _, s, e, _, r in scan_texts([text], dictionary)]
+    assert found == [
+        ("0012345", "dictionary:mrn"),
+        ("012345", "pattern:mrn"),
+        ("00012345", "pattern:mrn"),
+        ("123456789012345678", "dictionary:id"),
+        ("1-555-123-4567", "dictionary:phone"),
+        ("555-123-4567", "dictionary:phone"),
+        ("555-123-4567", "dictionary:phone"),  # not "2-"
+        ("12345678901234567890123", "dictionary:id"),
+        ("1234567", "pattern:mrn"),
+        ("5551234567", "dictionary:phone"),
+        ("+1 (555) 123-4567", "dictionary:phone"),
+    ]
+
+
+def test_multi_word_places_found_with_and_without_the_second_word_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only heads whose next word may be a place's second word are read in Python; every
+    multi-word place of the lexicon (in title case, with a full stop or apostrophe where
+    one may stand) is found as without that check."""
+    from deid_desktop.core.scan import context, context_places, lexicon
+
+    names = [n for ns in lexicon.load_lexicon().multi.values() for n in ns]
+    notes = [f"Lives in {n.title()} now, moved from {n} in May." for n in names]
+    notes += [f"Seen in {n.replace(' ', '. ', 1).title()} today" for n in names[:500]]
+    notes += ["Lives in New Yorkshire, New Bedford's coast, St. Louis, Ko ʻOlina Hale, Ft Worth"]
+    fast = scan_texts(notes, DICT)
+    assert any(r == "gazetteer" for *_, r in fast)
+    monkeypatch.setattr(context, "may_continue_place", lambda w, heads, lexicon: heads)
+    monkeypatch.setattr(context_places, "may_continue_place", lambda w, heads, lexicon: heads)
+    assert scan_texts(notes, DICT) == fast
+
+
+def _emails_by_regex(text: str) -> list[tuple[int, int]]:
+    """The e-mail pass as it was: the regex from each '@' (the reference)."""
+    out: list[tuple[int, int]] = []
+    seen_end = -1
+    for at in (i for i, ch in enumerate(text) if ch == "@"):
+        lo = at
+        while lo > max(0, at - 64) and (fold(text[lo - 1]) != " " or text[lo - 1] in "._+-"):
+            lo -= 1
+        if at >= seen_end and lo < at:
+            m = patterns._EMAIL.match(text, lo, min(len(text), at + 256))
+            if m is not None and m.end() > at:
+                out.append((m.start(), m.end()))
+                seen_end = m.end()
+    return out
+
+
+email_texts = st.lists(
+    st.sampled_from(
+        [
+            "@",
+            ".",
+            "..",
+            "-",
+            "_",
+            "+",
+            "a",
+            "Bc",
+            "9",
+            " ",
+            "é",
+            "ʻ",
+            "ß",
+            "\x00",
+            "x" * 70,
+            ",",
+            "ex.org",
+        ]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(email_texts)
+def test_emails_with_numpy_match_the_regex(text: str) -> None:
+    found = patterns.find_emails_urls(text, fold(text), np.empty(0, dtype=np.int64))
+    assert list(zip(found[0].tolist(), found[1].tolist(), strict=True)) == _emails_by_regex(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 40), st.integers(0, 30), st.integers(0, 30)), max_size=60),
+    st.sampled_from([0, 20, 50]),
+)
+def test_note_order_is_the_lexsort(rows: list[tuple[int, int, int]], shift: int) -> None:
+    """The merge of the ASCII and other notes' hits: one sort of a packed key, or the
+    lexsort where the key would not fit (``shift`` 50)."""
+    note, start, end = np.array(rows, dtype=np.int64).reshape(-1, 3).T
+    start = start << shift
+    assert engine._note_order(note, start, end).tolist() == np.lexsort((end, start, note)).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 60), st.integers(1, 30)), max_size=60),
+    st.sampled_from([0, 56]),
+)
+def test_end_order_is_the_lexsort(rows: list[tuple[int, int]], shift: int) -> None:
+    """The word pass's matches by end, longest first: one sort of a packed key, or the
+    lexsort where the key would not fit (``shift`` 56)."""
+    last, length = np.array(rows, dtype=np.int64).reshape(-1, 2).T
+    last = last << shift
+    expected = np.lexsort((-length, last)).tolist()
+    assert regions.end_order(last, length).tolist() == expected
+
+
+@pytest.mark.parametrize("dtype", ["string[pyarrow]", "string[python]", "str", "object"])
+def test_text_columns_read_as_the_same_strings(dtype: str) -> None:
+    """String columns are read as objects at once, others note by note with str()."""
+    values = ["Ann Smith é", None, "MRN-00123 ✓", "", "x" * 5, 12]
+    if dtype != "object":
+        values = [v if v is None or isinstance(v, str) else str(v) for v in values]
+    series = pd.Series(values, dtype=dtype)
+    positions = np.flatnonzero(series.notna().to_numpy(dtype=bool))
+    texts = engine._texts(series, positions)
+    assert texts == [str(series.iloc[i]) for i in positions.tolist()]
+    assert all(type(t) is str for t in texts)

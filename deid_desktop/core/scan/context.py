@@ -388,7 +388,9 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
 
 
 def _multi_places(text: str, w: Words, heads: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
-    multi = lx.load_lexicon().multi
+    lexicon = lx.load_lexicon()
+    multi = lexicon.multi
+    heads = may_continue_place(w, heads, lexicon)
     lows: list[int] = []
     highs: list[int] = []
     n = w.size
@@ -407,3 +409,13 @@ def _multi_places(text: str, w: Words, heads: np.ndarray, out: list) -> None:  #
                 break
     if lows:
         out.append((np.asarray(lows, dtype=np.int64), np.asarray(highs, dtype=np.int64), C_PLACE))
+
+
+def may_continue_place(w: Words, heads: np.ndarray, lexicon: lx.Lexicon) -> np.ndarray:
+    """The words at ``heads`` (first words of multi-word places) whose next word may
+    be a place's second: text read as a place is its words (letters and digits) and
+    spaces, full stops or apostrophes between them, cut as the batch's words are, so
+    the place's second word is the next word of the batch."""
+    nxt = heads + 1
+    heads = heads[nxt < w.size]
+    return heads[lexicon.second_word(w.hashes[heads + 1])]

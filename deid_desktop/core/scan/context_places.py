@@ -26,6 +26,7 @@ import numpy as np
 from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.context import may_continue_place
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.words import _CUE, _LOW, _UP, Words
 
@@ -115,10 +116,11 @@ def _towns(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     one = places[(caps | low) & plain & ((f & lx.PLACE) != 0)]
     out.append((w.start[one], w.end[one], C_TOWN))
     heads = places[cue & (caps | w.lower[places]) & ((f & lx.PLACE_HEAD) != 0)]
-    multi = lx.load_lexicon().multi
+    lexicon = lx.load_lexicon()
+    multi = lexicon.multi
     lows: list[int] = []
     highs: list[int] = []
-    for i in heads.tolist():
+    for i in may_continue_place(w, heads, lexicon).tolist():
         s = int(w.start[i])
         for name in multi.get(text[s : int(w.end[i])].lower(), ()):
             k = name.count(" ")

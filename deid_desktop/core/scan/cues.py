@@ -1,7 +1,7 @@
 """The name after a cue word ("Dr. Smith", "daughter Sarah Jones"), found with numpy: the
 same result as the cue patterns of ``patterns``, read from a window of characters after
-each cue. A cue whose name runs past the window, or whose window holds a non-ASCII
-character, is left to the regex (the caller gets its index back).
+each cue. A cue whose name runs past the window, or where a non-ASCII character comes
+before the name is decided, is left to the regex (the caller gets its index back).
 
 After the cue: an optional '.' (titles) or ',' / ':' (relations), one or more spaces or
 tabs, then a capitalised word of letters followed by letters, digits, _ ' or -; then,
@@ -15,6 +15,8 @@ import numpy as np
 from deid_desktop.core.scan.fold import ascii_projection, code_points
 
 WINDOW = 48
+#: The window read first (``cue_names``).
+SHORT = 24
 _SPACE, _UPPER, _LOWER, _INNER, _DOT, _COMMA, _FOREIGN = 1, 2, 4, 8, 16, 32, 64
 _CLASS = np.zeros(256, dtype=np.uint8)
 _CLASS[[ord(" "), ord("\t")]] = _SPACE
@@ -52,25 +54,47 @@ def cue_names(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For cue words ending at ``ends`` in ``raw`` (``projection`` of the batch), titles
     where ``title``: which have a name (indices), its start and end, and the indices left
-    to the regex (a name past the window, or a non-ASCII character in it)."""
+    to the regex (a name past the window, or a non-ASCII character in it). Read first in
+    a window of ``SHORT`` characters (most names end there), then in the whole window
+    where that one left the name open: a name decided in the short window reads the same
+    in the long one."""
+    found, start, end, rest = _cue_names(raw, ends, title, SHORT)
+    if rest.size:
+        more, s, e, rest2 = _cue_names(raw, ends[rest], title[rest], WINDOW)
+        found = np.concatenate((found, rest[more]))
+        order = np.argsort(found, kind="stable")
+        found = found[order]
+        start = np.concatenate((start, s))[order]
+        end = np.concatenate((end, e))[order]
+        rest = rest[rest2]
+    return found, start, end, rest
+
+
+def _cue_names(
+    raw: np.ndarray, ends: np.ndarray, title: np.ndarray, window: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``cue_names`` read in a window of ``window`` characters after each cue."""
     # (a table indexed by a uint8 array takes numpy's slow casting path: index by intp)
-    cls = _CLASS[raw[ends[:, None] + np.arange(WINDOW)].astype(np.intp)]
+    cls = _CLASS[raw[ends[:, None] + np.arange(window)].astype(np.intp)]
     rows = np.arange(ends.size)
     lead = np.where(title, _DOT, _COMMA).astype(np.uint8)
     p0 = ((cls[:, 0] & lead) != 0).astype(np.int64)
     q1 = _first((cls & _SPACE) == 0, p0)  # first character after the spaces
-    g1_end = _first((cls & _NAME) == 0, np.minimum(q1 + 1, WINDOW))
+    g1_end = _first((cls & _NAME) == 0, np.minimum(q1 + 1, window))
     q2 = _first((cls & _SPACE) == 0, g1_end)
-    g2_end = _first((cls & _NAME) == 0, np.minimum(q2 + 1, WINDOW))
-    c1 = cls[rows, np.minimum(q1, WINDOW - 1)]
-    c2 = cls[rows, np.minimum(q2, WINDOW - 1)]
-    has_first = (q1 > p0) & (q1 < WINDOW) & ((c1 & _LETTER) != 0)
-    has_second = (q2 > g1_end) & (q2 < WINDOW) & ((c2 & _LETTER) != 0)
+    g2_end = _first((cls & _NAME) == 0, np.minimum(q2 + 1, window))
+    c1 = cls[rows, np.minimum(q1, window - 1)]
+    c2 = cls[rows, np.minimum(q2, window - 1)]
+    has_first = (q1 > p0) & (q1 < window) & ((c1 & _LETTER) != 0)
+    has_second = (q2 > g1_end) & (q2 < window) & ((c2 & _LETTER) != 0)
     # undecided inside the window: a run of spaces or a word reaching its end
-    open_end = (q1 >= WINDOW) | (has_first & (g1_end >= WINDOW))
-    open_end |= (cls & _FOREIGN).any(axis=1)  # the regex knows non-ASCII letters
-    open_end |= has_first & (c1 & _UPPER != 0) & (g1_end < WINDOW) & (q2 >= WINDOW)
-    open_end |= has_first & (c1 & _UPPER != 0) & has_second & (g2_end >= WINDOW)
+    open_end = (q1 >= window) | (has_first & (g1_end >= window))
+    # the regex knows non-ASCII letters: a non-ASCII character among those read
+    foreign = _first((cls & _FOREIGN) != 0, np.zeros(rows.size, dtype=np.int64))
+    read = np.where(has_first, np.where(has_second, g2_end, q2), q1)
+    open_end |= (foreign < window) & (foreign <= read)
+    open_end |= has_first & (c1 & _UPPER != 0) & (g1_end < window) & (q2 >= window)
+    open_end |= has_first & (c1 & _UPPER != 0) & has_second & (g2_end >= window)
     named = ~open_end & has_first & ((c1 & _UPPER) != 0)
     end = np.where(has_second & ((c2 & _UPPER) != 0), g2_end, g1_end)
     found = np.flatnonzero(named)

@@ -54,6 +54,8 @@ _MIN_ID = 3
 #: The fewest digits of a phone's or an SSN's entry.
 _MIN_PHONE = 7
 _NON_DIGIT = re.compile(r"\D+")
+#: Digits of the longest entry looked up as a number (``10 ** 18 + value`` fits int64).
+_MAX_DIGITS = 18
 
 
 _H1 = np.uint64(0x9E3779B97F4A7C15)
@@ -112,6 +114,25 @@ class ScanDictionary:
     def digit_lengths(self) -> np.ndarray:
         """The distinct lengths of the digit entries."""
         return np.unique(np.fromiter(map(len, self.digits), dtype=np.int64, count=len(self.digits)))
+
+    @cached_property
+    def digit_table(self) -> tuple[np.ndarray, np.ndarray, dict[str, str]]:
+        """The digit entries as numbers, for looking many up at once: the sorted keys
+        ``10 ** n + value`` of the entries of n <= 18 ASCII digits and each one's rule
+        code, and the longer entries (a Python dict). Entries with other digits than
+        0-9 are left out: the digit patterns match ASCII digits only."""
+        short = [k for k in self.digits if len(k) <= _MAX_DIGITS and k.isascii() and k.isdigit()]
+        longer = {k: v for k, v in self.digits.items() if len(k) > _MAX_DIGITS}
+        raw = np.array(short, dtype=f"S{_MAX_DIGITS}").view(np.uint8)
+        chars = raw.reshape(len(short), _MAX_DIGITS).astype(np.int64)
+        keys = np.ones(len(short), dtype=np.int64)  # the leading 1 of 10 ** n
+        for k in range(_MAX_DIGITS):  # padding bytes (0) end each key
+            inside = chars[:, k] > 0
+            keys[inside] = keys[inside] * 10 + chars[inside, k] - 48
+        codes = {kind: dict_code(kind) for kind in set(self.digits.values())}
+        code = np.fromiter((codes[self.digits[k]] for k in short), np.int64, len(short))
+        order = np.argsort(keys)
+        return keys[order], code[order], longer
 
     @cached_property
     def matcher(self) -> WordMatcher:

@@ -50,7 +50,8 @@ _LEVEL_ALIASES = {"high_medium": "medium", "all": "low"}
 #: Bits of a rule's priority in the packed sort key of ``_span_order``.
 _PRIO_BITS = max(1, int(PRIORITY.max()).bit_length())
 _TIE_BITS = max(1, (int(PRIORITY.max()) * len(LEVELS) + len(LEVELS) - 1).bit_length())
-_OLD_CUES = np.array([CODE[("NAME", f"cue:{w}")] for w in CUE_WORDS], dtype=np.int64)
+_IS_OLD_CUE = np.zeros(len(KIND_OF), dtype=bool)  # by rule code
+_IS_OLD_CUE[[CODE[("NAME", f"cue:{w}")] for w in CUE_WORDS]] = True
 
 
 @dataclass(frozen=True)
@@ -94,13 +95,16 @@ def scan_text_arrays(
     *,
     persons: Sequence[object] | None = None,
     options: ScanOptions | None = None,
+    lengths: np.ndarray | None = None,
 ) -> TextHits:
     """Hits in a list of notes (note index, start, end, rule code). ``persons``: each
     note's person key, so that a dictionary name in a note of another person than its
-    own is of medium confidence (without it every dictionary name is high)."""
+    own is of medium confidence (without it every dictionary name is high);
+    ``lengths``: the notes' lengths, when the caller has them."""
     options = options or ScanOptions()
     n = len(texts)
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    if lengths is None:
+        lengths = note_lengths(texts)
     is_ascii = np.fromiter(map(str.isascii, texts), dtype=bool, count=n)
     total = int(lengths.sum()) or 1
     done = 0
@@ -127,11 +131,16 @@ def scan_text_arrays(
         return _empty()
     out = TextHits(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
     if len(groups) == 2:  # each group is in note order; merge the two
-        order = np.lexsort((out.end, out.start, out.note))
+        order = _note_order(out.note, out.start, out.end)
         out = TextHits(*(a[order] for a in out))
     if persons is not None and dictionary.owners.size:
         out = _person_aware(texts, out, persons, dictionary)
     return _without(out, out.code == _WORD_CODE)
+
+
+def note_lengths(texts: Sequence[str]) -> np.ndarray:
+    """The length of each note."""
+    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
 def _without(hits: TextHits, drop: np.ndarray) -> TextHits:
@@ -272,16 +281,17 @@ def _checked_words(
     keep = np.ones(start.size, dtype=bool)
     names = np.flatnonzero(code == _NAME_CODE)
     if names.size:
-        s = start[names]
-        shows = wordcheck.keep_dictionary_hits(w, s, end[names], wordcheck.cue_before(w, s))
+        at = wordcheck.word_at(w, start[names])
+        shows = wordcheck.keep_dictionary_hits(w, at, wordcheck.cue_before(w, at))
         if not shows.all():
             code = code.copy()
             code[names[~shows]] = _WORD_CODE
-    cues = np.flatnonzero(np.isin(code, _OLD_CUES))
+    cues = np.flatnonzero(_IS_OLD_CUE[code])
     if cues.size:
-        keep[cues] = ~wordcheck.common_capture(w, start[cues])
+        at = wordcheck.word_at(w, start[cues])
+        keep[cues] = ~wordcheck.common_capture(w, at)
         end = end.copy()
-        end[cues] = wordcheck.trim_cue_names(w, start[cues], end[cues])
+        end[cues] = wordcheck.trim_cue_names(w, at, end[cues])
     if keep.all():
         return start, end, code
     return start[keep], end[keep], code[keep]
@@ -331,6 +341,18 @@ def _span_order(
     return np.argsort(key, kind="stable")
 
 
+def _note_order(note: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The stable order by note, then start, then end: ``np.lexsort((end, start,
+    note))``, as one sort of a packed key when it fits (the two groups' hits, each in
+    note order, are merged rather than sorted three times over)."""
+    end_bits = int(end.max(initial=0)).bit_length()
+    start_bits = int(start.max(initial=0)).bit_length()
+    if int(note.max(initial=0)).bit_length() + start_bits + end_bits > 62:
+        return np.lexsort((end, start, note))
+    key = (note << (start_bits + end_bits)) | (start << end_bits) | end
+    return np.argsort(key, kind="stable")
+
+
 def _dedupe_tier(
     start: np.ndarray, end: np.ndarray, code: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -346,8 +368,13 @@ def _texts(series: pd.Series, positions: np.ndarray) -> list[str]:
     """The notes at ``positions`` as Python strings, ``ROWS_PER_PASS`` at a time (one
     conversion of a million-row column holds the GIL for ~0.1 s)."""
     texts: list[str] = []
+    strings = isinstance(series.dtype, pd.StringDtype)
     for at in range(0, positions.size, ROWS_PER_PASS):
-        texts.extend(map(str, series.iloc[positions[at : at + ROWS_PER_PASS]].tolist()))
+        part = series.iloc[positions[at : at + ROWS_PER_PASS]]
+        if strings:  # already strings: read as objects at once, no str() per note
+            texts.extend(part.to_numpy(dtype=object).tolist())
+        else:
+            texts.extend(map(str, part.tolist()))
     return texts
 
 
@@ -403,7 +430,10 @@ def scan_frames(
         persons = None
         if key is not None and key in frames[table].columns and dictionary.owners.size:
             persons = frames[table][key].iloc[positions].astype(str).tolist()
-        found = scan_text_arrays(texts, dictionary, sub, persons=persons, options=options)
+        lengths = note_lengths(texts)
+        found = scan_text_arrays(
+            texts, dictionary, sub, persons=persons, options=options, lengths=lengths
+        )
         if level != "low":
             found = at_level(found, level)
         spans.append(
@@ -430,7 +460,7 @@ def scan_frames(
                 column=column,
                 notes=len(texts),
                 notes_with_hits=_distinct_sorted(found.note),
-                characters=sum(map(len, texts)),
+                characters=int(lengths.sum()),
                 hits_by_kind=by_kind,
                 hits_by_confidence={
                     lv: int(c) for lv, c in zip(LEVELS, by_conf.tolist(), strict=True) if c

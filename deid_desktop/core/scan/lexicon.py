@@ -17,6 +17,7 @@ import numpy as np
 
 from deid_desktop.core.resources import resource
 from deid_desktop.core.scan.cuegroups import FLAGGED_WORDS
+from deid_desktop.core.scan.fold import fold
 from deid_desktop.core.scan.gazetteer import load_gazetteer
 from deid_desktop.core.scan.regions import key_hash
 
@@ -133,6 +134,28 @@ class Lexicon:
             probe += 1 if pending.size else 0
         return hashes, flags, reach, bits
 
+    @functools.cached_property
+    def _second_words(self) -> np.ndarray:
+        """The sorted ``word_hash`` of the second word of every multi-word place, as a
+        batch is cut into words (its folded text cut at every other character than a
+        letter or digit)."""
+        words = (fold(name).split() for names in self.multi.values() for name in names)
+        seconds = sorted({w[1] for w in words if len(w) > 1})
+        slots = [w.encode("ascii", "replace")[:MAX_LEN] for w in seconds]
+        buf = b"".join(w.ljust(MAX_LEN, b"\0") for w in slots) + bytes(16)
+        starts = np.arange(len(seconds), dtype=np.int64) * MAX_LEN
+        length = np.fromiter(map(len, seconds), dtype=np.int64, count=len(seconds))
+        return np.sort(word_hash(buf, starts, length))
+
+    def second_word(self, h: np.ndarray) -> np.ndarray:
+        """Whether the words of hashes ``h`` (``word_hash`` of the folded word, other
+        characters than ASCII read as '?') may be the second word of a multi-word place
+        (every one that is, and few others)."""
+        table = self._second_words
+        if h.size == 0 or table.size == 0:
+            return np.zeros(h.size, dtype=bool)
+        return table[np.minimum(np.searchsorted(table, h), table.size - 1)] == h
+
     def lookup(self, buf: bytes, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
         """Flags of the words at ``starts`` in the folded ASCII ``buf`` (0: unknown)."""
         if starts.size == 0 or self.hashes.size == 0:
@@ -145,11 +168,12 @@ class Lexicon:
             return np.zeros(h.size, dtype=np.int64)
         hashes, flags, reach, bits = self._table
         slot = (h >> np.uint64(64 - bits)).astype(np.int64)
-        found = flags[slot]
-        here = hashes[slot] == h
+        # np.take: a gather faster than indexing, for the look-up of every word
+        found = np.take(flags, slot)
+        here = np.take(hashes, slot) == h
         out = (found * here).astype(np.int64)  # not np.where: slow on a random mask
         # probe on only where words of this home were placed beyond it (few)
-        todo = np.flatnonzero(~here & (reach[slot] > 0))
+        todo = np.flatnonzero(~here & (np.take(reach, slot) > 0))
         mask = (1 << bits) - 1
         k = 0
         while todo.size:

@@ -26,6 +26,7 @@ import numpy as np
 from deid_desktop.core.scan import cues
 from deid_desktop.core.scan.dictionary import URL_START, ScanDictionary, WordMatcher
 from deid_desktop.core.scan.fold import ascii_projection, code_points
+from deid_desktop.core.scan.regions import end_order
 from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # start, end, rule code
@@ -71,15 +72,20 @@ _PHONE_GROUP = _DIGITS.groupindex["phone"]
 _GROUPED_GROUP = _DIGITS.groupindex[_GROUPED]
 _YEARS = re.compile(r"(?:(?:19|20)\d\d ?)+")
 _DATE_WIDTH = 10  # the longest numeric date: 2024-12-31, 12/31/2024
-_DATE_SEPS = np.frombuffer(b"./-", dtype=np.uint8)
+_DATE_SEP = np.zeros(256, dtype=bool)  # by byte: . / -
+_DATE_SEP[list(b"./-")] = True
 _DATE_COLS = np.arange(_DATE_WIDTH)
-_POW10 = 10 ** np.arange(_DATE_WIDTH + 1, dtype=np.int64)
+_POW10 = 10 ** np.arange(19, dtype=np.int64)  # 10 ** 0 .. 10 ** 18
 _EMAIL_CODE = pattern_code("EMAIL", "pattern:email")
 _URL_CODE = pattern_code("URL", "pattern:url")
 _KEEP_DIGITS = {c: None for c in range(128) if not chr(c).isdigit()}
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_LOCAL_PUNCT = np.array([ord(c) for c in "._+-"])
 _LOCAL_MAX = 64
+#: Characters of an e-mail domain read with numpy; a longer one is left to the regex.
+_DOMAIN_WINDOW = 60
+_DOMAIN_COLS = np.arange(_DOMAIN_WINDOW)
+#: Digits of the longest dictionary entry looked up as a number (``ScanDictionary``).
+_MAX_NUMBER_DIGITS = 18
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'\x00]+", re.I)
 _URL_TRAIL = ".,;:!?)]}'\""
 _TITLE_NAME = re.compile(r"\.?[ \t]+([^\W\d_][\w'’-]*)(?:[ \t]+([^\W\d_][\w'’-]*))?")
@@ -149,7 +155,7 @@ def _automaton_matches(
         return last, ids
     last = np.concatenate((last, flat[0::2]))
     ids = np.concatenate((ids, flat[1::2]))
-    order = np.lexsort((-matcher.lengths[ids], last))
+    order = end_order(last, matcher.lengths[ids])
     return last[order], ids[order]
 
 
@@ -317,7 +323,7 @@ def _valid_dates(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: np.ndarra
     # "7.4/40" are lab values, not dates)
     before = buf[np.maximum(lo - 1, 0)]
     before2 = buf[np.maximum(lo - 2, 0)]
-    decimal = (lo >= 2) & np.isin(before, _DATE_SEPS) & (before2 >= 48) & (before2 <= 57)
+    decimal = (lo >= 2) & _DATE_SEP[before] & (before2 >= 48) & (before2 <= 57)
     return np.where(iso, ok_iso, ok_num) & (first_sep == last_sep) & ~decimal
 
 
@@ -406,26 +412,64 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
     grouped = np.flatnonzero(group == _GROUPED_GROUP)
     for i in grouped.tolist():  # few: digits in groups split by spaces
         keep[i] = _YEARS.fullmatch(regions[lo[i] : hi[i]]) is None
-    lookup = dictionary.digits
-    if lookup:
+    if dictionary.digits:
         # only a match with as many digits as some dictionary entry can be one
         count = np.concatenate(([0], np.cumsum((buf >= 48) & (buf <= 57))))
         n_digits = count[hi] - count[lo]
         lengths = dictionary.digit_lengths
-        may = np.isin(n_digits, lengths)
+        table = np.zeros(int(lengths.max(initial=0)) + 2, dtype=bool)  # by digit count
+        table[lengths] = True
+        may = table[np.minimum(n_digits, table.size - 1)]
         if 10 in lengths:  # a phone written with its leading 1
             may |= (group == _PHONE_GROUP) & (n_digits == 11)
         at = np.flatnonzero(may & ~date)
-        rows = zip(at.tolist(), lo[at].tolist(), hi[at].tolist(), group[at].tolist(), strict=True)
-        for i, a, b, g in rows:
-            digits = regions[a:b].translate(_KEEP_DIGITS)
-            if g == _PHONE_GROUP and len(digits) == 11 and digits[0] == "1":
-                digits = digits[1:]
-            kind = lookup.get(digits)
-            if kind is not None:
-                codes[i] = dict_code(kind)
+        if at.size:
+            _look_up_digits(regions, buf, count, lo[at], hi[at], group[at], at, codes, dictionary)
     lo, hi = lo[keep], hi[keep]
     return orig[lo], orig[hi - 1] + 1, codes[keep]
+
+
+def _look_up_digits(
+    regions: str,
+    buf: np.ndarray,
+    count: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    group: np.ndarray,
+    at: np.ndarray,
+    codes: np.ndarray,
+    dictionary: ScanDictionary,
+) -> None:
+    """Set ``codes[at]`` to the dictionary code of each match whose digits (those of a
+    phone of 11 starting with 1 without it) are an entry: read as numbers ``10 ** n +
+    value`` and searched in ``dictionary.digit_table`` at once; longer ones by dict."""
+    keys, key_codes, longer = dictionary.digit_table
+    digit_at = np.flatnonzero((buf >= 48) & (buf <= 57))
+    first, n = count[lo], count[hi] - count[lo]
+    phone1 = (group == _PHONE_GROUP) & (n == 11)
+    lead = np.flatnonzero(phone1)
+    drop = lead[buf[digit_at[first[lead]]] == 49]  # a leading 1 is dropped
+    first[drop] += 1
+    n[drop] -= 1
+    short = np.flatnonzero(n <= _MAX_NUMBER_DIGITS)
+    if short.size and keys.size:
+        # a (match, digit) table: the k-th digit of each match weighs 10 ** (n - 1 - k)
+        size = n[short, None]
+        k = np.arange(int(size.max()))
+        d = buf[digit_at[np.minimum(first[short, None] + k, digit_at.size - 1)]] - 48
+        weight = _POW10[np.maximum(size - 1 - k, 0)] * (k < size)
+        value = _POW10[size[:, 0]] + (d * weight).sum(axis=1)  # 10 ** n + value
+        found = np.minimum(np.searchsorted(keys, value), keys.size - 1)
+        hit = keys[found] == value
+        codes[at[short[hit]]] = key_codes[found[hit]]
+    if longer:
+        for i in np.flatnonzero(n > _MAX_NUMBER_DIGITS).tolist():  # few: very long numbers
+            digits = regions[int(lo[i]) : int(hi[i])].translate(_KEEP_DIGITS)
+            if phone1[i] and digits[0] == "1":
+                digits = digits[1:]
+            kind = longer.get(digits)
+            if kind is not None:
+                codes[at[i]] = dict_code(kind)
 
 
 def _codes(text: str) -> np.ndarray:
@@ -435,41 +479,59 @@ def _codes(text: str) -> np.ndarray:
     return code_points(text)
 
 
-def _local_parts(text: str, folded: str) -> tuple[np.ndarray, np.ndarray]:
-    """Each '@' of ``text`` and where the local part before it starts: the letters,
-    digits and ._+- just before it, at most ``_LOCAL_MAX`` (a letter or digit is a
-    character that does not fold to a space)."""
-    if "@" not in text:
-        return _EMPTY, _EMPTY
-    chars = _codes(text)
+def _local_parts(chars: np.ndarray, folded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each '@' of the text (``chars``: its ``_codes``) and where the local part before
+    it starts: the letters, digits and . _ + - just before it, at most ``_LOCAL_MAX`` (a
+    letter or digit is a character that does not fold to a space)."""
     ats = np.flatnonzero(chars == 64)
     cols = ats[:, None] + np.arange(-_LOCAL_MAX, 0)
     inside = cols >= 0
     cols = np.maximum(cols, 0)
-    ok = inside & ((_codes(folded)[cols] != 32) | np.isin(chars[cols], _LOCAL_PUNCT))
+    c = chars[cols]
+    ok = inside & ((folded[cols] != 32) | (c == 46) | (c == 95) | (c == 43) | (c == 45))
     back = ok[:, ::-1]
     run = np.where(back.all(axis=1), _LOCAL_MAX, np.argmin(back, axis=1))
     return ats, ats - run
 
 
+def _domain_ends(chars: np.ndarray, folded: np.ndarray, ats: np.ndarray) -> np.ndarray:
+    """Where the e-mail domain after each '@' at ``ats`` ends, as ``_EMAIL`` reads it:
+    runs of letters, digits, _ and - joined by single full stops, at least two runs,
+    the last ending before anything else (or a full stop not followed by a run); -1
+    where there is no such domain, -2 where it runs past ``_DOMAIN_WINDOW`` (left to
+    the regex)."""
+    cols = ats[:, None] + np.arange(1, _DOMAIN_WINDOW + 2)
+    inside = cols < chars.size
+    cols = np.minimum(cols, chars.size - 1)
+    c = chars[cols]
+    word = inside & ((folded[cols] != 32) | (c == 95) | (c == 45))
+    dot = inside & (c == 46)
+    stop = ~(word[:, :-1] | (dot[:, :-1] & word[:, 1:]))  # where the domain must end
+    end = np.argmax(stop, axis=1)
+    links = (dot[:, :-1] & (end[:, None] > _DOMAIN_COLS)).sum(axis=1)
+    ok = word[:, 0] & (links >= 1)
+    return np.where(stop.any(axis=1), np.where(ok, ats + 1 + end, -1), -2)
+
+
 def find_emails_urls(text: str, folded: str, url_starts: np.ndarray) -> Found:
-    """E-mail addresses (from each '@') and URLs (from the starts of the words http,
-    https and www found by ``find_words``)."""
+    """E-mail addresses (from each '@': the local part read backwards, the domain
+    forwards, with numpy) and URLs (from the starts of the words http, https and www
+    found by ``find_words``)."""
     xs: list[int] = []
     xe: list[int] = []
     xc: list[int] = []
-    seen_end = -1
-    email = _EMAIL.match
-    size = len(text)
-    ats, los = _local_parts(text, folded)
-    for at, lo in zip(ats.tolist(), los.tolist(), strict=True):
-        if at >= seen_end:
-            m = email(text, lo, min(size, at + 256)) if lo < at else None
-            if m is not None and m.end() > at:
-                xs.append(m.start())
-                xe.append(m.end())
-                xc.append(_EMAIL_CODE)
-                seen_end = m.end()
+    if "@" in text:
+        chars, fchars = _codes(text), _codes(folded)
+        ats, los = _local_parts(chars, fchars)
+        local = los < ats
+        ats, los = ats[local], los[local]
+        ends = _domain_ends(chars, fchars, ats)
+        for i in np.flatnonzero(ends == -2).tolist():  # few: a domain of 60 characters
+            m = _EMAIL.match(text, int(los[i]), min(len(text), int(ats[i]) + 256))
+            ends[i] = m.end() if m is not None else -1
+        found = ends >= 0
+        xs, xe = los[found].tolist(), ends[found].tolist()
+        xc = [_EMAIL_CODE] * len(xs)
     for i in url_starts.tolist():
         m = _URL.match(text, i)
         if m:

@@ -11,21 +11,19 @@ from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.words import _CUE, Words
 
 
-def _word_at(w: Words, start: np.ndarray) -> np.ndarray:
-    """The word index of each hit start (-1, a sentinel, where no word starts there)."""
+def word_at(w: Words, start: np.ndarray) -> np.ndarray:
+    """The word index of each hit start (-1, a sentinel, where no word starts there):
+    what the checks below read, found once per batch for each kind of hit."""
     at = np.minimum(np.searchsorted(w.start[: w.size], start), max(w.size - 1, 0))
     return np.where((w.size > 0) & (w.start[at] == start), at, -1)
 
 
-def keep_dictionary_hits(
-    w: Words, start: np.ndarray, end: np.ndarray, cued: np.ndarray
-) -> np.ndarray:
+def keep_dictionary_hits(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarray:
     """Which dictionary name hits to keep: a name that is also an English word only
     where it is capitalised in a mixed-case note, or ``cued`` (an everyday word only
     after a title: "mrs young", where "son will visit" is a verb after a relation)."""
-    if start.size == 0 or w.size == 0:
-        return np.ones(start.size, dtype=bool)
-    at = _word_at(w, start)
+    if at.size == 0 or w.size == 0:
+        return np.ones(at.size, dtype=bool)
     f = w.f(at)
     title, caps, _, _ = w.case(at)
     wordlike = (f & (lx.COMMON | lx.NAME_WORD)) != 0
@@ -39,11 +37,10 @@ def _after_title(w: Words, at: np.ndarray) -> np.ndarray:
     return ((w.f(prev) & lx.TITLE) != 0) & (prev >= 0)
 
 
-def cue_before(w: Words, start: np.ndarray) -> np.ndarray:
-    """Does a cue word stand right before the word at each of ``start``?"""
-    if start.size == 0 or w.size == 0:
-        return np.zeros(start.size, dtype=bool)
-    at = _word_at(w, start)
+def cue_before(w: Words, at: np.ndarray) -> np.ndarray:
+    """Does a cue word stand right before each word ``at``?"""
+    if at.size == 0 or w.size == 0:
+        return np.zeros(at.size, dtype=bool)
     prev = np.where(at > 0, at - 1, -1)
     f = w.f(prev)
     _, caps, _, _ = w.case(prev)
@@ -52,12 +49,11 @@ def cue_before(w: Words, start: np.ndarray) -> np.ndarray:
     return cue & (prev >= 0)
 
 
-def common_capture(w: Words, start: np.ndarray) -> np.ndarray:
-    """Is the word at each of ``start`` a common word that is no name (what an old cue
-    rule caught in "WIFE IN TO VISIT" or "Son At bedside")?"""
-    if start.size == 0 or w.size == 0:
-        return np.zeros(start.size, dtype=bool)
-    at = _word_at(w, start)
+def common_capture(w: Words, at: np.ndarray) -> np.ndarray:
+    """Is each word ``at`` a common word that is no name (what an old cue rule caught
+    in "WIFE IN TO VISIT" or "Son At bedside")?"""
+    if at.size == 0 or w.size == 0:
+        return np.zeros(at.size, dtype=bool)
     f = w.f(at)
     title, _, lower, _ = w.case(at)
     capsnote = w.capsnote(at)
@@ -69,13 +65,12 @@ def common_capture(w: Words, start: np.ndarray) -> np.ndarray:
     return bad | lower_word
 
 
-def trim_cue_names(w: Words, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+def trim_cue_names(w: Words, at: np.ndarray, end: np.ndarray) -> np.ndarray:
     """The ends of two-word cue captures cut back to the first word when the second is
     a common or clinical word, or the note is in capitals and the second word is no
     Census name ("DR. JONES AWARE")."""
-    if start.size == 0 or w.size == 0:
+    if at.size == 0 or w.size == 0:
         return end
-    at = _word_at(w, start)
     nx = np.where(at >= 0, at + 1, -1)
     valid = w.valid(nx) & (at >= 0)
     two = valid & (w.end[w.at(nx)] <= end) & (w.end[w.at(at)] < end)
