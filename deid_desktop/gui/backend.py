@@ -8,6 +8,7 @@ Long calls take ``progress`` and ``cancel`` and are run by ``workers.JobRunner``
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -378,6 +379,17 @@ def zip3_vintage(project: Project) -> str:
     if project.transform.zip3_table:
         return zip3.load_census_file(Path(project.transform.zip3_table)).vintage
     return zip3.load_bundled_zip3().vintage
+
+
+def zip3_vintage_read(project: Project) -> str | None:
+    """The vintage of the project's ZIP3 table if it needs no reading (the shipped table,
+    already read), else None: ``zip3_vintage`` then reads it (in a job)."""
+    if project.transform.zip3_table:
+        return None
+    zip3 = sys.modules.get("deid_desktop.core.zip3")
+    if zip3 is None or not zip3.load_bundled_zip3.cache_info().currsize:
+        return None
+    return str(zip3.load_bundled_zip3().vintage)
 
 
 def load_census_table(path: Path) -> Zip3Table:
