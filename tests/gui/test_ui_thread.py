@@ -38,3 +38,27 @@ def test_the_lone_records_are_made_with_the_review_not_on_the_ui_thread(
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=WAIT)
     assert on_ui == [False]
     assert page.lone_model.rowCount() == s.review.risk.lone
+
+
+def test_a_large_extract_gets_its_previews_one_table_per_turn(
+    qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Each preview of a million-row table costs the UI thread ~10 ms: the window
+    repaints between them. Each is masked before it can be painted."""
+    from deid_desktop.gui.models import MASK
+    from deid_desktop.gui.pages import load
+
+    monkeypatch.setattr(load, "SLICE_ROWS", 1)  # the demo counts as large
+    page = window.load_page
+    at_once: list[int] = []
+    window.session.extractLoaded.connect(lambda: at_once.append(page.preview_tabs.count()))
+    open_demo(qtbot, window)
+    assert at_once == [1]  # the first table when the extract arrived, the others after
+    qtbot.waitUntil(lambda: page.preview_tabs.count() == 3, timeout=WAIT)
+    for _name, model in page._models:
+        direct = [
+            i for i, c in enumerate(model.frame.columns) if c in ("first_name", "mrn", "phone")
+        ]
+        for column in direct:
+            assert model.data(model.index(0, column)) == MASK
+    assert sum(bool(model._masked) for _n, model in page._models) >= 1
