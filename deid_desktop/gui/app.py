@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -82,10 +83,18 @@ def _tell(message: str) -> None:
     QMessageBox.information(None, "deid-desktop", message)
 
 
+#: Qt rasterizes large paints (lines, fills, image conversions) on a pool of helper
+#: threads and the UI thread waits for all of them; on a busy machine a helper queues for a
+#: CPU and the window froze for 0.1-0.5 s in a progress bar's repaint. The window's paints
+#: are small: one thread paints them at once. (A value the user set is kept.)
+SINGLE_THREADED_PAINT = ("QT_NO_GUI_THREADPOOL", "1")
+
+
 def make_app(argv: Sequence[str]) -> QApplication:
     app = QApplication.instance()
     if isinstance(app, QApplication):
         return app
+    os.environ.setdefault(*SINGLE_THREADED_PAINT)  # read when Qt first paints
     QCoreApplication.setOrganizationName(ORGANIZATION)
     QCoreApplication.setApplicationName(APPLICATION)
     QCoreApplication.setApplicationVersion(__version__)
