@@ -193,6 +193,23 @@ def test_the_window_paints_on_its_own_thread_alone() -> None:
     assert out.stdout.split()[-1] == "1"  # no helper thread was started to paint
 
 
+def test_modules_imported_by_the_app_are_not_read_as_source() -> None:
+    """PySide's import hook read each new module's source (for its unused ``__feature__``
+    switches): on the UI thread, a lazy import waited for a busy disk."""
+    code = (
+        "import os, linecache\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from deid_desktop.gui.app import make_app\n"
+        "app = make_app(['x'])\n"
+        "import colorsys\n"
+        "print(any(name.endswith('colorsys.py') for name in linecache.cache))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.split()[-1] == "False"
+
+
 def test_selftest_without_a_display_exits_zero_when_the_demo_loads() -> None:
     scratch_before = set(Path(tempfile.gettempdir()).glob("deid-selftest-*"))
     out = subprocess.run(
