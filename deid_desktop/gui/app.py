@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -82,10 +83,35 @@ def _tell(message: str) -> None:
     QMessageBox.information(None, "deid-desktop", message)
 
 
+#: Qt rasterizes large paints (lines, fills, image conversions) on a pool of helper
+#: threads and the UI thread waits for all of them; on a busy machine a helper queues for a
+#: CPU and the window froze for 0.1-0.5 s in a progress bar's repaint. The window's paints
+#: are small: one thread paints them at once. (A value the user set is kept.)
+SINGLE_THREADED_PAINT = ("QT_NO_GUI_THREADPOOL", "1")
+
+
+def skip_pyside_source_scan() -> None:
+    """PySide's import hook reads and tokenizes the whole source of every module imported
+    after it, to learn whether it uses PySide's ``__feature__`` switches; this app uses
+    none. On the UI thread one such read waited 0.8 s for a busy disk (a lazy import of a
+    page's module), and the warm-up's 550 files held Python's lock for 0.2 s: every
+    module now counts as not using PySide, which changes nothing without the switches.
+    (A PySide without this private hook is left as it is.)"""
+    feature = sys.modules.get("PySide6.support.feature")
+    if feature is not None and hasattr(feature, "_mod_uses_pyside"):
+        feature._mod_uses_pyside = _uses_no_feature
+
+
+def _uses_no_feature(module: object) -> bool:
+    return False
+
+
 def make_app(argv: Sequence[str]) -> QApplication:
     app = QApplication.instance()
     if isinstance(app, QApplication):
         return app
+    os.environ.setdefault(*SINGLE_THREADED_PAINT)  # read when Qt first paints
+    skip_pyside_source_scan()
     QCoreApplication.setOrganizationName(ORGANIZATION)
     QCoreApplication.setApplicationName(APPLICATION)
     QCoreApplication.setApplicationVersion(__version__)

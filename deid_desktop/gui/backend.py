@@ -8,7 +8,9 @@ Long calls take ``progress`` and ``cancel`` and are run by ``workers.JobRunner``
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,6 +80,25 @@ FIRST_USE_MODULES = (
 )
 
 
+@contextmanager
+def _no_pyside_source_scan() -> Iterator[None]:
+    """PySide reads and tokenizes the whole source of every module imported after it, to
+    find the modules that use its ``__feature__`` switches (this app uses none): for
+    pandas and core, 550 files (15 MB kept in ``linecache``, 0.2 s of Python with the
+    GIL held; on a busy machine the window waited for it). Off while they are imported:
+    those modules are marked as not using PySide, which changes nothing here."""
+    feature = sys.modules.get("PySide6.support.feature")
+    scan = getattr(feature, "_mod_uses_pyside", None)
+    if feature is None or scan is None:  # another PySide: it is left as it is
+        yield
+        return
+    feature._mod_uses_pyside = lambda module: False
+    try:
+        yield
+    finally:
+        feature._mod_uses_pyside = scan
+
+
 def warm_imports() -> None:
     """Import ``FIRST_USE_MODULES`` and read the shipped ZIP3 table, which the Pathway
     step shows the vintage of (call it in a job, off the UI thread: half a second)."""
@@ -88,7 +109,7 @@ def warm_imports() -> None:
 
     # the modules' objects live as long as the app: no collection walks them while they
     # are made (one took 0.7 s, Python's lock held), and none walks them afterwards
-    with gc_paused():
+    with gc_paused(), _no_pyside_source_scan():
         for name in FIRST_USE_MODULES:
             importlib.import_module(name)
         from deid_desktop.core import zip3
@@ -378,6 +399,34 @@ def zip3_vintage(project: Project) -> str:
     if project.transform.zip3_table:
         return zip3.load_census_file(Path(project.transform.zip3_table)).vintage
     return zip3.load_bundled_zip3().vintage
+
+
+def lone_records(review: ReviewResult, person_table: str | None) -> pd.DataFrame:
+    """The review's lone records with their subject ID (not a row position) and their
+    quasi-identifiers, as the Review page lists them (make it off the UI thread: a
+    frame of up to a million rows)."""
+    assert review.risk is not None
+    lone = review.risk.lone_records
+    frame = review.release.tables.get(person_table) if person_table else None
+    id_col = review.release.id_column
+    if frame is None or id_col not in frame.columns or "row" not in lone.columns:
+        return lone
+    # only the lone rows: the whole column as Python objects took ~0.5 s at 1M rows
+    ids = frame[id_col].iloc[lone["row"].to_numpy(dtype="int64")].to_numpy()
+    out = lone.drop(columns=["row"])
+    out.insert(0, id_col, ids)
+    return out.reset_index(drop=True)
+
+
+def zip3_vintage_read(project: Project) -> str | None:
+    """The vintage of the project's ZIP3 table if it needs no reading (the shipped table,
+    already read), else None: ``zip3_vintage`` then reads it (in a job)."""
+    if project.transform.zip3_table:
+        return None
+    zip3 = sys.modules.get("deid_desktop.core.zip3")
+    if zip3 is None or not zip3.load_bundled_zip3.cache_info().currsize:
+        return None
+    return str(zip3.load_bundled_zip3().vintage)
 
 
 def load_census_table(path: Path) -> Zip3Table:

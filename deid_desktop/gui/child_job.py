@@ -52,6 +52,10 @@ _HEADER = struct.Struct("<cQ")  # kind, payload length
 _PROGRESS, _RESULT, _ERROR, _UNSENDABLE = b"p", b"r", b"e", b"u"
 _POLL_S = 0.05  # how often the waiting thread looks at the Cancel button
 _PR_SET_PDEATHSIG = 1
+#: The child runs this much "nicer" than the app (Linux niceness, added to the app's): when
+#: the machine is busy the scheduler gives the CPU to the window's thread first, so a
+#: repaint never queues behind the job. Only the child: the CLI and the app keep theirs.
+CHILD_NICE = 10
 
 #: The peak resident set (MB) of the last child, as the kernel counted it (VmHWM): the
 #: app's memory is its own peak plus this (minus the pages they share). For the bench.
@@ -85,11 +89,49 @@ def _mappingproxy(m: types.MappingProxyType[Any, Any]) -> tuple[Any, tuple[dict[
     return _proxy, (dict(m),)
 
 
+#: An object array of strings at least this long, with at most half its values distinct,
+#: travels as its distinct strings and integer codes (out of band).
+CODES_MIN = 10_000
+
+
+def _from_codes(distinct: list[str], codes: Any) -> Any:
+    """The object array ``distinct[codes]`` (one C loop: no string is made again)."""
+    import numpy as np
+
+    values = np.empty(len(distinct), dtype=object)
+    values[:] = distinct
+    return values.take(codes)
+
+
+def _as_codes(array: Any) -> tuple[list[str], Any] | None:
+    """``array``'s distinct strings and its codes, or None if it is not worth it (or not
+    only exact strings: equal values of other types would come back as one type)."""
+    pd = sys.modules.get("pandas")
+    if pd is None or array.ndim != 1 or array.size < CODES_MIN:
+        return None
+    if set(map(type, array)) != {str}:
+        return None
+    codes, distinct = pd.factorize(array)
+    if len(distinct) > array.size // 2:
+        return None
+    return list(distinct), codes.astype("int32")
+
+
 class _Pickler(pickle.Pickler):
-    """Pickle protocol 5 with the read-only mappings core uses (risk formulas)."""
+    """Pickle protocol 5 with the read-only mappings core uses (risk formulas), and long
+    object arrays of repeated strings (span kinds, rules) as codes: in band, such an
+    array is a list the parent's ``pickle.loads`` rebuilds in one C call, with Python's
+    lock held (25 ms for a review's spans at a million persons: the window froze)."""
 
     dispatch_table = copyreg.dispatch_table.copy()
     dispatch_table[types.MappingProxyType] = _mappingproxy
+
+    def reducer_override(self, obj: Any) -> Any:
+        np = sys.modules.get("numpy")
+        if np is None or type(obj) is not np.ndarray or obj.dtype != object:
+            return NotImplemented
+        coded = _as_codes(obj)
+        return NotImplemented if coded is None else (_from_codes, coded)
 
 
 def dumps(obj: object) -> tuple[bytes, list[memoryview]]:
@@ -127,11 +169,18 @@ def _peak_kb() -> int:
     return 0
 
 
+def lower_priority() -> None:
+    """(child) Run ``CHILD_NICE`` nicer than the app; if the system refuses, as is."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(CHILD_NICE)
+
+
 def _child(fn: Callable[[ProgressFn, CancelToken], Any], fd: int) -> None:
     """(child) Run ``fn``, send what it returned or raised, exit without cleanup."""
     code = 1
     try:
         gc.freeze()  # the inherited objects: a collection here neither walks nor copies them
+        lower_priority()
         with contextlib.suppress(OSError, AttributeError):  # die with the app
             ctypes.CDLL("libc.so.6").prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 

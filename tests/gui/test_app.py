@@ -9,6 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QColor, QDropEvent, QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication
@@ -164,6 +165,49 @@ def test_the_app_never_imports_qtnetwork() -> None:
         if isinstance(node, ast.ImportFrom | ast.Import) and "QtNetwork" in ast.unparse(node)
     ]
     assert offenders == []
+
+
+def test_the_window_paints_on_its_own_thread_alone() -> None:
+    """Qt's helper threads for large paints are off: on a busy machine the UI thread
+    waited for a helper queued for a CPU (the window froze in a progress bar's repaint)."""
+    code = (
+        "import os\n"
+        "os.environ.pop('QT_NO_GUI_THREADPOOL', None)\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from deid_desktop.gui.app import make_app\n"
+        "from PySide6.QtCore import QLineF\n"
+        "from PySide6.QtGui import QImage, QPainter\n"
+        "app = make_app(['x'])\n"
+        "image = QImage(2560, 1640, QImage.Format.Format_ARGB32_Premultiplied)\n"
+        "painter = QPainter(image)\n"
+        "painter.drawLines([QLineF(0, y, 2560, y) for y in range(0, 1640, 3)])\n"
+        "painter.end()\n"
+        "image.convertToFormat(QImage.Format.Format_RGB32)\n"
+        "print(len(os.listdir('/proc/self/task')))\n"
+    )
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("counts the threads in /proc (Linux)")
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.split()[-1] == "1"  # no helper thread was started to paint
+
+
+def test_modules_imported_by_the_app_are_not_read_as_source() -> None:
+    """PySide's import hook read each new module's source (for its unused ``__feature__``
+    switches): on the UI thread, a lazy import waited for a busy disk."""
+    code = (
+        "import os, linecache\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from deid_desktop.gui.app import make_app\n"
+        "app = make_app(['x'])\n"
+        "import colorsys\n"
+        "print(any(name.endswith('colorsys.py') for name in linecache.cache))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.split()[-1] == "False"
 
 
 def test_selftest_without_a_display_exits_zero_when_the_demo_loads() -> None:

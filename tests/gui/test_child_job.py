@@ -127,6 +127,21 @@ def test_what_cannot_travel_is_computed_here() -> None:
     assert calls == [os.getpid()]  # run again here (the child's run was in the child)
 
 
+def _niceness(progress, cancel) -> int:  # type: ignore[no-untyped-def]
+    return os.nice(0)
+
+
+@pytest.mark.skipif(os.nice(0) >= 19, reason="already as nice as can be")
+def test_the_child_runs_nicer_than_the_app() -> None:
+    """On a busy machine the window's thread gets the CPU before the job's child: the
+    child's niceness is above the app's, and the app's own is left as it was."""
+    before = os.nice(0)
+    in_child = child_job.run(_niceness, lambda f, s: None, CancelToken())
+    assert in_child == min(19, before + child_job.CHILD_NICE)
+    assert in_child > before
+    assert os.nice(0) == before  # the app (and a CLI run in it) keeps its priority
+
+
 def test_small_extracts_stay_in_thread() -> None:
     assert not child_job.worth_a_child(child_job.CHILD_ROWS - 1)
     assert child_job.worth_a_child(child_job.CHILD_ROWS)
@@ -155,3 +170,27 @@ def test_the_generalization_flow_with_every_heavy_job_in_a_child(
         qtbot, window, tmp_path, None
     )
     assert len(children) >= 4  # the load, the reviews, the search
+
+
+def test_long_arrays_of_repeated_strings_travel_as_codes() -> None:
+    """A review's span kinds and rules (object arrays of a few strings repeated) come back
+    as codes, out of band: in band, rebuilding them held Python's lock for tens of ms."""
+    import pickle
+
+    import numpy as np
+
+    n = child_job.CODES_MIN * 3
+    kinds = np.array(["PERSON", "DATE", "PHONE"] * (n // 3), dtype=object)
+    mixed = np.array(["x", None] * (n // 2), dtype=object)  # not only strings: as before
+    unique = np.array([str(i) for i in range(n)], dtype=object)  # few repeats: as before
+    main, raws = child_job.dumps({"kinds": kinds, "again": kinds})
+    assert len(main) < 2_000  # the strings once, the codes out of band
+    back = pickle.loads(main, buffers=raws)
+    assert back["kinds"] is back["again"]  # shared as it was
+    assert back["kinds"].dtype == object and back["kinds"].shape == kinds.shape
+    assert back["kinds"].tolist() == kinds.tolist()
+    assert {type(v) for v in back["kinds"]} == {str}
+    for array in (mixed, unique, kinds[:100]):
+        main, raws = child_job.dumps(array)
+        again = pickle.loads(main, buffers=raws)
+        assert again.dtype == object and again.tolist() == array.tolist()

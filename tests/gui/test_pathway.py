@@ -60,3 +60,30 @@ def test_the_linkable_pathway_says_where_its_salt_is(on_pathway_page: MainWindow
     text = page.salt_status.text()
     assert page.salt_status.isVisible() and text.startswith("Salt:")
     assert "keyring" in text.lower()
+
+
+def test_the_zip3_table_is_read_off_the_ui_thread(
+    qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Opening a project shows the ZIP3 table's vintage without reading the table on the
+    UI thread (pandas parsing a CSV; at open, the load job imports pandas meanwhile and
+    the window waited for it)."""
+    import threading
+
+    from deid_desktop.core import zip3
+    from deid_desktop.gui import backend
+
+    threads: list[bool] = []
+    read = backend.zip3_vintage
+
+    def vintage(project):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread() is threading.main_thread())
+        return read(project)
+
+    monkeypatch.setattr(backend, "zip3_vintage", vintage)
+    zip3.load_bundled_zip3.cache_clear()  # the first reading of the shipped table
+    assert window.open_demo()
+    qtbot.waitUntil(lambda: window.session.extract is not None, timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=WAIT)
+    assert threads and not any(threads)
+    assert "2020" in window.pathway_page.zip3_label.text()

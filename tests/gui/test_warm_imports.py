@@ -41,3 +41,25 @@ def test_every_core_module_a_page_imports_on_first_use_is_warmed() -> None:
     assert "deid_desktop.core.scan.notes" in lazy  # the walk finds them
     assert lazy <= set(FIRST_USE_MODULES), sorted(lazy - set(FIRST_USE_MODULES))
     warm_imports()  # every name is a module that imports
+
+
+def test_the_warm_up_does_not_read_the_sources_of_what_it_imports() -> None:
+    """PySide's import hook reads the source of every module imported after it (for its
+    ``__feature__`` switches, unused here): not for pandas and core in the warm-up."""
+    import subprocess
+    import sys
+
+    code = (
+        "import linecache\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "app = QApplication(['x'])\n"
+        "from deid_desktop.gui import backend\n"
+        "backend.warm_imports()\n"
+        "import pandas\n"
+        "print(sum('pandas' in name for name in linecache.cache))\n"
+    )
+    env_code = "import os; os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n" + code
+    out = subprocess.run(
+        [sys.executable, "-c", env_code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert out.stdout.split()[-1] == "0"

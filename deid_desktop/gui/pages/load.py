@@ -6,7 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -37,6 +37,8 @@ from deid_desktop.gui.widgets import MessageBanner, heading, note
 
 log = logging.getLogger("deid.gui")
 
+#: From this many rows (all tables), the previews are added one per turn of the event loop.
+SLICE_ROWS = 200_000
 TABLE_FILTER = "Tables (*.csv *.txt *.tsv *.xlsx);;CSV files (*.csv *.txt *.tsv);;Excel (*.xlsx)"
 
 
@@ -157,6 +159,7 @@ class LoadPage(Page):
         lay.addWidget(split, 1)
 
         self._models: list[tuple[str, FrameModel]] = []
+        self._shown = 0  # which extract's previews are being added
         session.projectOpened.connect(self._on_project_opened)
         session.extractLoaded.connect(self._show_extract)
         session.projectChanged.connect(self._update_masks)
@@ -480,6 +483,7 @@ class LoadPage(Page):
         self._read(item)
 
     def _clear_preview(self) -> None:
+        self._shown += 1  # previews still to be added (in turns) are of another extract
         self.preview_tabs.clear()
         self._models = []
         self.report.clear()
@@ -510,12 +514,23 @@ class LoadPage(Page):
         extract = self.session.extract
         if extract is None:
             return
-        for t in extract.tables:
-            self._add_preview(t)
-        self._write_report(list(extract.tables))
-        self._update_masks()
+        tables = list(extract.tables)
+        # ~10 ms of this thread per table at a million rows: then one table per turn
+        self._add_previews(tables, self._shown, sum(len(t.frame) for t in tables) >= SLICE_ROWS)
+        self._write_report(tables)
         self._refresh_list()
         self.readinessChanged.emit()
+
+    def _add_previews(self, tables: list[LoadedTable], shown: int, one_per_turn: bool) -> None:
+        """The tables' previews (each masked before any paint), unless replaced since."""
+        if shown != self._shown:
+            return
+        now = tables[:1] if one_per_turn else tables
+        for t in now:
+            self._add_preview(t)
+        self._update_masks()
+        if rest := tables[len(now) :]:
+            QTimer.singleShot(0, self, lambda: self._add_previews(rest, shown, True))
 
     def _update_masks(self) -> None:
         project = self.session.project

@@ -81,6 +81,7 @@ class PathwayPage(Page):
         super().__init__(session, runner, parent)
         self._updating = False
         self._salt_missing = ""  # why the linkable release has no salt yet ("" = it has)
+        self._zip3_asked = 0  # which reading of the ZIP3 table is the one to show
         self.banner = MessageBanner()
 
         # pathway choice
@@ -232,15 +233,34 @@ class PathwayPage(Page):
             self._updating = False
 
     def _refresh_zip3(self) -> None:
+        """The vintage of the ZIP3 table in use. Reading a table (the shipped one the first
+        time, a user's Census file) parses a CSV with pandas: in a job, never here (at
+        project open the load job imports pandas at the same time, and this thread
+        waited for it)."""
         project = self.session.project
         assert project is not None
-        try:
-            vintage = backend.zip3_vintage(project)
-            self.zip3_label.setText(vintage)
-        except Exception as exc:
-            self.zip3_label.setText("The chosen table cannot be used.")
-            self.banner.show_error(exc)
         self.zip3_reset.setEnabled(project.transform.zip3_table is not None)
+        self._zip3_asked += 1
+        vintage = backend.zip3_vintage_read(project)
+        if vintage is not None:
+            self.zip3_label.setText(vintage)
+            return
+        self.zip3_label.setText("Reading the ZIP3 table…")
+        asked = self._zip3_asked
+
+        def job(progress, cancel):  # type: ignore[no-untyped-def]
+            return backend.zip3_vintage(project)
+
+        def shown(vintage: str) -> None:
+            if asked == self._zip3_asked:  # else a newer project's table is being read
+                self.zip3_label.setText(vintage)
+
+        def failed(exc: BaseException) -> None:
+            if asked == self._zip3_asked:
+                self.zip3_label.setText("The chosen table cannot be used.")
+                self.banner.show_error(exc)
+
+        self.runner.run(job, name="zip3 vintage", on_success=shown, on_error=failed)
 
     def _refresh_free_text(self) -> None:
         project = self.session.project

@@ -107,6 +107,8 @@ class ReviewPage(Page):
         from deid_desktop.core.scan.notes import NoteIndex  # numpy: load on use
 
         self._notes_index = NoteIndex()  # of the review on screen (built with it)
+        #: the lone records shown, and the risk report they are of (built with the review)
+        self._lone: tuple[object, pd.DataFrame] | None = None
         self.tabs.addTab(self.text, "Free text")
         self.intruder = IntruderPanel(session, runner)  # intruder test, across releases, cells
         self.tabs.addTab(self.intruder, "What an intruder could do")
@@ -162,7 +164,10 @@ class ReviewPage(Page):
             progress(1.0, "Preparing the review")
             from deid_desktop.core.scan.notes import index_notes  # numpy: on use
 
-            return result, index_notes(result.scan)
+            # what the page shows of a million rows is made here, not on the UI thread
+            person = project.person_table.name
+            lone = None if result.risk is None else backend.lone_records(result, person)
+            return result, index_notes(result.scan), lone
 
         def job(progress, cancel):  # type: ignore[no-untyped-def]
             salt = backend.salt_for(project)  # the keyring is asked here, not in a child
@@ -171,10 +176,11 @@ class ReviewPage(Page):
                 partial(work, salt=salt), progress, cancel, rows=child_job.extract_rows(extract)
             )
 
-        def done(value: tuple[ReviewResult, NoteIndex]) -> None:
-            result, notes = value
+        def done(value: tuple[ReviewResult, NoteIndex, pd.DataFrame | None]) -> None:
+            result, notes, lone = value
             if s.project is project and s.extract is extract:
                 self._notes_index = notes
+                self._lone = None if lone is None else (result.risk, lone)
                 s.review_word_folder = held_back
                 s.set_review(result)
             else:  # the project changed while the review ran: review the new one
@@ -437,7 +443,11 @@ class ReviewPage(Page):
         self.not_counted.setVisible(bool(left_out))
         self._show_chart(risk)
         self.generalize.show_review(review)
-        self.lone_model.set_frame(self._lone_frame(review))
+        if self._lone is None or self._lone[0] is not risk:  # else built with the review
+            project = self.session.project
+            person = project.person_table.name if project else None
+            self._lone = (risk, backend.lone_records(review, person))
+        self.lone_model.set_frame(self._lone[1])
         size_columns_from_sample(self.lone_view)
 
         # controls from the project (what the next review will use)
@@ -460,20 +470,6 @@ class ReviewPage(Page):
         self.drop_zip3.setChecked(settings.drop_zip3)
         self.suppress.setChecked(settings.suppress_below_k)
         self._update_suppress_preview()
-
-    def _lone_frame(self, review: ReviewResult) -> pd.DataFrame:
-        """The lone records with their subject ID (not a row position) and their QIs."""
-        lone = review.risk.lone_records
-        project = self.session.project
-        frame = review.release.tables.get(project.person_table.name) if project else None
-        id_col = review.release.id_column
-        if frame is None or id_col not in frame.columns or "row" not in lone.columns:
-            return lone
-        # only the lone rows: the whole column as Python objects took ~0.5 s at 1M rows
-        ids = frame[id_col].iloc[lone["row"].to_numpy(dtype="int64")].to_numpy()
-        out = lone.drop(columns=["row"])
-        out.insert(0, id_col, ids)
-        return out.reset_index(drop=True)
 
     def _candidate_qis(self, review: ReviewResult) -> list[str]:
         project = self.session.project
