@@ -52,11 +52,6 @@ _HEADER = struct.Struct("<cQ")  # kind, payload length
 _PROGRESS, _RESULT, _ERROR, _UNSENDABLE = b"p", b"r", b"e", b"u"
 _POLL_S = 0.05  # how often the waiting thread looks at the Cancel button
 _PR_SET_PDEATHSIG = 1
-#: The child runs this much "nicer" than the app (Linux niceness, added to the app's): when
-#: the machine is busy the scheduler gives the CPU to the window's thread first, so a
-#: repaint never queues behind the job. Only the child: the CLI and the app keep theirs.
-CHILD_NICE = 10
-
 #: The peak resident set (MB) of the last child, as the kernel counted it (VmHWM): the
 #: app's memory is its own peak plus this (minus the pages they share). For the bench.
 last_child_peak_mb: float | None = None
@@ -169,18 +164,11 @@ def _peak_kb() -> int:
     return 0
 
 
-def lower_priority() -> None:
-    """(child) Run ``CHILD_NICE`` nicer than the app; if the system refuses, as is."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(CHILD_NICE)
-
-
 def _child(fn: Callable[[ProgressFn, CancelToken], Any], fd: int) -> None:
     """(child) Run ``fn``, send what it returned or raised, exit without cleanup."""
     code = 1
     try:
         gc.freeze()  # the inherited objects: a collection here neither walks nor copies them
-        lower_priority()
         with contextlib.suppress(OSError, AttributeError):  # die with the app
             ctypes.CDLL("libc.so.6").prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 

@@ -131,15 +131,11 @@ def _niceness(progress, cancel) -> int:  # type: ignore[no-untyped-def]
     return os.nice(0)
 
 
-@pytest.mark.skipif(os.nice(0) >= 19, reason="already as nice as can be")
-def test_the_child_runs_nicer_than_the_app() -> None:
-    """On a busy machine the window's thread gets the CPU before the job's child: the
-    child's niceness is above the app's, and the app's own is left as it was."""
-    before = os.nice(0)
-    in_child = child_job.run(_niceness, lambda f, s: None, CancelToken())
-    assert in_child == min(19, before + child_job.CHILD_NICE)
-    assert in_child > before
-    assert os.nice(0) == before  # the app (and a CLI run in it) keeps its priority
+def test_the_child_runs_at_the_apps_priority() -> None:
+    """The review's child is not made nicer than the app: measured on a loaded machine
+    (bench_ui_stall.py, two CPU burners), a child at niceness 10 took the review at 1M
+    persons from 75 s to 323 s and bought no shorter stall of the window."""
+    assert child_job.run(_niceness, lambda f, s: None, CancelToken()) == os.nice(0)
 
 
 def test_small_extracts_stay_in_thread() -> None:
