@@ -1,67 +1,69 @@
 """Numbers said in words: seven digits or more read out one by one ("eight five eight,
 five five five, oh one five seven"), as a phone, an SSN or a record number is taken down
-from a call. Over the words of one batch (``words.Words``), in numpy: each word of two to
-five letters is compared, by a key of its letters, with the words of the ten digits
-("oh" for zero), and runs of them with nothing but spaces, commas, full stops or hyphens
-between are found. "one or two" and "two to three times" are no run.
+from a call. Over the words of one batch (``words.Words``), in numpy: each word's hash is
+looked up among those of the words of the ten digits ("oh" for zero), and runs of them
+with nothing but spaces, commas, full stops or hyphens between are found. "one or two"
+and "two to three times" are no run.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.rules import CODE
-from deid_desktop.core.scan.words import _LOW, _UP, Words
+from deid_desktop.core.scan.words import Words
 
 C_SPOKEN = CODE[("ID", "pattern:spoken-digits")]
 #: The fewest digits in a row that make a number worth hiding (a local phone number).
 MIN_SAID = 7
 _SAID = ("zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_MAX = 5  # the longest digit word
 
 
-def _key(word: bytes) -> int:
-    return sum(b << (8 * k) for k, b in enumerate(word)) | (len(word) << (8 * _MAX))
+def _hashes(words: tuple[str, ...]) -> np.ndarray:
+    """``lexicon.word_hash`` of each word, sorted (the words' own hashes, as ``Words``
+    carries them for the lexicon look-up)."""
+    buf = b"".join(w.encode() for w in words) + bytes(16)
+    length = np.array([len(w) for w in words], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64)
+    return np.sort(lx.word_hash(buf, starts, length))
 
 
-_KEYS = np.array(sorted(_key(w.encode()) for w in _SAID), dtype=np.uint64)
+_HASHES = _hashes(_SAID)
+#: A table of the hashes' top 12 bits: a word whose slot is unset is no digit word.
+_SHIFT = np.uint64(52)
+_SLOT = np.zeros(1 << 12, dtype=bool)
+_SLOT[(_HASHES >> _SHIFT).astype(np.int64)] = True
 
 
 def find_spoken(w: Words, out: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
     """Append the spans of runs of ``MIN_SAID`` digit words or more to ``out``."""
     n = w.size
-    if n < MIN_SAID:
+    if n < MIN_SAID or w.hashes.size < n:
         return
-    length = w.lengths[:n]
-    cand = np.flatnonzero((length >= 2) & (length <= _MAX) & ((w.c0[:n] & (_UP | _LOW)) != 0))
-    if cand.size < MIN_SAID:
+    h = w.hashes[:n]
+    maybe = np.flatnonzero(np.take(_SLOT, h >> _SHIFT))  # one gather; few words pass
+    if maybe.size < MIN_SAID:
         return
-    key = (length[cand].astype(np.uint64)) << np.uint64(8 * _MAX)
-    starts = w.start[cand]
-    for k in range(_MAX):
-        inside = k < length[cand]
-        byte = w.raw[np.minimum(starts + k, w.raw.size - 1)].astype(np.uint64) | np.uint64(32)
-        key |= np.where(inside, byte << np.uint64(8 * k), np.uint64(0))
-    at = np.minimum(np.searchsorted(_KEYS, key), _KEYS.size - 1)
+    at = np.minimum(np.searchsorted(_HASHES, h[maybe]), _HASHES.size - 1)
     digit = np.zeros(n + 1, dtype=bool)
-    digit[cand[_KEYS[at] == key]] = True
+    digit[maybe] = _HASHES[at] == h[maybe]
     if np.count_nonzero(digit) < MIN_SAID:
         return
     # word i continues a run from word i - 1: both digit words, a short gap of separators
-    i = np.arange(1, n)
-    gap = w.gap(i)
-    joined = digit[i] & digit[i - 1] & (gap.length <= 3) & _separators_only(w, i)
-    # runs: a run starts at a digit word not joined to the one before
-    cont = np.zeros(n, dtype=bool)
-    cont[1:] = joined
-    first = np.flatnonzero(digit[:n] & ~cont)
-    run_id = np.cumsum(digit[:n] & ~cont) - 1
+    pairs = np.flatnonzero(digit[1:n] & digit[: n - 1]) + 1
+    if pairs.size < MIN_SAID - 1:
+        return
+    pairs = pairs[(w.gaps.length[pairs] <= 3) & _separators_only(w, pairs)]
     members = np.flatnonzero(digit[:n])
-    size = np.bincount(run_id[members], minlength=first.size)
-    last = first + size - 1
+    cont = np.zeros(n, dtype=bool)
+    cont[pairs] = True
+    head = ~cont[members]  # a run starts at a digit word not joined to the one before
+    size = np.bincount(np.cumsum(head) - 1)
+    first = members[head]
     long = size >= MIN_SAID
     if long.any():
-        out.append((w.start[first[long]], w.end[last[long]], C_SPOKEN))
+        out.append((w.start[first[long]], w.end[first[long] + size[long] - 1], C_SPOKEN))
 
 
 def _separators_only(w: Words, i: np.ndarray) -> np.ndarray:
