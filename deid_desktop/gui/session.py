@@ -66,6 +66,9 @@ class Session(QObject):
     projectOpened = Signal()
     extractLoaded = Signal()
     reviewReady = Signal()
+    #: the review on screen gained the intruder test's figures (its verdict too); the
+    #: checks, risk and notes shown are unchanged, so only what reads them redraws
+    intruderReady = Signal()
     reviewInvalidated = Signal()
     exportDone = Signal(object)
     dirtyChanged = Signal(bool)
@@ -211,6 +214,11 @@ class Session(QObject):
     def set_review(self, review: ReviewResult) -> None:
         self.review = review
         self.reviewReady.emit()
+
+    def set_intruder_figures(self, review: ReviewResult) -> None:
+        """The review on screen with the intruder test's figures (``attack.with_intruder``)."""
+        self.review = review
+        self.intruderReady.emit()
 
     def set_export_record(self, record: ExportRecord) -> None:
         self.export_record = record

@@ -175,3 +175,23 @@ def test_a_single_release_warns_of_nothing(qtbot, window: MainWindow) -> None:  
     assert "No earlier release of this source" in panel.cross.text()
     assert "become lone" not in panel.cross.text()
     assert "combined with" not in window.review_page.verdict.headline
+
+
+def test_the_intruder_figures_redraw_the_verdict_not_the_whole_review(
+    qtbot, window: MainWindow
+) -> None:  # type: ignore[no-untyped-def]
+    """When the intruder test returns, the verdict on the Review page reads its figures,
+    and the checks, the risk and the notes are not drawn again (at 1M persons drawing
+    them again held the window 0.2 s)."""
+    open_demo(qtbot, window)
+    assert window.go_to(Step.REVIEW)
+    wait_review(qtbot, window)
+    page = window.review_page
+    redrawn: list[int] = []
+    window.session.reviewReady.connect(lambda: redrawn.append(1))
+    panel = _show_intruder_tab(qtbot, window)
+    report = window.session.review.intruder
+    assert report is not None and report.certain > 0
+    assert redrawn == []
+    assert f"re-identified {report.certain:,} persons" in page.verdict.body.text()
+    assert f"{report.certain:,} of {report.targets:,} persons" in panel.sentence.text()

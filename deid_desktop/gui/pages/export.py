@@ -181,6 +181,7 @@ class ExportPage(Page):
 
         session.projectChanged.connect(self._refresh)
         session.reviewReady.connect(self._refresh)
+        session.intruderReady.connect(self._refresh)
         session.reviewInvalidated.connect(self._refresh)
         session.projectOpened.connect(self._reset)
         runner.busyChanged.connect(lambda _b: self._validate())

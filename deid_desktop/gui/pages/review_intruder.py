@@ -182,6 +182,7 @@ class IntruderPanel(QWidget):
         lay.addWidget(split, 1)
 
         session.reviewReady.connect(self.show_review)
+        session.intruderReady.connect(self.show_review)
         session.reviewInvalidated.connect(self._invalidated)
 
     # -- showing ---------------------------------------------------------------------
@@ -329,7 +330,7 @@ class IntruderPanel(QWidget):
         def done(result: ReviewResult) -> None:
             self._finished()
             if s.review is review:  # still the review on screen: keep the figures with it
-                s.set_review(result)
+                s.set_intruder_figures(result)
 
         def failed(exc: BaseException) -> None:
             self._finished()
