@@ -143,20 +143,28 @@ def test_pages_render_with_a_dark_palette(window, qapp) -> None:  # type: ignore
         qapp.setPalette(old)
 
 
-def test_the_app_never_imports_qtnetwork() -> None:
+def _in_a_fresh_app(body: str) -> str:
+    """What ``body`` prints, run in a new process after ``app = make_app(...)``."""
     code = (
-        "import os, sys\n"
+        "import os\n"
         "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
         "from deid_desktop.gui.app import make_app\n"
-        "app = make_app(['x'])\n"
+        "app = make_app(['x'])\n" + body
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    return done.stdout
+
+
+def test_the_app_never_imports_qtnetwork() -> None:
+    out = _in_a_fresh_app(
+        "import sys\n"
         "from deid_desktop.gui.main_window import MainWindow\n"
         "w = MainWindow(); w.show(); app.processEvents()\n"
         "print(sorted(m for m in sys.modules if 'QtNetwork' in m or m in ('socket', 'ssl')))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert "QtNetwork" not in out.stdout
+    assert "QtNetwork" not in out
     gui = Path(gui_app.__file__).parent
     offenders = [
         p.name
@@ -196,18 +204,11 @@ def test_the_window_paints_on_its_own_thread_alone() -> None:
 def test_modules_imported_by_the_app_are_not_read_as_source() -> None:
     """PySide's import hook read each new module's source (for its unused ``__feature__``
     switches): on the UI thread, a lazy import waited for a busy disk."""
-    code = (
-        "import os, linecache\n"
-        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
-        "from deid_desktop.gui.app import make_app\n"
-        "app = make_app(['x'])\n"
-        "import colorsys\n"
+    out = _in_a_fresh_app(
+        "import colorsys, linecache\n"
         "print(any(name.endswith('colorsys.py') for name in linecache.cache))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert out.stdout.split()[-1] == "False"
+    assert out.split()[-1] == "False"
 
 
 def test_selftest_without_a_display_exits_zero_when_the_demo_loads() -> None:

@@ -12,6 +12,7 @@ from PySide6.QtCore import QPoint, Qt
 from deid_desktop.core.risk.hierarchy import read_hierarchy_dir
 from deid_desktop.gui.generalize_panel import GeneralizePanel
 from deid_desktop.gui.workers import JobRunner
+from tests.gui.test_ui_thread import on_ui_thread
 
 ADULT = Path(__file__).resolve().parents[1] / "data" / "adult"
 QIS = [
@@ -74,20 +75,12 @@ def test_lone_records_of_a_large_table_are_counted_in_a_job(qtbot, monkeypatch) 
     """Counting a candidate's lone records goes over every row (~15 ms of the UI thread
     at a million): from 200,000 rows the best's count comes with the search, and a
     clicked candidate's is counted in a job, the line following when it is back."""
-    import threading
-
     from deid_desktop.gui import generalize_panel
 
     frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=pd.StringDtype("pyarrow"))
     monkeypatch.setattr(generalize_panel, "COUNT_IN_JOB_ROWS", 1)  # adult counts as large
-    on_ui: list[bool] = []
-    count = generalize_panel.lone_count
-
-    def lone_count(prepared, levels):  # type: ignore[no-untyped-def]
-        on_ui.append(threading.current_thread() is threading.main_thread())
-        return count(prepared, levels)
-
-    monkeypatch.setattr(generalize_panel, "lone_count", lone_count)
+    count = generalize_panel.lone_count  # the real count, for the figures expected
+    on_ui = on_ui_thread(monkeypatch, generalize_panel, "lone_count")
     runner = JobRunner()
     panel = GeneralizePanel(runner)
     qtbot.addWidget(panel)

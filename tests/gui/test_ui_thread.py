@@ -13,17 +13,23 @@ from deid_desktop.gui.main_window import MainWindow
 from tests.gui.test_flow import WAIT, open_demo, wait_review
 
 
+def on_ui_thread(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[bool]:
+    """Each later call of ``module.name``: was it made on the UI thread?"""
+    calls: list[bool] = []
+    real = getattr(module, name)
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(threading.current_thread() is threading.main_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return calls
+
+
 def test_the_lone_records_are_made_with_the_review_not_on_the_ui_thread(
     qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    on_ui: list[bool] = []
-    made = backend.lone_records
-
-    def lone_records(review, person):  # type: ignore[no-untyped-def]
-        on_ui.append(threading.current_thread() is threading.main_thread())
-        return made(review, person)
-
-    monkeypatch.setattr(backend, "lone_records", lone_records)
+    on_ui = on_ui_thread(monkeypatch, backend, "lone_records")
     open_demo(qtbot, window)
     assert window.go_to(Step.REVIEW)
     wait_review(qtbot, window)
