@@ -272,3 +272,36 @@ def test_ages_in_months_with_their_unit_under_90_years_pass() -> None:
     outcome = verify_release(extract, release, project).outcome("ages_pooled")
     assert outcome.detail["columns_read_as_ages"]["people.age_txt"] == "name"
     assert "people.age_txt" not in outcome.detail["cells_by_column"]
+
+
+def _visits_column(values_of, name: str = "v8"):  # type: ignore[no-untyped-def]
+    """The case with a clinical visits column ``name``: ``values_of(age at the visit,
+    row number)`` per row."""
+    extract, project = make_case(24)
+    people = extract.person.frame.set_index("pid")["dob"]
+    visits = extract.table("visits").frame.copy()
+    ages = [_age(people[p], d) for p, d in zip(visits["pid"], visits["visit_date"], strict=True)]
+    visits[name] = pd.array([values_of(a, i) for i, a in enumerate(ages)], dtype=TEXT)
+    extract = replace_frame(extract, "visits", visits)
+    spec = replace(project.table("visits"), columns=(*VISITS_TAGS, tag(name, CL)))
+    project = replace(
+        project, tables=tuple(spec if t.name == "visits" else t for t in project.tables)
+    )
+    release = build_safe_harbor(extract, project)
+    return verify_release(extract, release, project).outcome("ages_pooled")
+
+
+def test_ages_taken_years_apart_fail_the_gate_whatever_the_name() -> None:
+    """The age at a follow-up five years on (or at death), under a clinical ``v8``:
+    every row five years off the age at the visit passed; the same shift for nearly
+    every row says ages, and those over 89 fail."""
+    outcome = _visits_column(lambda age, i: str(age + 5))
+    assert outcome.detail["columns_read_as_ages"].get("visits.v8") == "values"
+    assert not outcome.passed
+
+
+def test_a_measurement_that_grows_with_age_is_no_age() -> None:
+    """A systolic pressure of 90 plus half the age, give or take: the shift from the age
+    changes with the age, so it is not read as ages."""
+    outcome = _visits_column(lambda age, i: str(90 + age // 2 + i % 5))
+    assert "visits.v8" not in outcome.detail["columns_read_as_ages"]

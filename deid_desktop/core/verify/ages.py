@@ -52,6 +52,10 @@ AGREE = 0.9
 #: and still agree: an age taken at another date (a referral, the extract's day) is a
 #: year or two off, and nine rows in ten must still agree.
 SLACK_YEARS = 2
+#: Ages taken this many years before or after the person's (a follow-up, a death) are
+#: read as ages too when the shift is the same, give or take ``SLACK_YEARS``, in nine
+#: rows in ten (an age is a year of birth away from a date; a measurement is not).
+MAX_SHIFT_YEARS = 30
 #: Rows with a birth date and a value needed before values alone say "ages".
 MIN_AGREEING_ROWS = 10
 #: Rows read for the agreement with the birth dates (an even sample).
@@ -284,6 +288,15 @@ def agrees_with_birth_dates(
         lo, hi = np.floor(low / unit[1]) - SLACK_YEARS, np.floor(high / unit[1]) + SLACK_YEARS
         inside = (lo <= age) & (age <= hi)
         if float(inside.mean()) >= AGREE:
+            return unit
+        # ages taken some years apart from the person's (at a follow-up, at death): the
+        # same offset for nearly every row, where a measurement's varies with the age
+        off = np.floor((low + high) / 2 / unit[1]) - age
+        shift = float(np.median(off))
+        if (
+            abs(shift) <= MAX_SHIFT_YEARS
+            and float((np.abs(off - shift) <= SLACK_YEARS).mean()) >= AGREE
+        ):
             return unit
     return None
 
