@@ -435,3 +435,13 @@ def test_a_phone_said_in_words_fails_the_check() -> None:
     found = _direct_values(*_case({"callback": words, "memo": sentences})).detail["found"]
     assert found["people.callback"]["rows"] == N
     assert found["people.memo"]["rows"] == N
+
+
+def test_a_release_with_an_empty_crosswalk_is_judged_not_crashed() -> None:
+    """A hand-made release whose crosswalk has no row pairs no row with a person: the
+    check runs (it stopped with an IndexError, which failed the gate as 'could not run')."""
+    extract, project = _case({"mrn_digits": _mrn_digits})
+    release = build_safe_harbor(extract, project)
+    alone = replace(release, crosswalk=release.crosswalk.iloc[0:0])
+    outcome = _direct_values(extract, project, alone)
+    assert "could_not_run" not in outcome.detail

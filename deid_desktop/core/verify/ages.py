@@ -182,7 +182,7 @@ def _near_the_largest(values: pd.Series) -> pd.Series:
     return values[near].reset_index(drop=True)
 
 
-def _birth_per_person(extract: Extract, project: Project, ctx: VerifyContext) -> np.ndarray | None:
+def birth_per_person(extract: Extract, project: Project, ctx: VerifyContext) -> np.ndarray | None:
     """Birth date per person row (datetime64[ns], NaT unknown); None: no birth date."""
     cached = ctx.__dict__.get("_birth_per_person", False)
     if cached is not False:
@@ -222,7 +222,7 @@ def _sampled_ages(
     if table in cache:
         return cache[table]
     cache[table] = None
-    born = _birth_per_person(extract, project, ctx)
+    born = birth_per_person(extract, project, ctx)
     loaded = extract.table(table) if table in {t.name for t in extract.tables} else None
     tag = _row_date_tag(extract, project, table) if loaded is not None else None
     if loaded is not None and tag is None and loaded is extract.person:

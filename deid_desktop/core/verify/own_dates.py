@@ -98,7 +98,7 @@ class _PersonDates:
         return agree & (person >= 0) & (cells != _NOT_A_NUMBER)
 
 
-def _whole_numbers(values: pd.Series, cells: pa.Array, numbers: np.ndarray) -> np.ndarray:
+def whole_numbers(values: pd.Series, cells: pa.Array, numbers: np.ndarray) -> np.ndarray:
     """Each row's whole number (``_NOT_A_NUMBER`` where its cell is none), from the
     column's distinct ``cells`` of which ``numbers`` are whole numbers."""
     as_int = np.full(len(cells) + 1, _NOT_A_NUMBER, dtype=np.int64)
@@ -136,12 +136,12 @@ def own_date_columns(
         rows = np.arange(0, len(values), step)
         sample = values.iloc[rows] if step > 1 else values
         person = row_persons(where[rows], source)
-        agree = dates.agreeing(_whole_numbers(sample, cells, numbers), person)
+        agree = dates.agreeing(whole_numbers(sample, cells, numbers), person)
         if not agree.size or agree.mean() < SHARE / 2:
             continue
         if step > 1:
             person = row_persons(where, source)
-            agree = dates.agreeing(_whole_numbers(values, cells, numbers), person)
+            agree = dates.agreeing(whole_numbers(values, cells, numbers), person)
         n = int(np.count_nonzero(agree))
         if n >= max(MIN_ROWS, SHARE * filled):
             flagged[f"{t}.{c}"] = n

@@ -140,6 +140,8 @@ def _source_persons(extract: Extract, project: Project, release: Release) -> np.
         by_row = np.asarray(rows, dtype=np.int64)
     else:
         by_row = positions_in(person_keys, [keys])[0]
+    if len(by_row) == 0:  # an empty crosswalk: no released row has a person
+        return np.full(len(ids), -1, dtype=np.int64)
     source = by_row[np.maximum(at, 0)]
     source[at < 0] = -1
     return source

@@ -36,6 +36,7 @@ from deid_desktop.core.verify.base import (
     released_columns,
     rows_matching,
 )
+from deid_desktop.core.verify.birth_years import two_digit_birth_years
 from deid_desktop.core.verify.direct import check_no_direct_columns, check_no_direct_values
 from deid_desktop.core.verify.zips import check_no_zip5, check_zip3_allowed
 
@@ -263,6 +264,8 @@ def check_no_age_revealing_year(
             n = int((release.tables[t][c].notna().to_numpy(dtype=bool) & rows).sum())
             if n:
                 per_column[f"{t}.{c}"] = n
+    for where, n in two_digit_birth_years(extract, release, project, ctx).items():
+        per_column[where] = per_column.get(where, 0) + n
     count = sum(per_column.values())
     detail = {
         "persons_over_89": len(known_ids),

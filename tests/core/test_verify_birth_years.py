@@ -1,0 +1,39 @@
+"""A year of birth cut to two digits ("47" for 1947) under a neutral clinical name: the
+rows of persons over 89 state their age, so the age-revealing-year check fails on them;
+numbers of one or two digits that are not the persons' own pass."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+
+from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
+from deid_desktop.core.verify import verify_release
+from tests.core.support import CL, TEXT
+from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, replace_frame, tag
+
+CHECK = "no_age_revealing_year"
+
+
+def _with(values_of):  # type: ignore[no-untyped-def]
+    """The case with a clinical person column ``yb``: ``values_of(dob, row)`` per row."""
+    extract, project = make_case(24)
+    people = extract.person.frame.copy()
+    people["yb"] = pd.array([values_of(d, i) for i, d in enumerate(people["dob"])], dtype=TEXT)
+    extract = replace_frame(extract, "people", people)
+    spec = replace(project.table("people"), columns=(*PEOPLE_TAGS, tag("yb", CL)))
+    project = replace(project, tables=tuple(spec if t.is_person else t for t in project.tables))
+    return verify_release(extract, build_safe_harbor(extract, project), project).outcome(CHECK)
+
+
+def test_two_digit_birth_years_of_persons_over_89_fail() -> None:
+    outcome = _with(lambda dob, i: str(dob)[2:4] if isinstance(dob, str) else "")
+    assert not outcome.passed
+    assert outcome.detail["cells_by_column"]["people.yb"] >= 1
+
+
+def test_numbers_that_are_not_the_persons_own_years_pass() -> None:
+    """Scores from 0 to 99, whatever the person: some agree by chance, not half."""
+    outcome = _with(lambda dob, i: str((i * 37) % 100))
+    assert "people.yb" not in outcome.detail["cells_by_column"]
