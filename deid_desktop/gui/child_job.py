@@ -52,6 +52,7 @@ _HEADER = struct.Struct("<cQ")  # kind, payload length
 _PROGRESS, _RESULT, _ERROR, _UNSENDABLE = b"p", b"r", b"e", b"u"
 _POLL_S = 0.05  # how often the waiting thread looks at the Cancel button
 _PR_SET_PDEATHSIG = 1
+
 #: The peak resident set (MB) of the last child, as the kernel counted it (VmHWM): the
 #: app's memory is its own peak plus this (minus the pages they share). For the bench.
 last_child_peak_mb: float | None = None

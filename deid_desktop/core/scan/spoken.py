@@ -17,7 +17,9 @@ from deid_desktop.core.scan.words import Words
 C_SPOKEN = CODE[("ID", "pattern:spoken-digits")]
 #: The fewest digits in a row that make a number worth hiding (a local phone number).
 MIN_SAID = 7
-_SAID = ("zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_SAID = ("zero oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+#: Each word said for a digit ("oh" for zero, as a number is read out) -> the digit.
+DIGIT_WORDS = {w: str(d) for d, ws in enumerate(_SAID) for w in ws.split()}
 
 
 def _hashes(words: tuple[str, ...]) -> np.ndarray:
@@ -29,7 +31,7 @@ def _hashes(words: tuple[str, ...]) -> np.ndarray:
     return np.sort(lx.word_hash(buf, starts, length))
 
 
-_HASHES = _hashes(_SAID)
+_HASHES = _hashes(tuple(DIGIT_WORDS))
 #: A table of the hashes' top 12 bits: a word whose slot is unset is no digit word.
 _SHIFT = np.uint64(52)
 _SLOT = np.zeros(1 << 12, dtype=bool)

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 
 from deid_desktop.core.facts.digits import all_digits, only_digits
 from deid_desktop.core.facts.persons import spec_for
+from deid_desktop.core.facts.shared import event_keys_linked
 from deid_desktop.core.facts.text import arrow_text, lower, trim_whitespace
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, Release
 from deid_desktop.core.verify.base import Finding, VerifyContext, released_columns
@@ -139,11 +140,7 @@ def _event_keys_covered(extract: Extract, project: Project, ctx: VerifyContext |
     """Whether every event table's key value is a person key (``ctx.positions`` found
     each event row's person), so that the event keys add no value to the dictionary.
     They must also go where the person keys go (IDs or names)."""
-    if ctx is None:
-        return False
-    try:
-        ctx.positions  # noqa: B018 - raises when an event key is not a person key
-    except Exception:
+    if ctx is None or not event_keys_linked(extract, project):
         return False
     person = spec_for(project, extract.person)
     tag = next((t for t in person.columns if t.name == person.key), None)

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from deid_desktop.core.facts.digits import only_digits
 from deid_desktop.core.facts.text import arrow_text, lower
+from deid_desktop.core.scan.spoken import DIGIT_WORDS
 
 #: Words shorter than this are not compared (initials apart, "jr", "mr").
 MIN_LETTERS = 3
@@ -36,10 +37,8 @@ NOT_LETTER = r"[^a-z\x{80}-\x{10ffff}]"
 INITIALS_CELL = r"^\s*[a-z]\.?(?:\s?[a-z]\.?){1,2}\s*$"
 #: initials tokens begin with this (never in text), so they match initials only
 INITIALS = "\x01"
-#: Digits said as words (``oh`` for zero, as a phone number is read out).
-_SAID = ("zero oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-DIGIT_WORDS = {w: str(d) for d, ws in enumerate(_SAID) for w in ws.split()}
-#: Four digits or more said as words in a row (a phone or an ID read out), in any cell.
+#: Four digits or more said as words in a row (a phone or an ID read out), in any cell:
+#: the scan's digit words (``scan.spoken``).
 _DIGIT_WORD = r"\b(?:" + "|".join(DIGIT_WORDS) + r")\b"
 DIGIT_WORDS_RUN = _DIGIT_WORD + r"(?:[\s,.-]+" + _DIGIT_WORD + r"){3,}"
 #: A cell of four letters or more written one by one (``M.A.R.K``, ``S C O T T``): its
