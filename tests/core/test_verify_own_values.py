@@ -323,7 +323,7 @@ def test_name_tokens_give_words_initials_and_usernames_of_each_person() -> None:
     first = pa.array(["John", "Mary Ann", None, "José", "Mary Ann"])
     last = pa.array(["Kowalczyk", "Smith-Jones", "Lee", "Peña", "Lee"])
     wanted = ["kowalczyk", "\x01jk", "\x01kj", "jkowalczyk", "kowalczykj", "johnkowalczyk",
-              "\x01mal", "\x01mj", "jones", "josé", "peña"]  # fmt: skip
+              "\x01mal", "\x01mj", "jones", "jose", "pena"]  # fmt: skip
     present = pa.array([*wanted, "lee", "\x01jl"], type=pa.large_string())
     found = name_tokens([first, last], present)
     pairs = set(zip(found.owner.tolist(), found.token.to_pylist(), strict=True))
@@ -331,7 +331,7 @@ def test_name_tokens_give_words_initials_and_usernames_of_each_person() -> None:
     assert {(1, "\x01mj"), (1, "jones")} <= pairs  # first and last words' first letters
     assert (4, "\x01mal") in pairs  # every word's first letter, in order
     assert (2, "lee") in pairs and not any(o == 2 and t.startswith("\x01") for o, t in pairs)
-    assert {(3, "josé"), (3, "peña")} <= pairs
+    assert {(3, "jose"), (3, "pena")} <= pairs  # read as written without the accents
 
 
 @settings(max_examples=25, deadline=None)

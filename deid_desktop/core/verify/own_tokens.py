@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.digits import only_digits
+from deid_desktop.core.facts.fold import folded
 from deid_desktop.core.facts.text import arrow_text, lower
 from deid_desktop.core.scan.spoken import DIGIT_WORDS
 
@@ -101,7 +102,7 @@ def cell_tokens(values: pa.Array) -> Tokens:
     """Each cell's words, digit runs and, for a cell of initials alone, its initials.
     Runs are found in numpy over the UTF-8 bytes (a byte of a non-ASCII character
     counts as a letter) and cut out in Arrow."""
-    low = lower(arrow_text(values).fill_null(""))
+    low = lower(folded(arrow_text(values).fill_null("")))
     chunk, offsets, base = _bytes_of(low)
     digit = (chunk >= 48) & (chunk <= 57)
     letter = ((chunk >= 97) & (chunk <= 122)) | (chunk >= 0x80)
@@ -235,7 +236,7 @@ def words(values: pa.Array, present: pa.Array) -> Tokens:
     """Each value's words among ``present`` (runs of a-z and non-ASCII characters, lower
     case, as ``cell_tokens`` finds them). A value of one word is its own token; only
     the others are split."""
-    low = lower(arrow_text(values).fill_null(""))
+    low = lower(folded(arrow_text(values).fill_null("")))
     several = pc.match_substring_regex(low, NOT_LETTER).to_numpy(zero_copy_only=False)
     one = np.flatnonzero(~several)
     found = [Tokens(one, low.take(pa.array(one)) if len(one) < len(low) else low)]
@@ -279,7 +280,7 @@ class _Names:
 
     @classmethod
     def of(cls, values: pa.Array) -> _Names:
-        encoded = pc.dictionary_encode(lower(arrow_text(values)))
+        encoded = pc.dictionary_encode(lower(folded(arrow_text(values))))
         codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         dictionary = encoded.dictionary.cast(pa.large_string())
         parts = pc.split_pattern_regex(dictionary, "[^a-z]+")
