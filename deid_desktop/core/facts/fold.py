@@ -22,6 +22,7 @@ byte of 0x80 or more are folded, one by one in Python (few in a clinical extract
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import numpy as np
@@ -78,3 +79,65 @@ def folded(values: pa.Array) -> pa.Array:
     at = np.flatnonzero(wide)
     replaced = [fold_text(v) for v in values.take(pa.array(at)).to_pylist()]
     return pc.replace_with_mask(values, pa.array(wide), pa.array(replaced, pa.large_string()))
+
+
+# --------------------------------------------------------------------------- plain notes
+
+#: A character that disguises text in a note: invisible format characters, full-width
+#: ASCII forms, mathematical alphanumerics, and Cyrillic or Greek letters drawn like a
+#: Latin one (RE2 syntax; which cells ``plain_notes`` rewrites).
+DISGUISE = (
+    r"[\p{Cf}\x{FF01}-\x{FF5E}\x{1D400}-\x{1D7FF}"
+    + "".join(sorted(c for c in CONFUSABLE if not c.isascii() and ord(c) >= 0x370))
+    + "]"
+)
+_LETTERS = re.compile(r"[^\W\d_]+")
+#: a word of this many letters, each a Cyrillic or Greek one drawn like a Latin letter,
+#: is taken for a disguised Latin word (shorter: ``α`` of ``TNF-α`` is a Greek letter)
+_LOOKALIKE_WORD = 3
+
+
+def _plain_char(c: str) -> str:
+    code = ord(c)
+    if 0xFF01 <= code <= 0xFF5E:  # full-width ASCII
+        return chr(code - 0xFEE0)
+    if 0x1D400 <= code <= 0x1D7FF:  # mathematical letters and digits
+        return unicodedata.normalize("NFKC", c)
+    return "" if unicodedata.category(c) == "Cf" else c
+
+
+def _plain_word(match: re.Match[str]) -> str:
+    word = match.group(0)
+    greek_cyrillic = [c for c in word if 0x370 <= ord(c) <= 0x52F]
+    if not greek_cyrillic or any(c not in CONFUSABLE for c in greek_cyrillic):
+        return word  # no lookalike, or a word of those scripts
+    if len(greek_cyrillic) == len(word) and len(word) < _LOOKALIKE_WORD:
+        return word
+    return word.translate(_TABLE)
+
+
+def plain_note(text: str) -> str:
+    """A note as a person reads it, for the scan: invisible characters dropped, full-
+    width and mathematical forms made plain, and in a word drawn in Latin letters the
+    Cyrillic or Greek lookalikes made Latin (``Ѕсоtt`` -> ``Scott``). Accents and words
+    of other scripts are kept: what the note says is unchanged."""
+    plain = "".join(_plain_char(c) if not c.isascii() else c for c in text)
+    return _LETTERS.sub(_plain_word, plain)
+
+
+def plain_notes(values: pa.Array) -> tuple[pa.Array, int]:
+    """``values`` (text) with each cell holding a ``DISGUISE`` character made plain
+    (``plain_note``), and how many cells changed; the same array when none does."""
+    values = arrow_text(values)
+    found = value_bytes(values)
+    if found is None or found[0].size == 0 or int(found[0].max()) < 0x80:
+        return values, 0
+    marked = pc.fill_null(pc.match_substring_regex(values, DISGUISE), False)
+    at = np.flatnonzero(marked.to_numpy(zero_copy_only=False))
+    if not len(at):
+        return values, 0
+    before = values.take(pa.array(at)).to_pylist()
+    after = [plain_note(v) for v in before]
+    changed = sum(a != b for a, b in zip(after, before, strict=True))
+    out = pc.replace_with_mask(values, marked, pa.array(after, pa.large_string()))
+    return out, changed
