@@ -64,21 +64,34 @@ def fold_text(text: str) -> str:
     return unicodedata.normalize("NFC", kept).translate(_TABLE)
 
 
+def _wide_cells(values: pa.Array) -> np.ndarray:
+    """Positions of the cells of ``values`` (large_string) holding a byte of 0x80 or
+    more, ascending: read from where those bytes are, so ASCII text costs one pass."""
+    found = value_bytes(values)
+    if found is None or found[0].size == 0:
+        return np.zeros(0, dtype=np.int64)
+    data, starts, _ends = found
+    high = np.flatnonzero(data >= 0x80)
+    if not len(high):
+        return np.zeros(0, dtype=np.int64)
+    return np.unique(np.searchsorted(starts, high, side="right") - 1)
+
+
+def _replaced(values: pa.Array, at: np.ndarray, new: list[str]) -> pa.Array:
+    """``values`` with the cells at positions ``at`` replaced by ``new``."""
+    mask = np.zeros(len(values), dtype=bool)
+    mask[at] = True
+    return pc.replace_with_mask(values, pa.array(mask), pa.array(new, pa.large_string()))
+
+
 def folded(values: pa.Array) -> pa.Array:
     """``values`` (text) with each value folded (see the module): the same array when
     no value holds a byte of 0x80 or more; nulls stay null."""
     values = arrow_text(values)
-    found = value_bytes(values)
-    if found is None:
+    at = _wide_cells(values)
+    if not len(at):
         return values
-    data, starts, ends = found
-    if data.size == 0 or int(data.max()) < 0x80:
-        return values
-    high = np.concatenate(([0], np.cumsum(data >= 0x80, dtype=np.int64)))
-    wide = high[ends] > high[starts]
-    at = np.flatnonzero(wide)
-    replaced = [fold_text(v) for v in values.take(pa.array(at)).to_pylist()]
-    return pc.replace_with_mask(values, pa.array(wide), pa.array(replaced, pa.large_string()))
+    return _replaced(values, at, [fold_text(v) for v in values.take(pa.array(at)).to_pylist()])
 
 
 # --------------------------------------------------------------------------- plain notes
@@ -129,15 +142,14 @@ def plain_notes(values: pa.Array) -> tuple[pa.Array, int]:
     """``values`` (text) with each cell holding a ``DISGUISE`` character made plain
     (``plain_note``), and how many cells changed; the same array when none does."""
     values = arrow_text(values)
-    found = value_bytes(values)
-    if found is None or found[0].size == 0 or int(found[0].max()) < 0x80:
+    wide = _wide_cells(values)
+    if not len(wide):
         return values, 0
-    marked = pc.fill_null(pc.match_substring_regex(values, DISGUISE), False)
-    at = np.flatnonzero(marked.to_numpy(zero_copy_only=False))
+    marked = pc.match_substring_regex(values.take(pa.array(wide)), DISGUISE)
+    at = wide[marked.to_numpy(zero_copy_only=False)]
     if not len(at):
         return values, 0
     before = values.take(pa.array(at)).to_pylist()
     after = [plain_note(v) for v in before]
     changed = sum(a != b for a, b in zip(after, before, strict=True))
-    out = pc.replace_with_mask(values, marked, pa.array(after, pa.large_string()))
-    return out, changed
+    return _replaced(values, at, after), changed
