@@ -380,6 +380,21 @@ def test_the_last_four_digits_of_a_phone_fail_the_check() -> None:
     assert outcome.detail["found"]["people.pin"]["rows"] == N
 
 
+def test_phone_endings_with_a_leading_zero_fail_the_check() -> None:
+    """``0157`` of ``(858) 555-0157`` (one phone in ten ends so): compared as written,
+    zero kept, so a count of 157 is never read as one."""
+    extract, project = _case({"pin": lambda p: ["0"] * N})
+    people = extract.person.frame.copy()
+    phones = [f"(858) 555-0{100 + (i * 7919) % 900}" for i in range(N)]
+    people["phone"] = pd.array(phones, dtype=TEXT)
+    people["pin"] = pd.array([x[-4:] for x in phones], dtype=TEXT)
+    outcome = _direct_values(replace_frame(extract, "people", people), project)
+    assert not outcome.passed
+    assert outcome.detail["found"]["people.pin"]["rows"] == N
+    people["pin"] = pd.array([x[-3:] for x in phones], dtype=TEXT)  # a count of 157
+    assert _direct_values(replace_frame(extract, "people", people), project).passed
+
+
 def test_four_digit_numbers_that_are_not_the_persons_own_pass() -> None:
     """Four-digit lab values (NT-proBNP 1000-9999) beside the phones: by chance a row may
     agree with its person's last four, as rarely as chance says."""

@@ -47,6 +47,11 @@ DIGIT_WORDS_RUN = _DIGIT_WORD + r"(?:[\s,.-]+" + _DIGIT_WORD + r"){3,}"
 SPELLED_CELL = r"^\s*[a-z](?:[\s._-]+[a-z]){3,}[\s.]*$"
 #: whole-number tokens (a cell that is a number alone) begin with this
 WHOLE = "\x02"
+#: A cell of four digits beginning with a zero (``0157``): the last four of a phone or
+#: an SSN as written (a count or a measure is never written so). Its token is the four
+#: digits, zero kept, after ``ZERO_FOUR``.
+ZERO_FOUR_CELL = r"^\s*0\d{3}\s*$"
+ZERO_FOUR = "\x04"
 _EMPTY = pa.scalar("", pa.large_string())
 
 
@@ -142,6 +147,11 @@ def cell_tokens(values: pa.Array) -> Tokens:
     if len(number):
         digits = pc.utf8_ltrim(only_digits(low.take(pa.array(number))), "0")
         parts.append(_whole(Tokens(number, digits)))
+    zero_four = np.flatnonzero(pc.match_substring_regex(low, ZERO_FOUR_CELL).to_numpy(False))
+    if len(zero_four):
+        four = pc.utf8_trim_whitespace(low.take(pa.array(zero_four))).cast(pa.large_string())
+        mark = pa.scalar(ZERO_FOUR, pa.large_string())
+        parts.append(Tokens(zero_four, pc.binary_join_element_wise(mark, four, _EMPTY)))
     coded = np.flatnonzero(pc.match_substring_regex(low, SOUNDEX_CELL).to_numpy(False))
     if len(coded):
         code = pc.utf8_trim_whitespace(low.take(pa.array(coded))).cast(pa.large_string())

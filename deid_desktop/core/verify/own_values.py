@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from deid_desktop.core.facts.digits import only_digits
 from deid_desktop.core.facts.persons import positions_in, spec_for
 from deid_desktop.core.facts.text import arrow_text
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, Release
@@ -34,7 +35,9 @@ from deid_desktop.core.verify.own_tokens import (
     LAST_FOUR,
     MIN_DIGITS,
     WHOLE,
+    ZERO_FOUR,
     Tokens,
+    among,
     cell_tokens,
     expand_groups,
     local_numbers,
@@ -81,8 +84,10 @@ def _identifier_tokens(extract: Extract, project: Project, present: pa.Array) ->
             if tag.category in (IdentifierCategory.D, IdentifierCategory.E):  # phone, fax
                 found.append(local_numbers(values, present))
                 found.append(_four(local_numbers(values, present, LAST_FOUR)))
+                found.append(_zero_four(values, present))
             if tag.category is IdentifierCategory.G:  # SSN
                 found.append(_four(local_numbers(values, present, LAST_FOUR, of_at_least=9)))
+                found.append(_zero_four(values, present, of_at_least=9))
     if names:
         found.append(name_tokens(names, present))
     return Tokens.joined(found)
@@ -91,9 +96,24 @@ def _identifier_tokens(extract: Extract, project: Project, present: pa.Array) ->
 def _four(tokens: Tokens) -> Tokens:
     """Last-four tokens of four digits (``0157`` is read as 157: a short number, which
     every count and measure of the release holds, and which pairing would read for every
-    row of every person; 9 in 10 endings have no leading zero)."""
+    row of every person; such an ending is compared as written, by ``_zero_four``)."""
     digits = pc.binary_length(tokens.token).to_numpy(zero_copy_only=False)
     return tokens.keep(digits > LAST_FOUR)  # the WHOLE mark and four digits
+
+
+def _zero_four(values: pa.Array, present: pa.Array, of_at_least: int = 10) -> Tokens:
+    """The last four digits of each value of ``of_at_least`` digits or more that end in
+    four beginning with a zero (``0157``), as ``ZERO_FOUR`` tokens (zero kept), where
+    among ``present``: compared only with cells written so (``ZERO_FOUR_CELL``)."""
+    digits = only_digits(arrow_text(values).fill_null(""))
+    last = pc.utf8_slice_codeunits(digits, -LAST_FOUR)
+    keep = pc.and_(
+        pc.greater_equal(pc.utf8_length(digits), of_at_least), pc.starts_with(last, "0")
+    ).to_numpy(zero_copy_only=False)
+    mark = pa.scalar(ZERO_FOUR, pa.large_string())
+    empty = pa.scalar("", pa.large_string())
+    token = pc.binary_join_element_wise(mark, last.cast(pa.large_string()), empty)
+    return among([Tokens(np.arange(len(digits), dtype=np.int64), token).keep(keep)], present)
 
 
 def _same(a: pa.Array, b: pa.Array) -> bool:
