@@ -94,6 +94,8 @@ CONTEXT_RULES = (
     ("LOCATION", "unit:ward", LOW),  # "admitted to Farr 10"
     # spoken: seven digits or more read out as words ("eight five eight, five five five")
     ("ID", "pattern:spoken-digits", HIGH),
+    # a dictionary name glued to digits, capitalised: the whole word ("SCOTT9573")
+    ("NAME", "dictionary:name-glued", HIGH),
 )
 _MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
 
