@@ -20,7 +20,7 @@ from deid_desktop.core.errors import UsageError
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.scan import context, context_notes, shapes_more, wordcheck
 from deid_desktop.core.scan.dictionary import ScanDictionary
-from deid_desktop.core.scan.fold import NOTE_SEP, ascii_projection, fold, forget
+from deid_desktop.core.scan.fold import NOTE_SEP, fold, forget
 from deid_desktop.core.scan.glued import glued_names
 from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
 from deid_desktop.core.scan.report import ColumnScan, ColumnSpans, ScanReport
@@ -253,7 +253,7 @@ def _scan_batch(
     words = _checked_words(words, w)
     found = [
         words,
-        glued_names(dictionary.matcher, ascii_projection(f" {folded} "), ascii_projection(text)),
+        glued_names(dictionary.matcher, w),
         find_digits(text, dictionary),
         find_emails_urls(text, folded, url_starts),
         extra,

@@ -17,32 +17,37 @@ import numpy as np
 
 from deid_desktop.core.scan.dictionary import WordMatcher
 from deid_desktop.core.scan.rules import CODE, dict_code
+from deid_desktop.core.scan.words import DIGIT, LOWER, UPPER, Words
 
 _EMPTY = np.empty(0, dtype=np.int64)
 _SPACE = 32
 _NAME = dict_code("NAME")
 C_GLUED = CODE[("NAME", "dictionary:name-glued")]
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]
+_LETTER_OR_DIGIT = UPPER | LOWER | DIGIT
 
 
-def _glued_words(padded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end (exclusive) in ``padded`` of each word where a letter meets a digit."""
-    digit = (padded >= 48) & (padded <= 57)
-    letter = (padded >= 97) & (padded <= 122)
-    meet = np.flatnonzero((letter[:-1] & digit[1:]) | (digit[:-1] & letter[1:]))
+def _glued_words(w: Words) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive, offsets in the batch) of each word of ``w`` where a
+    letter meets a digit, read from the class of each byte of the batch (``w.cls``)."""
+    kind = w.cls & _LETTER_OR_DIGIT  # a letter 16 or 32, a digit 64, else 0
+    pair = kind[:-1] + kind[1:]
+    pair -= 80  # a letter beside a digit: 80 or 96 -> 0 or 16 (uint8 wraps the others)
+    pair &= 0xEF
+    meet = np.flatnonzero(pair == 0)
     if meet.size == 0:
         return _EMPTY, _EMPTY
-    space = np.flatnonzero(padded == _SPACE)  # the first and last bytes are spaces
-    w_start = np.unique(space[np.searchsorted(space, meet, side="right") - 1] + 1)
-    return w_start, space[np.searchsorted(space, w_start, side="right")]
+    at = np.searchsorted(w.start[: w.size], meet, side="right") - 1
+    at = at[np.concatenate(([True], at[1:] != at[:-1]))]  # sorted: each word once
+    return w.start[at], w.end[at]
 
 
-def glued_names(matcher: WordMatcher, padded: bytes, original: bytes) -> Found:
+def glued_names(matcher: WordMatcher, w: Words) -> Found:
     """Hits (start, end in the batch, rule code) of the words glued to digits that hold a
-    dictionary name written with a capital. ``padded``: the folded ASCII batch with a
-    space at each end; ``original``: the batch's ASCII projection (its case)."""
-    raw = np.frombuffer(padded, dtype=np.uint8)
-    w_start, w_end = _glued_words(raw)
+    dictionary name written with a capital; ``w``: the batch's words. The copy is made
+    from the batch's ASCII projection (``w.raw``), its capitals made small, as folding
+    does to ASCII letters."""
+    w_start, w_end = _glued_words(w)
     if w_start.size == 0:
         return _EMPTY, _EMPTY, _EMPTY
     length = w_end - w_start
@@ -50,7 +55,8 @@ def glued_names(matcher: WordMatcher, padded: bytes, original: bytes) -> Found:
     copy = np.full(int(at[-1] + length[-1] + 1), _SPACE, dtype=np.uint8)
     owner = np.repeat(np.arange(length.size), length)
     offset = np.arange(owner.size) - np.repeat(np.cumsum(length) - length, length)
-    copy[at[owner] + offset] = raw[w_start[owner] + offset]
+    copy[at[owner] + offset] = w.raw[w_start[owner] + offset]
+    copy[(copy >= 65) & (copy <= 90)] |= 0x20  # A-Z -> a-z
     copy[(copy >= 48) & (copy <= 57)] = _SPACE
     last, ids = matcher.index.matches(copy.tobytes())
     if last.size == 0:
@@ -58,8 +64,6 @@ def glued_names(matcher: WordMatcher, padded: bytes, original: bytes) -> Found:
     first = last - matcher.lengths[ids] + 2  # the term's first character (" term ")
     word = np.searchsorted(at, first, side="right") - 1
     inside = (np.searchsorted(at, last, side="right") - 1 == word) & (matcher.codes[ids] == _NAME)
-    text = np.frombuffer(original, dtype=np.uint8)
-    head = text[np.minimum(first - at[word] + w_start[word] - 1, len(text) - 1)]
-    found = np.unique(word[inside & (head >= 65) & (head <= 90)])  # A-Z
-    start = w_start[found] - 1  # the padded text's leading space: offsets in the batch
-    return start, w_end[found] - 1, np.full(found.size, C_GLUED, dtype=np.int64)
+    head = w.cls[first - at[word] + w_start[word]]
+    found = np.unique(word[inside & (head == UPPER)])  # A-Z
+    return w_start[found], w_end[found], np.full(found.size, C_GLUED, dtype=np.int64)

@@ -22,6 +22,8 @@ from deid_desktop.core.scan.fold import ascii_projection
 _CUE = lx.TITLE | lx.RELATION | lx.CREDENTIAL
 
 _SP, _STOP, _COMMA, _BREAK, _UP, _LOW, _DIG = 1, 2, 4, 8, 16, 32, 64
+#: the classes of a letter and a digit (``Words.cls``), for the finders that read bytes
+UPPER, LOWER, DIGIT = _UP, _LOW, _DIG
 _CLASS = np.zeros(256, dtype=np.uint8)
 _CLASS[[32, 9]] = _SP
 _CLASS[list(b".!?:;")] = _STOP
