@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from deid_desktop.core.errors import ProjectError
+from deid_desktop.core.errors import InputError, ProjectError
 from deid_desktop.core.facts.fold import plain_notes
 from deid_desktop.core.facts.text import STRING, arrow_text
 from deid_desktop.core.io.dates import infer_date_format, parse_dates
@@ -124,6 +124,17 @@ def _plain_warning(count: int, column: str) -> str:
     )
 
 
+def _role_hint(tag: ColumnTag, table: str) -> str:
+    role = tag.role.value.replace("_", " ") if tag.role else ""
+    change = f"{table}.{tag.name}={tag.cls.value}:none"
+    change = f"'{change}'" if " " in change else change
+    return (
+        f"The column is tagged {tag.cls.value.replace('_', ' ')} but keeps the role "
+        f"'{role}', which reads it as a date. If it holds no dates, remove the role (in the "
+        f"Tag step choose no role, or `deid tag PROJECT {change}`). "
+    )
+
+
 def _is_date(tag: ColumnTag) -> bool:
     return tag.cls == ColumnClass.DATE or tag.role in DATE_ROLES
 
@@ -161,9 +172,14 @@ def _prepare_table(
                 warnings.append(_plain_warning(count, tag.name))
         if _is_date(tag):
             values = frame[tag.name]
-            fmt = tag.date_format or infer_date_format(values, file=file, column=tag.name)
-            # every value a real date; kept for the release (``facts.shared``)
-            dates[tag.name] = (fmt, parse_dates(values, fmt, file=file, column=tag.name))
+            try:
+                fmt = tag.date_format or infer_date_format(values, file=file, column=tag.name)
+                # every value a real date; kept for the release (``facts.shared``)
+                dates[tag.name] = (fmt, parse_dates(values, fmt, file=file, column=tag.name))
+            except InputError as err:
+                if tag.cls is not ColumnClass.DATE:  # a date by its role alone
+                    err.hint = _role_hint(tag, spec.name) + err.hint
+                raise
     fresh = [w for w in warnings if w not in table.report.warnings]  # prepare twice: once
     if not fresh and not changed:
         return table, dates
