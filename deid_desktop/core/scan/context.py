@@ -20,7 +20,15 @@ import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.rules import CODE
-from deid_desktop.core.scan.words import _ANCHORS, _CUE, _DIG, _UP, Words, cut_words
+from deid_desktop.core.scan.words import (
+    _ANCHORS,
+    _CUE,
+    _DIG,
+    _UP,
+    Words,
+    ambiguous_cue,
+    cut_words,
+)
 
 __all__ = ["Words", "cut_words", "find_context"]
 
@@ -141,6 +149,8 @@ def _cued_names(w: Words, names: _Names, out: list) -> None:  # type: ignore[typ
     near = g.space | ((g.length <= 2) & ~g.stop) | g.dot
     near &= g.space | ~cred_only  # "RN Mary", not "SW. Pain"
     tn, initial, plain = names.kinds(j)
+    # after "PA", "PT" ("PA LINE", "PT COMFORT"): no English word
+    plain &= ~(ambiguous_cue(w, cue) & ((w.f(j) & lx.ENGLISH) != 0))
     ok = near & (tn | initial | plain)
     if ok.any():
         at, cf = j[ok], w.flags[cue[ok]]
@@ -159,6 +169,7 @@ def _cued_names(w: Words, names: _Names, out: list) -> None:  # type: ignore[typ
     b = cred - 1
     tn, initial, _ = names.kinds(b)
     ok = (tn | initial) & (g.space | g.comma | (g.first == 40)) & ~g.stop
+    ok &= g.comma | ~ambiguous_cue(w, cred)  # "Jane Doe, PA", not "Await PT eval"
     before, lo = b[ok], b[ok].copy()
     for _ in range(2):  # up to two more name words or initials before
         prev = lo - 1
@@ -261,6 +272,38 @@ def _is_of(w: Words, i: np.ndarray) -> np.ndarray:
     return (w.length(i) == 2) & ((w.raw[s] | 32) == 111) & ((w.raw[s + 1] | 32) == 102)
 
 
+#: Vital signs, ventilator settings and other measures whose value is written as a
+#: range or a pair ("RR 12-18", "PSV 10/5", "BP 110/70"): two numbers after one are no
+#: day and month.
+MEASURE_WORDS = (
+    "rr", "hr", "bp", "sbp", "dbp", "map", "maps", "pad", "pas", "cvp", "pap", "paps",
+    "pcwp", "psv", "peep", "cpap", "bipap", "ps", "pip", "imv", "simv", "ac", "tv", "vt",
+    "fio2", "o2", "sat", "sats", "spo2", "uo", "uop", "co", "ci", "svr", "temp", "tmax",
+    "hct", "hgb", "wbc", "plt", "inr", "ptt", "resp", "rate", "rates", "pulse", "glucose",
+    "fs", "fsbs", "bs", "gtt", "drip", "dose", "ratio", "ie", "gcs", "pain", "breaths",
+    "of", "between", "range", "x",
+)  # fmt: skip
+
+
+#: Units after a range ("3-4 breaths", "1-2 days", "2-4 units/hr").
+UNIT_WORDS = (
+    "breaths", "bpm", "days", "day", "hours", "hrs", "hr", "weeks", "wks", "months",
+    "times", "mins", "min", "minutes", "units", "l", "liters", "lpm", "mg", "mcg", "cc",
+    "ml", "kg", "lbs", "cm", "mm", "x",
+)  # fmt: skip
+
+
+def _hashes(words: tuple[str, ...]) -> np.ndarray:
+    encoded = [m.encode("ascii") for m in words]
+    buf = b"".join(x.ljust(16, b"\0") for x in encoded) + bytes(16)
+    starts = np.arange(len(encoded), dtype=np.int64) * 16
+    return np.sort(lx.word_hash(buf, starts, np.array([len(x) for x in encoded])))
+
+
+_MEASURES = _hashes(MEASURE_WORDS)
+_UNITS = _hashes(UNIT_WORDS)
+
+
 def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
     # "7/22", "07-22": two numbers, one '/' or '-' between, no third part, no decimals
     dig = w.numbers
@@ -282,7 +325,15 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
             va, vb = w.value(a), w.value(b)
             fraction = (va <= vb) & _FRACTION[np.clip(vb, 0, 31)]
             cued = w.has(a - 1, lx.DATE_CUE)
-            keep = ~third & ~lead & (~fraction | cued)
+            # "RR 12-18", "PSV 10/5", "uo 10-30/hr": a measure's range or setting
+            measure = (a > 0) & np.isin(w.hashes[np.maximum(a - 1, 0)], _MEASURES)
+            rate = w.raw[w.end[b]] == 47
+            # "3-4 breaths", "1-2 days": a day and month joined by a hyphen, without a
+            # year, is a range unless a date cue comes before ("on 7-22")
+            ranged = ((gb.first[ok] == 45) & ~cued) | np.isin(
+                w.hashes[np.minimum(b + 1, w.size - 1)], _UNITS
+            )
+            keep = ~third & ~lead & (~fraction | cued) & ~measure & ~rate & ~ranged
             out.append((w.start[a[keep]], w.end[b[keep]], C_NOYEAR))
     months = _flag_idx(w, lx.MONTH)
     if months.size:

@@ -29,7 +29,7 @@ from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.spoken import find_spoken
-from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words
+from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words, ambiguous_cue
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]
 Out = list[tuple[np.ndarray, np.ndarray, int]]
@@ -140,6 +140,8 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     cue = ~credf | cred | (credf & capsn)
     cues, cred, f, group = cues[cue], cred[cue], f[cue], group[cue]
     strong = ((f & lx.TITLE) != 0) | cred | (group == cg.COVERING)  # "Dr", "NP", "PCP"
+    vague = ambiguous_cue(w, cues)  # "PA line", "PT eval": no cue for a word no list knows
+    strong &= ~vague
     j = cues + 1
     short = np.flatnonzero(w.lengths[j] <= 5)
     j[short] += g.group(j[short]) == cg.IS  # "son is Mark"
@@ -159,11 +161,14 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     near &= (first != 46) | ((f & lx.TITLE) != 0) | (w.lengths[cues] <= 3)
     # "12 Maple Dr. Transferred ...": a street's "Dr", not a title
     near &= ~(w.digits[cues - 2] & w.title[cues - 1] & (first == 46))
-    j, strong, dot = j[near], strong[near], first[near] == 46
+    j, strong, dot, vague = j[near], strong[near], first[near] == 46, vague[near]
     if j.size == 0:
         _spoke(w, g, out)
         return
     ok = namey(w, j, strong, g) & ~(dot & _verb(w, j))
+    if vague.any():  # after "PA", "PT": never an English or clinical word ("PA LINE")
+        at = np.flatnonzero(ok & vague)
+        ok[at] = ~g.wordlike(j[at])
     at = j[ok]
     nx = np.minimum(at + 1, w.start.size - 1)
     end = w.end[at]

@@ -76,6 +76,10 @@ CONTEXT_RULES = (
     # beside another word of their name, where it becomes ``dictionary:name``
     # (engine._person_aware); dropped elsewhere
     ("NAME", "word:own-name", LOW),
+    # a dictionary name that is a word of the English word list though not an everyday
+    # one ("wedge", "shin"), neither capitalised nor cued: its own person's name in
+    # their notes (``dictionary:name``), dropped in another person's (engine._person_aware)
+    ("NAME", "word:english-name", LOW),
     # a number of 7 digits or more in groups split by single spaces: an MRN or an
     # account number written in groups ("MR 207 6796"), or a phone without dashes
     ("ID", "pattern:grouped", MEDIUM),

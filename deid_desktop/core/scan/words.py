@@ -281,3 +281,18 @@ def _gaps(raw: np.ndarray, cls: np.ndarray, start: np.ndarray, end: np.ndarray, 
         a[n:] = False
     first[n:] = 0
     return Gap(length=size, space=space, stop=stop, comma=comma, first=first, dot=dot)
+
+
+#: Credentials that are far more often a clinical abbreviation (pulmonary artery,
+#: patient, physical or occupational therapy, social work, centimetres, ditto).
+_AMBIGUOUS = frozenset(("pa", "pt", "ot", "sw", "cm", "do"))
+_AMBIGUOUS_PAIRS = np.array(sorted((ord(a) << 8) | ord(b) for a, b in _AMBIGUOUS))
+
+
+def ambiguous_cue(w: Words, i: np.ndarray) -> np.ndarray:
+    """Whether the words at ``i`` are one of the ``_AMBIGUOUS`` credentials."""
+    if i.size == 0:
+        return np.zeros(0, dtype=bool)
+    s = w.start[i]
+    pair = ((w.raw[s] | 32).astype(np.int64) << 8) | (w.raw[s + 1] | 32)
+    return (w.lengths[i] == 2) & np.isin(pair, _AMBIGUOUS_PAIRS)

@@ -1,0 +1,65 @@
+"""Forms of ICU nursing notes that are no identifiers: measures written as ranges or
+pairs, "PA" and "PT" before a clinical word, and another person's name that is an
+English word written as a word (bench/eval_nursing.py found them on real note text)."""
+
+from __future__ import annotations
+
+import pytest
+
+from deid_desktop.core.scan.dictionary import build_dictionary_from_values
+from deid_desktop.core.scan.engine import scan_texts
+
+NONE = build_dictionary_from_values({"name": ["Zed Quux"]})
+
+
+def _kinds(text: str, dictionary=NONE, persons=None) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    found = scan_texts([text], dictionary, persons=persons)
+    return [(text[s:e], kind) for _, s, e, kind, _ in found]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "resp: RR 12-18, PSV 10/5, sats 95-99%",
+        "GU: uo 10-30/hr, lasix given",
+        "overbreathing vent by 3-4 breaths, will f/u in 1-2 days",
+        "PAD 12-20, CVP 11, BP 84-98/23-46",
+    ],
+)
+def test_ranges_and_settings_of_measures_are_no_dates(text: str) -> None:
+    assert [k for k in _kinds(text) if k[1] == "DATE"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [("cath on 7-22, stent placed", "7-22"), ("s/p fall 7/22 at home", "7/22")],
+)
+def test_days_and_months_are_still_dates(text: str, date: str) -> None:
+    assert (date, "DATE") in _kinds(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "R groin PA line intact. PA pressures 60s/20s",
+        "CONSIDER REMOVING PA LINE TODAY. PT COMFORT IMPROVED",
+        "access: pa line and right radial aline; pa numbers 58/30",
+        "Await PT eval this afternoon.",
+    ],
+)
+def test_pa_and_pt_before_a_clinical_word_are_no_cue(text: str) -> None:
+    assert [k for k in _kinds(text) if k[1] == "NAME"] == []
+
+
+def test_a_name_after_a_credential_written_as_a_name_is_still_found() -> None:
+    assert ("Kowalczyk", "NAME") in _kinds("Seen by PA Kowalczyk at noon.")
+
+
+def test_another_persons_name_that_is_an_english_word_is_no_name_in_lower_case() -> None:
+    names = build_dictionary_from_values(
+        {"name": ["Ann Wedge", "Bea Quist"]}, [("p1", "Ann Wedge"), ("p2", "Bea Quist")]
+    )
+    note = "unable to wedge the catheter"
+    assert _kinds(note, names, persons=["p2"]) == []  # Bea's note: a word
+    assert ("wedge", "NAME") in _kinds(note, names, persons=["p1"])  # Ann's own: her name
+    assert ("Wedge", "NAME") in _kinds("Mrs Wedge called", names, persons=["p2"])
