@@ -63,3 +63,23 @@ def test_another_persons_name_that_is_an_english_word_is_no_name_in_lower_case()
     assert _kinds(note, names, persons=["p2"]) == []  # Bea's note: a word
     assert ("wedge", "NAME") in _kinds(note, names, persons=["p1"])  # Ann's own: her name
     assert ("Wedge", "NAME") in _kinds("Mrs Wedge called", names, persons=["p2"])
+
+
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        ("PMH: MI '92, CABG '05, redo '99", ["92", "05", "99"]),
+        ("extubated 1/2 and MI 1/8, IABP placed 2/4", ["1/2", "1/8", "2/4"]),
+    ],
+)
+def test_years_after_an_apostrophe_and_days_after_an_event_are_dates(
+    text: str, dates: list[str]
+) -> None:
+    assert [t for t, k in _kinds(text) if k == "DATE"] == dates
+
+
+@pytest.mark.parametrize(
+    "text", ["given 1/2 tab of ativan", "placed back on vent 10/5/50%", "pt's 90's"]
+)
+def test_fractions_and_ventilator_settings_are_no_dates(text: str) -> None:
+    assert [k for k in _kinds(text) if k[1] == "DATE"] == []

@@ -24,6 +24,7 @@ from deid_desktop.core.scan.words import (
     _ANCHORS,
     _CUE,
     _DIG,
+    _LOW,
     _UP,
     Words,
     ambiguous_cue,
@@ -55,6 +56,10 @@ C_AGE = _code("AGE", "age:over-89")
 C_NOYEAR = _code("DATE", "date:no-year")
 C_MONTHYEAR = _code("DATE", "date:month-year")
 C_SEASON = _code("DATE", "date:season")
+C_SHORT = _code("DATE", "date:short-year")
+#: what may not follow a two-digit year after an apostrophe: a digit, a per cent sign, an
+#: apostrophe
+_NOT_AFTER_YEAR = np.array([*range(48, 58), 37, 39], dtype=np.uint8)
 C_STREET = _code("LOCATION", "address:street")
 C_BOX = _code("LOCATION", "address:po-box")
 C_FACILITY = _code("LOCATION", "facility")
@@ -300,7 +305,28 @@ def _hashes(words: tuple[str, ...]) -> np.ndarray:
     return np.sort(lx.word_hash(buf, starts, np.array([len(x) for x in encoded])))
 
 
+#: Clinical events a day and month without a year follows ("MI 1/8", "CABG 2/4").
+EVENT_WORDS = (
+    "mi", "nstemi", "stemi", "cva", "tia", "chf", "cabg", "avr", "mvr", "pci", "ptca",
+    "stent", "stents", "cath", "surgery", "op", "ablation", "cardioversion", "iabp",
+    "pe", "dvt", "fall", "arrest", "code", "intubation", "extubation", "transfer", "follow",
+    "set", "x2", "x3",
+)  # fmt: skip
+
+
+def _event_before(w: Words, a: np.ndarray) -> np.ndarray:
+    """Whether a clinical event (``EVENT_WORDS``) or a past participle ("extubated",
+    "placed") stands right before the words ``a``: a day and month then, not a dose."""
+    prev = np.maximum(a - 1, 0)
+    e = w.end[prev]
+    r = w.raw
+    past = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100) & (w.length(prev) > 4)
+    past &= (w.c0[prev] & (_UP | _LOW)) != 0
+    return (a > 0) & (past | np.isin(w.hashes[prev], _EVENTS))
+
+
 _MEASURES = _hashes(MEASURE_WORDS)
+_EVENTS = _hashes(EVENT_WORDS)
 _UNITS = _hashes(UNIT_WORDS)
 
 
@@ -308,6 +334,13 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
     # "7/22", "07-22": two numbers, one '/' or '-' between, no third part, no decimals
     dig = w.numbers
     if dig.size:
+        # "MI '92", "s/p CABG '05": a year of two digits after an apostrophe alone
+        two = dig[w.length(dig) == 2]
+        s0 = w.start[two]
+        apos = (s0 >= 2) & (w.raw[np.maximum(s0 - 1, 0)] == 39)
+        apos &= (w.cls[np.maximum(s0 - 2, 0)] & (_UP | _LOW | _DIG)) == 0
+        apos &= ~np.isin(w.raw[w.end[two]], _NOT_AFTER_YEAR)  # "'92%", "'92's"
+        out.append((s0[apos], w.end[two[apos]], C_SHORT))
         va = w.value(dig)
         a = dig[(va >= 1) & (va <= 12) & (w.length(dig) <= 2)]
         b = a + 1
@@ -324,7 +357,7 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
             lead = (ga.length == 1) & w.case(a - 1)[3] & w.valid(a - 1) & _SEP_CHAR[ga.first]
             va, vb = w.value(a), w.value(b)
             fraction = (va <= vb) & _FRACTION[np.clip(vb, 0, 31)]
-            cued = w.has(a - 1, lx.DATE_CUE)
+            cued = w.has(a - 1, lx.DATE_CUE) | _event_before(w, a)
             # "RR 12-18", "PSV 10/5", "uo 10-30/hr": a measure's range or setting
             measure = (a > 0) & np.isin(w.hashes[np.maximum(a - 1, 0)], _MEASURES)
             rate = w.raw[w.end[b]] == 47
