@@ -83,3 +83,28 @@ def test_years_after_an_apostrophe_and_days_after_an_event_are_dates(
 )
 def test_fractions_and_ventilator_settings_are_no_dates(text: str) -> None:
     assert [k for k in _kinds(text) if k[1] == "DATE"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("PLAN: TRANSFER TO BOOTHVILLE TODAY", "BOOTHVILLE"),
+        ("pt transferred from gibbstown this am", "gibbstown"),
+        ("79 YO FEMALE BROUGHT TO RH CATH LAB", "RH"),
+    ],
+)
+def test_a_place_no_list_knows_after_a_transfer_is_a_location(text: str, place: str) -> None:
+    assert (place, "LOCATION") in _kinds(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ANXIOUS TO GO HOME ON MON, ASKING FOR DC HOME",
+        "pt wants to go home soon",
+        "SHIFT NURSING NOTE: CONT CARDIAC REHAB",
+        "RR returned to baseline; transfer to floor when bed ready; returned to SIMV",
+    ],
+)
+def test_going_home_units_and_modes_are_no_places(text: str) -> None:
+    assert [k for k in _kinds(text) if k[1] == "LOCATION"] == []

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.cuewords import english_at
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.words import (
     _ANCHORS,
@@ -325,7 +326,11 @@ def _event_before(w: Words, a: np.ndarray) -> np.ndarray:
     return (a > 0) & (past | np.isin(w.hashes[prev], _EVENTS))
 
 
+#: Words before "home" that say where a patient goes, not a facility's name.
+GOING_WORDS = ("dc", "d/c", "discharge", "discharged", "go", "going", "went", "sent", "send",
+               "back", "return", "returned", "returning", "to", "at", "from")  # fmt: skip
 _MEASURES = _hashes(MEASURE_WORDS)
+GOING = _hashes(GOING_WORDS)
 _EVENTS = _hashes(EVENT_WORDS)
 _UNITS = _hashes(UNIT_WORDS)
 
@@ -438,6 +443,8 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
             g = w.gap(lo)
             link = g.space | g.dot | ((g.first == 39) & (g.length <= 2))
             pw = word_ok(prev) & ~w.has(prev, lx.COMMON | lx.CLINICAL)
+            pw &= ~(w.capsnote(prev) & english_at(w, prev))  # "GO HOME", "CARDIAC REHAB"
+            pw &= ~np.isin(w.hashes[np.clip(prev, 0, max(w.size - 1, 0))], GOING)  # "DC HOME"
             gp = w.gap(prev)
             s_of = (w.length(prev) == 1) & (w.raw[w.start[w.at(prev)]] == 115) & (gp.first == 39)
             lo = np.where(link & (pw | s_of) & w.valid(prev), prev, lo)

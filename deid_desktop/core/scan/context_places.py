@@ -26,7 +26,7 @@ import numpy as np
 from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
-from deid_desktop.core.scan.context import may_continue_place
+from deid_desktop.core.scan.context import GOING, may_continue_place
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.words import _CUE, _LOW, _UP, Words
 
@@ -39,6 +39,7 @@ C_COUNTY = CODE[("LOCATION", "gazetteer:county")]
 C_SAINT = CODE[("LOCATION", "facility:saint")]
 C_FACILITY = CODE[("LOCATION", "facility")]
 C_WARD = CODE[("LOCATION", "unit:ward")]
+C_MOVED = CODE[("LOCATION", "place:after-transfer")]
 _PLAIN = lx.COMMON | lx.CLINICAL | lx.MONTH | lx.SEASON | _CUE
 _NOT_CODE = lx.CREDENTIAL | lx.TITLE | lx.CLINICAL | lx.COMMON
 
@@ -67,6 +68,7 @@ def find_places(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     _saints(w, g, out)
     _facilities(w, g, out)
     _wards(w, g, out)
+    _moved_to(w, g, out)
 
 
 def _states(w: Words, g: cw.Cues, out: Out) -> None:
@@ -306,6 +308,10 @@ def _facilities(w: Words, g: cw.Cues, out: Out) -> None:
         same = np.where(low, w.lower[p], _capital(w, p) | (w.caps[p] & w.capsnotes[p]))
         step = ~done & same & _alpha(w, p) & w.gap(lo).space
         step &= ~w.has(p, lx.CLINICAL | _CUE | lx.MONTH | lx.FACILITY) & (g.group(p) != cg.GENERIC)
+        # a name in capitals or small letters is no English word ("go home", "SHIFT
+        # NURSING"); "Good Shepherd" is capitalised in a mixed note
+        step &= (w.title[p] & ~w.capsnotes[p]) | ~cw.english_at(w, p)
+        step &= ~np.isin(w.hashes[np.clip(p, 0, max(w.size - 1, 0))], GOING)  # "DC HOME"
         # capitals: "Good Shepherd" in a mixed note, not "PT FELL AT HOME" in capitals
         step &= low | ~w.has(p, lx.PLACE_CUE | lx.DATE_CUE) & (
             ~w.capsnotes[p] | ~w.has(p, lx.COMMON)
@@ -331,3 +337,56 @@ def _wards(w: Words, g: cw.Cues, out: Out) -> None:
     ok &= _capital(w, n) & ~w.has(n, _PLAIN | lx.FACILITY)
     ok &= w.digits[num] & (w.length(num) <= 2)
     out.append((w.start[n[ok]], w.end[num[ok]], C_WARD))
+
+
+#: Where a patient is transferred that is no place's name: units, services, rooms.
+UNIT_WORDS = (
+    "icu", "ccu", "micu", "sicu", "csru", "cvicu", "nicu", "picu", "ctic", "cticu", "pacu",
+    "or", "er", "ew", "ed", "floor", "floors", "rehab", "home", "cath", "ct", "mri", "ir",
+    "ep", "lab", "tele", "telemetry", "stepdown", "snf", "vna", "hospice", "osh", "ward",
+    "unit", "bed", "room", "chair", "commode", "dialysis", "surgery", "ccu's", "nsg",
+    "hosp", "hospital", "facility", "service", "team", "us", "them", "him", "her", "pt",
+    "baseline", "simv", "imv", "cpap", "bipap", "psv", "ac", "sr", "nsr", "afib", "q2",
+    "vicu", "angio", "ctscan", "catscan", "cathlab", "xray", "ultrasound", "echo", "pacu",
+    "step", "holding", "endoscopy", "gi", "nuclear", "radiology", "interventional",
+)  # fmt: skip
+#: the words between a transfer word and the place: "to", "from", "into"
+_TO_WORDS = ("to", "from", "into")
+
+
+def _unit_hashes(words: tuple[str, ...]) -> np.ndarray:
+    encoded = [u.encode("ascii") for u in words]
+    buf = b"".join(x.ljust(16, b"\0") for x in encoded) + bytes(16)
+    starts = np.arange(len(encoded), dtype=np.int64) * 16
+    return np.sort(lx.word_hash(buf, starts, np.array([len(x) for x in encoded])))
+
+
+_UNITS = _unit_hashes(UNIT_WORDS)
+_TO = _unit_hashes(_TO_WORDS)
+
+
+def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
+    """ "TRANSFERRED TO CALVERT", "admitted from gibbstown", "brought to RH": after a
+    transfer word and "to", "from" or "into", a word that no list knows as an English,
+    clinical or common word, nor a unit ("ICU", "floor", "rehab"), in the case of a
+    name in its note; one more such word after it is part of it."""
+    a = g.at(cg.ADMIT)
+    if a.size == 0:
+        return
+    to = _in(w, a + 1)
+    n = _in(w, to + 1)
+    ok = np.isin(w.hashes[np.minimum(to, w.size - 1)], _TO) & (to < w.size)
+    ok &= w.gap(to).space & w.gap(n).space & _alpha(w, n)
+    ok &= ~w.has(n, _PLAIN | lx.FACILITY | lx.CREDENTIAL | lx.TITLE) & (w.length(n) >= 2)
+    ok &= ~np.isin(w.hashes[np.minimum(n, w.size - 1)], _UNITS) & (n < w.size)
+    mixed = ~w.capsnotes[n]
+    ok &= ~mixed | w.title[n] | w.caps[n] | w.lower[n]
+    at = n[ok]
+    if at.size == 0:
+        return
+    at = at[~g.wordlike(at)]
+    nx = _in(w, at + 1)
+    two = w.gap(nx).space & _alpha(w, nx) & ~w.has(nx, _PLAIN | lx.FACILITY) & (nx < w.size)
+    two &= ~np.isin(w.hashes[np.minimum(nx, w.size - 1)], _UNITS)
+    two[two] = ~g.wordlike(nx[two])
+    out.append((w.start[at], np.where(two, w.end[nx], w.end[at]), C_MOVED))

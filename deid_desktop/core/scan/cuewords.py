@@ -128,6 +128,17 @@ class Cues:
         return found
 
 
+def english_at(w: Words, i: np.ndarray) -> np.ndarray:
+    """Whether the (real) words at ``i`` are English words of the bundled list (from the
+    words' own hashes, without a ``Cues``)."""
+    if i.size == 0 or w.size == 0:
+        return np.zeros(i.size, dtype=bool)
+    h = w.hashes[np.clip(i, 0, w.size - 1)]
+    table = _english()
+    k = np.minimum(np.searchsorted(table, h), table.size - 1)
+    return (table[k] == h) & (i >= 0) & (i < w.size)
+
+
 @functools.cache
 def _english() -> np.ndarray:
     """The sorted hashes of the bundled English words (web2), read once (1.7 MB)."""

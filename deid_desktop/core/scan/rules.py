@@ -96,6 +96,8 @@ CONTEXT_RULES = (
     ("LOCATION", "gazetteer:county", MEDIUM),  # "essex county"
     ("LOCATION", "facility:saint", MEDIUM),  # "St. Agnes"
     ("LOCATION", "unit:ward", LOW),  # "admitted to Farr 10"
+    # a word no list knows after "transferred to", "admitted from" ("TRANSFER TO CALVERT")
+    ("LOCATION", "place:after-transfer", MEDIUM),
     # spoken: seven digits or more read out as words ("eight five eight, five five five")
     ("ID", "pattern:spoken-digits", HIGH),
     # a dictionary name glued to digits, capitalised: the whole word ("SCOTT9573")
