@@ -108,3 +108,30 @@ def test_a_place_no_list_knows_after_a_transfer_is_a_location(text: str, place: 
 )
 def test_going_home_units_and_modes_are_no_places(text: str) -> None:
     assert [k for k in _kinds(text) if k[1] == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("FOLLOW HEMATOCRITS, COAGS.\nWENZEL BREIT RN", "WENZEL BREIT"),
+        ("ci<2.0. wininger johnson np aware. 1u prbc given", "wininger johnson"),
+        ("HR, PA, CVP AND BP NOTED. JOAN HOVEY CALLED TO BEDSIDE", "JOAN HOVEY"),
+        ("PM DOSE ??40MG. PER GUTIEREZ WILL HOLD PRESENTLY", "GUTIEREZ"),
+    ],
+)
+def test_a_clinicians_name_before_a_credential_or_aware_or_after_per_is_found(
+    text: str, name: str
+) -> None:
+    assert (name, "NAME") in _kinds(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "MD AWARE. TEAM AWARE. HO AWARE AND FAMILY CALLED",
+        "per protocol; per team; BP high per aline; CO by fick",
+        "Aline d/c today. NEURO: A+OX3, MAE, following commands",
+    ],
+)
+def test_staff_words_and_icu_terms_are_no_names(text: str) -> None:
+    assert [k for k in _kinds(text) if k[1] == "NAME"] == []

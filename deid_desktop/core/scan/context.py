@@ -299,13 +299,6 @@ UNIT_WORDS = (
 )  # fmt: skip
 
 
-def _hashes(words: tuple[str, ...]) -> np.ndarray:
-    encoded = [m.encode("ascii") for m in words]
-    buf = b"".join(x.ljust(16, b"\0") for x in encoded) + bytes(16)
-    starts = np.arange(len(encoded), dtype=np.int64) * 16
-    return np.sort(lx.word_hash(buf, starts, np.array([len(x) for x in encoded])))
-
-
 #: Clinical events a day and month without a year follows ("MI 1/8", "CABG 2/4").
 EVENT_WORDS = (
     "mi", "nstemi", "stemi", "cva", "tia", "chf", "cabg", "avr", "mvr", "pci", "ptca",
@@ -329,10 +322,10 @@ def _event_before(w: Words, a: np.ndarray) -> np.ndarray:
 #: Words before "home" that say where a patient goes, not a facility's name.
 GOING_WORDS = ("dc", "d/c", "discharge", "discharged", "go", "going", "went", "sent", "send",
                "back", "return", "returned", "returning", "to", "at", "from")  # fmt: skip
-_MEASURES = _hashes(MEASURE_WORDS)
-GOING = _hashes(GOING_WORDS)
-_EVENTS = _hashes(EVENT_WORDS)
-_UNITS = _hashes(UNIT_WORDS)
+_MEASURES = lx.hash_set(MEASURE_WORDS)
+GOING = lx.hash_set(GOING_WORDS)
+_EVENTS = lx.hash_set(EVENT_WORDS)
+_UNITS = lx.hash_set(UNIT_WORDS)
 
 
 def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]

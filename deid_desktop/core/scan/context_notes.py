@@ -27,6 +27,7 @@ from deid_desktop.core.scan import context_places
 from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.context_staff import find_staff
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.spoken import find_spoken
 from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words, ambiguous_cue
@@ -55,6 +56,7 @@ def find_notes(text: str, folded: str, w: Words, hashes: np.ndarray | None = Non
         g = cw.Cues(w, folded, hashes)
         _cue_names(w, g, out)
         _names_before(w, g, out)
+        find_staff(w, g, out)
         _dates(text, w, g, out)
         context_places.find_places(text, w, g, out)
         find_spoken(w, out)

@@ -354,15 +354,8 @@ UNIT_WORDS = (
 _TO_WORDS = ("to", "from", "into")
 
 
-def _unit_hashes(words: tuple[str, ...]) -> np.ndarray:
-    encoded = [u.encode("ascii") for u in words]
-    buf = b"".join(x.ljust(16, b"\0") for x in encoded) + bytes(16)
-    starts = np.arange(len(encoded), dtype=np.int64) * 16
-    return np.sort(lx.word_hash(buf, starts, np.array([len(x) for x in encoded])))
-
-
-_UNITS = _unit_hashes(UNIT_WORDS)
-_TO = _unit_hashes(_TO_WORDS)
+_UNITS = lx.hash_set(UNIT_WORDS)
+_TO = lx.hash_set(_TO_WORDS)
 
 
 def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:

@@ -253,3 +253,12 @@ def _lexicon(full: bool) -> Lexicon:
         flags=flags[order],
         multi={k: tuple(sorted(v, key=len, reverse=True)) for k, v in multi.items()},
     )
+
+
+def hash_set(words: tuple[str, ...]) -> np.ndarray:
+    """The sorted ``word_hash`` of each of ``words`` (lower case, at most 16 letters):
+    a small set a finder looks a batch's words up in (``Words.hashes``)."""
+    encoded = [x.encode("ascii") for x in words]
+    buf = b"".join(x.ljust(MAX_LEN, b"\0") for x in encoded) + bytes(16)
+    starts = np.arange(len(encoded), dtype=np.int64) * MAX_LEN
+    return np.sort(word_hash(buf, starts, np.array([len(x) for x in encoded], dtype=np.int64)))

@@ -88,6 +88,8 @@ CONTEXT_RULES = (
     # (``word:own-name``) is kept beside them and can become the person's own name
     ("NAME", "notes:cued-name", MEDIUM),  # "son is Mark", "lakeisha (daughter)", "LW, RN"
     ("NAME", "notes:cued-initials", MEDIUM),  # "Dr. J.M.", "dtr j."
+    # a clinician's or a visitor's name before a credential, before "aware", after "per"
+    ("NAME", "notes:staff-name", MEDIUM),  # "WENZEL BREIT RN", "joan hovey called"
     ("DATE", "date:short-year", MEDIUM),  # "22-Jul-19", "fall '06"
     ("DATE", "date:glued", MEDIUM),  # "9NOV00"
     ("LOCATION", "gazetteer:state", MEDIUM),  # "Omaha, Nebraska", "Weymouth KY"
