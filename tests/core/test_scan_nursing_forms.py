@@ -135,3 +135,24 @@ def test_a_clinicians_name_before_a_credential_or_aware_or_after_per_is_found(
 )
 def test_staff_words_and_icu_terms_are_no_names(text: str) -> None:
     assert [k for k in _kinds(text) if k[1] == "NAME"] == []
+
+
+def test_another_persons_name_that_is_a_clinical_word_is_no_name() -> None:
+    people = [("p1", "Ann Ng"), ("p2", "Bea Quist")]
+    names = build_dictionary_from_values({"name": [n for _, n in people]}, people)
+    note = "GI: NG tube clamped. NG IN PLACE."
+    assert [k for k in _kinds(note, names, persons=["p2"]) if k[1] == "NAME"] == []
+    assert ("Ng", "NAME") in _kinds("Mrs Ng called", names, persons=["p2"])
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [
+        ("FAMILY IN EARLY EVENING. AMBULATED IN HALL X2", []),
+        ("SISTER LIVES IN AUBURN. WILL CALL", ["AUBURN"]),
+    ],
+)
+def test_an_english_word_in_capitals_is_a_town_only_at_the_end_of_its_phrase(
+    text: str, places: list[str]
+) -> None:
+    assert [t for t, k in _kinds(text) if k == "LOCATION"] == places

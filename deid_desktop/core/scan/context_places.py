@@ -115,6 +115,11 @@ def _towns(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     low |= w.lower[places] & (g.group(places - 2) == cg.PLACE_IN)  # "moved here from"
     plain = (f & (lx.COMMON | lx.CLINICAL | lx.MONTH | _CUE)) == 0
     cue = np.ones(places.size, dtype=bool)
+    # an English word in capitals is a town only at the end of its phrase ("LIVES IN
+    # AUBURN."), not "IN EARLY EVENING", "IN HALL X2"
+    nx = _in(w, places + 1)
+    ends = w.gap(nx).stop | w.gap(nx).comma | (nx >= w.size) | w.has(nx, lx.STATE | lx.STATE_CODE)
+    caps &= ((f & lx.ENGLISH) == 0) | ends
     one = places[(caps | low) & plain & ((f & lx.PLACE) != 0)]
     out.append((w.start[one], w.end[one], C_TOWN))
     heads = places[cue & (caps | w.lower[places]) & ((f & lx.PLACE_HEAD) != 0)]

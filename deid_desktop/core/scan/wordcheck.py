@@ -41,7 +41,8 @@ def english_uncued(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarray:
     title, caps, _, _ = w.case(at)
     shows = (title | caps) & ~w.capsnote(at)
     english = ((f & lx.ENGLISH) != 0) & ((f & (lx.COMMON | lx.NAME_WORD)) == 0)
-    return english & ~shows & ~cued & ~_after_title(w, at)
+    clinical = (f & lx.CLINICAL) != 0  # "NG tube", "Wedge 16": capitalised or not
+    return ((english & ~shows) | clinical) & ~cued & ~_after_title(w, at)
 
 
 def _after_title(w: Words, at: np.ndarray) -> np.ndarray:
