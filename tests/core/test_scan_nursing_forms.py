@@ -156,3 +156,17 @@ def test_an_english_word_in_capitals_is_a_town_only_at_the_end_of_its_phrase(
     text: str, places: list[str]
 ) -> None:
     assert [t for t, k in _kinds(text) if k == "LOCATION"] == places
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("f/u appt 6/16 w/ pa culhane.", "culhane"),
+        ("msg routed to PA wright.", "wright"),
+        ("TRANSFERRED FROM SACRED HEART NURSING HOME. DTR VISITING", "SACRED HEART NURSING HOME"),
+    ],
+)
+def test_a_physician_assistant_and_a_facility_of_english_words_are_still_found(
+    text: str, name: str
+) -> None:
+    assert any(t == name for t, _k in _kinds(text))

@@ -49,6 +49,23 @@ _GLUED = re.compile(
 )
 
 
+#: What follows "PA" (pulmonary artery) or "PT" (patient, therapy) in notes: no name.
+AFTER_PA_WORDS = (
+    "line", "lines", "pressure", "pressures", "cath", "catheter", "catheters", "wedge",
+    "port", "tracing", "tracings", "waveform", "sat", "sats", "numbers", "number",
+    "comfort", "eval", "evaluation", "note", "notes", "consult", "session", "treatment",
+    "goals", "plan", "diastolic", "systolic", "mean", "distal", "balloon", "temp",
+    "pulse", "rate", "states", "reports", "has", "was", "is", "will", "and", "or",
+)  # fmt: skip
+_AFTER_PA = lx.hash_set(AFTER_PA_WORDS)
+
+
+def _is_pa(w: Words, i: np.ndarray) -> np.ndarray:
+    """Whether the words at ``i`` are "pa" (in any case)."""
+    s = w.start[i]
+    return (w.lengths[i] == 2) & ((w.raw[s] | 32) == 112) & ((w.raw[s + 1] | 32) == 97)
+
+
 def find_notes(text: str, folded: str, w: Words, hashes: np.ndarray | None = None) -> Found:
     """Candidate hits of this module and of ``context_places`` in one batch."""
     out: Out = []
@@ -142,8 +159,7 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     cue = ~credf | cred | (credf & capsn)
     cues, cred, f, group = cues[cue], cred[cue], f[cue], group[cue]
     strong = ((f & lx.TITLE) != 0) | cred | (group == cg.COVERING)  # "Dr", "NP", "PCP"
-    vague = ambiguous_cue(w, cues)  # "PA line", "PT eval": no cue for a word no list knows
-    strong &= ~vague
+    vague = ambiguous_cue(w, cues)  # "PA line", "PT eval" (see below)
     j = cues + 1
     short = np.flatnonzero(w.lengths[j] <= 5)
     j[short] += g.group(j[short]) == cg.IS  # "son is Mark"
@@ -172,9 +188,13 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
         _spoke(w, g, out)
         return
     ok = namey(w, j, strong, g) & ~(dot & _verb(w, j))
-    if vague.any():  # after "PA", "PT": never an English or clinical word ("PA LINE")
-        at = np.flatnonzero(ok & vague)
-        ok[at] = ~g.wordlike(j[at])
+    if vague.any():  # after "PA", "PT": no English or clinical word ("PA LINE"), but a
+        at = np.flatnonzero(ok & vague)  # Census name that is no word of the pair ("PA brown")
+        k = j[at]
+        listed = ((w.flags[k] & _NAMES) != 0) & ((w.flags[k] & lx.CLINICAL) == 0)
+        listed &= ~np.isin(w.hashes[np.minimum(k, w.size - 1)], _AFTER_PA)
+        listed &= _is_pa(w, cues[near][at])  # "PT ABLE", "24 CM MARK": only after "PA"
+        ok[at] = ~g.wordlike(k) | listed
     at = j[ok]
     nx = np.minimum(at + 1, w.start.size - 1)
     end = w.end[at]

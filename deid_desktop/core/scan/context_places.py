@@ -313,10 +313,8 @@ def _facilities(w: Words, g: cw.Cues, out: Out) -> None:
         same = np.where(low, w.lower[p], _capital(w, p) | (w.caps[p] & w.capsnotes[p]))
         step = ~done & same & _alpha(w, p) & w.gap(lo).space
         step &= ~w.has(p, lx.CLINICAL | _CUE | lx.MONTH | lx.FACILITY) & (g.group(p) != cg.GENERIC)
-        # a name in capitals or small letters is no English word ("go home", "SHIFT
-        # NURSING"); "Good Shepherd" is capitalised in a mixed note
-        step &= (w.title[p] & ~w.capsnotes[p]) | ~cw.english_at(w, p)
-        step &= ~np.isin(w.hashes[np.clip(p, 0, max(w.size - 1, 0))], GOING)  # "DC HOME"
+        # "go home", "DC HOME", "SHIFT NURSING", "BEGIN CARDIAC REHAB": no facility's name
+        step &= ~np.isin(w.hashes[np.clip(p, 0, max(w.size - 1, 0))], _NOT_FACILITY_NAME)
         # capitals: "Good Shepherd" in a mixed note, not "PT FELL AT HOME" in capitals
         step &= low | ~w.has(p, lx.PLACE_CUE | lx.DATE_CUE) & (
             ~w.capsnotes[p] | ~w.has(p, lx.COMMON)
@@ -344,6 +342,17 @@ def _wards(w: Words, g: cw.Cues, out: Out) -> None:
     out.append((w.start[n[ok]], w.end[num[ok]], C_WARD))
 
 
+#: Words before a facility word that make no facility's name ("go home", "SHIFT
+#: NURSING NOTE", "BEGIN CARDIAC REHAB"): where a patient goes, what a note is about.
+NOT_FACILITY_WORDS = (
+    "begin", "began", "awaiting", "await", "require", "requires", "required", "cont",
+    "continue", "continued", "cardiac", "pulmonary", "pulm", "inpatient", "acute", "shift",
+    "progress", "start", "started", "needs", "need", "for", "screen", "screening", "pt",
+    "ot", "micu", "ccu", "sicu", "csru", "pmicu", "nsg", "poor", "current",
+    "prolonged", "outside", "email", "re", "the", "basic", "funeral",
+)  # fmt: skip
+
+
 #: Where a patient is transferred that is no place's name: units, services, rooms.
 UNIT_WORDS = (
     "icu", "ccu", "micu", "sicu", "csru", "cvicu", "nicu", "picu", "ctic", "cticu", "pacu",
@@ -360,6 +369,7 @@ _TO_WORDS = ("to", "from", "into")
 
 
 _UNITS = lx.hash_set(UNIT_WORDS)
+_NOT_FACILITY_NAME = np.concatenate((GOING, lx.hash_set(NOT_FACILITY_WORDS)))
 _TO = lx.hash_set(_TO_WORDS)
 
 
