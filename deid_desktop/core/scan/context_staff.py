@@ -31,8 +31,11 @@ _NOT = (
 _NAMES = lx.GIVEN | lx.SURNAME
 #: words after which the names are told of ("X Y aware")
 TOLD_WORDS = ("aware", "notified", "paged", "called", "informed", "updated")
-_TOLD = lx.hash_set(TOLD_WORDS)
-_PER = lx.hash_set(("per",))
+#: the cue words' hashes, sorted, and for each whether it is "per"
+_CUES = np.concatenate((lx.hash_set(TOLD_WORDS), lx.hash_set(("per",))))
+_IS_PER = np.arange(_CUES.size) == _CUES.size - 1
+_ORDER = np.argsort(_CUES)
+_CUES, _IS_PER = _CUES[_ORDER], _IS_PER[_ORDER]
 
 
 def find_staff(w: Words, g: cw.Cues, out: Out) -> None:
@@ -43,12 +46,14 @@ def find_staff(w: Words, g: cw.Cues, out: Out) -> None:
     h = w.hashes
     cred = g.flagged(lx.CREDENTIAL)
     cred = cred[(w.caps[cred] | (g.group(cred) == cg.CRED)) & w.gap(cred).space]
-    told = np.flatnonzero(np.isin(h, _TOLD))
+    k = np.minimum(np.searchsorted(_CUES, h), _CUES.size - 1)  # one pass over the words
+    hit = np.flatnonzero(_CUES[k] == h)
+    per = _IS_PER[k[hit]]
+    told = hit[~per]
     told = told[w.gap(told).space]
     for ends in (cred, told):  # the names end right before these words
         _before(w, g, ends - 1, out)
-    per = np.flatnonzero(np.isin(h, _PER))
-    _after(w, g, per + 1, out)
+    _after(w, g, hit[per] + 1, out)
 
 
 def _name(w: Words, g: cw.Cues, i: np.ndarray, listed: bool) -> np.ndarray:
