@@ -170,3 +170,17 @@ def test_a_physician_assistant_and_a_facility_of_english_words_are_still_found(
     text: str, name: str
 ) -> None:
     assert any(t == name for t, _k in _kinds(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("SON BROUGHT HIM TO HAMLER HOSP.. WHERE HE WAS TREATED", "HAMLER HOSP"),
+        ("PLAN ? TRANSFER TODAY TO BOOTHVILLE", "BOOTHVILLE"),
+        ("? TRANSFER TO CALUMET TODAY", "CALUMET"),
+    ],
+)
+def test_hospitals_abbreviated_and_towns_after_a_transfer_are_locations(
+    text: str, place: str
+) -> None:
+    assert (place, "LOCATION") in _kinds(text)

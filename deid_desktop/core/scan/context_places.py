@@ -105,12 +105,13 @@ def _towns(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     places = g.places
     if places.size == 0:
         return
-    # capitals in a note in capitals, or lower case; after a place cue ("in", "from")
-    caps = w.capsnotes[places] & w.caps[places]
+    # capitals (or a capital first) in a note in capitals, or lower case; after a place
+    # cue ("in", "from")
+    caps = w.capsnotes[places] & (w.caps[places] | w.title[places])
     places = places[(caps | w.lower[places]) & w.has(places - 1, lx.PLACE_CUE)]
     places = places[w.gap(places).space & (g.group(places - 1) == cg.PLACE_IN)]
     f = w.flags[places]
-    caps = w.capsnotes[places] & w.caps[places]
+    caps = w.capsnotes[places] & (w.caps[places] | w.title[places])
     low = w.lower[places] & ((f & lx.ENGLISH) == 0)
     low |= w.lower[places] & (g.group(places - 2) == cg.PLACE_IN)  # "moved here from"
     plain = (f & (lx.COMMON | lx.CLINICAL | lx.MONTH | _CUE)) == 0
@@ -371,6 +372,7 @@ _TO_WORDS = ("to", "from", "into")
 _UNITS = lx.hash_set(UNIT_WORDS)
 _NOT_FACILITY_NAME = np.concatenate((GOING, lx.hash_set(NOT_FACILITY_WORDS)))
 _TO = lx.hash_set(_TO_WORDS)
+_LATER = lx.hash_set(("today", "tomorrow", "tonight", "back", "directly", "later", "soon"))
 
 
 def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
@@ -381,7 +383,9 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     a = g.at(cg.ADMIT)
     if a.size == 0:
         return
-    to = _in(w, a + 1)
+    # "TRANSFER TODAY TO X": one word of time between
+    later = np.isin(w.hashes[np.minimum(a + 1, w.size - 1)], _LATER) & (a + 1 < w.size)
+    to = _in(w, a + 1 + later)
     n = _in(w, to + 1)
     ok = np.isin(w.hashes[np.minimum(to, w.size - 1)], _TO) & (to < w.size)
     ok &= w.gap(to).space & w.gap(n).space & _alpha(w, n)
@@ -392,7 +396,10 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     at = n[ok]
     if at.size == 0:
         return
-    at = at[~g.wordlike(at)]
+    # an English word that is a town of the gazetteer, in capitals or capitalised, is the
+    # town ("TRANSFER TO CALUMET"); another is no name ("returned to baseline")
+    town = ((w.flags[at] & lx.PLACE) != 0) & (w.caps[at] | w.title[at])
+    at = at[town | ~g.wordlike(at)]
     nx = _in(w, at + 1)
     two = w.gap(nx).space & _alpha(w, nx) & ~w.has(nx, _PLAIN | lx.FACILITY) & (nx < w.size)
     two &= ~np.isin(w.hashes[np.minimum(nx, w.size - 1)], _UNITS)

@@ -47,6 +47,7 @@ FACILITIES = (
     "hospital", "clinic", "center", "centre", "rehab", "rehabilitation", "hospice", "infirmary",
     "institute", "healthcare", "nursing", "manor", "facility", "snf", "pavilion", "home",
     "health", "medical", "memorial", "va", "sanatorium", "house", "village", "residence",
+    "hosp",
 )  # fmt: skip
 STREETS = (
     "street", "st", "avenue", "ave", "road", "rd", "lane", "ln", "drive", "dr", "boulevard",
