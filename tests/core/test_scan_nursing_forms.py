@@ -184,3 +184,19 @@ def test_hospitals_abbreviated_and_towns_after_a_transfer_are_locations(
     text: str, place: str
 ) -> None:
     assert (place, "LOCATION") in _kinds(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("CENTRAL LINE OK PER LANGDON AKINS NP. PLAN", "AKINS"),
+        ("ASKED FOR RABBI- RABBI SEBRINA CAME TO SPEAK", "SEBRINA"),
+    ],
+)
+def test_names_before_a_credential_and_after_a_rabbi_are_found(text: str, name: str) -> None:
+    assert any(name in t for t, k in _kinds(text) if k == "NAME")
+
+
+def test_a_word_before_pa_or_pac_is_no_signature() -> None:
+    text = "R IJ PA LINE DAY 8. NSR WITH OCC PAC. ENCOURAGED PT TO KEEP FOLEY"
+    assert [k for k in _kinds(text) if k[1] == "NAME"] == []

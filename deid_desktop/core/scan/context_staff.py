@@ -20,7 +20,7 @@ from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.rules import CODE
-from deid_desktop.core.scan.words import _CUE, _LOW, _UP, Words
+from deid_desktop.core.scan.words import _CUE, _LOW, _UP, Words, ambiguous_cue
 
 Out = list[tuple[np.ndarray, np.ndarray, int]]
 C_STAFF = CODE[("NAME", "notes:staff-name")]
@@ -35,6 +35,7 @@ TOLD_WORDS = ("aware", "notified", "paged", "called", "informed", "updated")
 _CUES = np.concatenate((lx.hash_set(TOLD_WORDS), lx.hash_set(("per",))))
 _IS_PER = np.arange(_CUES.size) == _CUES.size - 1
 _ORDER = np.argsort(_CUES)
+_PAC = lx.hash_set(("pac",))
 _CUES, _IS_PER = _CUES[_ORDER], _IS_PER[_ORDER]
 
 
@@ -51,8 +52,10 @@ def find_staff(w: Words, g: cw.Cues, out: Out) -> None:
     per = _IS_PER[k[hit]]
     told = hit[~per]
     told = told[w.gap(told).space]
-    for ends in (cred, told):  # the names end right before these words
-        _before(w, g, ends - 1, out)
+    # a credential no clinical abbreviation shares ("AKINS NP"; not "IJ PA LINE", "OCC PAC")
+    cred = cred[~ambiguous_cue(w, cred) & ~np.isin(h[np.minimum(cred, n - 1)], _PAC)]
+    _before(w, g, cred - 1, out, listed=False)
+    _before(w, g, told - 1, out, listed=True)  # "aware": a Census name
     _after(w, g, hit[per] + 1, out)
 
 
@@ -66,7 +69,7 @@ def _name(w: Words, g: cw.Cues, i: np.ndarray, listed: bool) -> np.ndarray:
         ok &= (w.flags[i] & _NAMES) != 0
     ok &= ~w.title[i] | w.capsnotes[i]  # capitalised in a mixed note: other rules read it
     at = np.flatnonzero(ok)
-    ok[at] = ~g.wordlike(i[at])
+    ok[at] = ~g.english(i[at])  # a surname may end in "s" ("Akins"): no plural read
     return ok
 
 
@@ -78,9 +81,9 @@ def _listed(w: Words, i: np.ndarray) -> np.ndarray:
     return ok & (w.caps[i] | w.lower[i]) & ~w.digits[i]
 
 
-def _before(w: Words, g: cw.Cues, last: np.ndarray, out: Out) -> None:
+def _before(w: Words, g: cw.Cues, last: np.ndarray, out: Out, *, listed: bool) -> None:
     last = last[last >= 0]
-    last = last[_name(w, g, last, True)]
+    last = last[_name(w, g, last, listed)]
     if last.size == 0:
         return
     prev = last - 1

@@ -27,7 +27,7 @@ AGE_AFTER, AGE_BEFORE, AGE_WORD, SEASON, MONTH, STREET = 4096, 8192, 16384, 3276
 BOX, PLACE_CUE, PLACE_HEAD, DATE_CUE, STATE_CODE = 262144, 524288, 1 << 20, 1 << 21, 1 << 22
 NOTE_CUE = 1 << 23  # a cue word of context_notes / context_places (cuewords.FLAGGED_WORDS)
 
-TITLES = ("mr", "mrs", "ms", "miss", "dr", "doctor", "prof", "rev")
+TITLES = ("mr", "mrs", "ms", "miss", "dr", "doctor", "prof", "rev", "rabbi", "reverend", "drs")
 RELATIONS = (
     "daughter", "dtr", "son", "wife", "husband", "mother", "mom", "father", "dad", "sister",
     "brother", "grandson", "granddaughter", "grandmother", "grandfather", "niece", "nephew",
