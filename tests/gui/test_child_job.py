@@ -190,3 +190,35 @@ def test_long_arrays_of_repeated_strings_travel_as_codes() -> None:
         main, raws = child_job.dumps(array)
         again = pickle.loads(main, buffers=raws)
         assert again.dtype == object and again.tolist() == array.tolist()
+
+
+def test_arrow_backed_columns_travel_without_a_copy() -> None:
+    """A released table's string columns (pandas over Arrow) go out as their own Arrow
+    buffers, chunk by chunk: pandas' pickle first copied each column into one new array
+    (340 MB more in the child at a million persons). They come back equal, same dtype."""
+    import pickle
+
+    import pyarrow as pa
+
+    from deid_desktop.core.facts.text import STRING
+
+    words = pa.chunked_array([["alpha", None, "beta"] * 1000, ["gamma", "delta"] * 1000])
+    frame = pd.DataFrame(
+        {
+            "text": pd.Series(pd.arrays.ArrowStringArray(words), dtype=STRING),
+            "sliced": pd.array(["x", "yy", None, "zzz"] * 1500, dtype=STRING)[500:5500],
+            "number": pd.array(list(range(3000)) + [None] * 2000, dtype="int64[pyarrow]"),
+        }
+    )
+    main, raws = child_job.dumps(frame)
+    sent = {pa.py_buffer(r).address for r in raws}
+    own = {
+        b.address
+        for chunk in frame["text"].array._pa_array.chunks
+        for b in chunk.buffers()
+        if b is not None and b.size > 1000
+    }
+    assert own and own <= sent  # the column's own memory, not a copy of it
+    back = pickle.loads(main, buffers=raws)
+    pd.testing.assert_frame_equal(back, frame)
+    assert back["text"].array._pa_array.num_chunks == 2
