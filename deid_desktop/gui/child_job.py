@@ -90,13 +90,24 @@ def _mappingproxy(m: types.MappingProxyType[Any, Any]) -> tuple[Any, tuple[dict[
 CODES_MIN = 10_000
 
 
+#: Codes rebuilt into objects this many at a time: between the steps the app's other
+#: threads may run (one step at a million rows held Python's lock, and the window, 6 ms
+#: per array; a review's five arrays back to back 30 ms).
+FROM_CODES_STEP = 1 << 17
+
+
 def _from_codes(distinct: list[str], codes: Any) -> Any:
-    """The object array ``distinct[codes]`` (one C loop: no string is made again)."""
+    """The object array ``distinct[codes]`` (C loops: no string is made again), built
+    ``FROM_CODES_STEP`` rows at a time."""
     import numpy as np
 
     values = np.empty(len(distinct), dtype=object)
     values[:] = distinct
-    return values.take(codes)
+    out = np.empty(len(codes), dtype=object)
+    for start in range(0, len(codes), FROM_CODES_STEP):
+        end = start + FROM_CODES_STEP
+        np.take(values, codes[start:end], out=out[start:end])
+    return out
 
 
 def _as_codes(array: Any) -> tuple[list[str], Any] | None:

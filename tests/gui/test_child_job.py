@@ -264,3 +264,26 @@ def test_large_results_come_back_in_huge_pages() -> None:
         mode = "[never]"
     if "[never]" not in mode:
         assert _huge_kb_at(back.ctypes.data + n // 2) > 0
+
+
+def test_arrays_from_codes_are_rebuilt_a_step_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rebuilding a long object array holds Python's lock for each step only (the app's
+    other threads run between steps), and gives the same array."""
+    import pickle
+
+    import numpy as np
+
+    steps: list[int] = []
+    take = np.take
+
+    def spy(values, codes, *args, **kwargs):  # type: ignore[no-untyped-def]
+        steps.append(len(codes))
+        return take(values, codes, *args, **kwargs)
+
+    monkeypatch.setattr(np, "take", spy)
+    n = child_job.FROM_CODES_STEP * 2 + 7
+    kinds = np.array(["PERSON", "DATE", "PHONE"] * (n // 3 + 1), dtype=object)[:n]
+    main, raws = child_job.dumps(kinds)
+    back = pickle.loads(main, buffers=raws)
+    assert back.dtype == object and back.tolist() == kinds.tolist()
+    assert len(steps) == 3 and max(steps) == child_job.FROM_CODES_STEP
