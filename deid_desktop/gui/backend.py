@@ -108,14 +108,16 @@ def warm_imports() -> None:
     from deid_desktop.core.gc_pause import gc_paused
 
     # the modules' objects live as long as the app: no collection walks them while they
-    # are made (one took 0.7 s, Python's lock held), and none walks them afterwards
+    # are made (one took 0.7 s, Python's lock held), and none walks them afterwards: they
+    # are frozen before the collector runs again (frozen after, the first allocation
+    # past the pause started a collection of all of them: 130 ms, the window held)
     with gc_paused(), _no_pyside_source_scan():
         for name in FIRST_USE_MODULES:
             importlib.import_module(name)
         from deid_desktop.core import zip3
 
         zip3.load_bundled_zip3()  # cached
-    gc.freeze()
+        gc.freeze()
 
 
 # -- loading -----------------------------------------------------------------------------
