@@ -34,6 +34,7 @@ from deid_desktop.core.verify.own_tokens import (
     LAST_FOUR,
     MIN_DIGITS,
     WHOLE,
+    IdDigits,
     Tokens,
     cell_tokens,
     expand_groups,
@@ -77,12 +78,13 @@ def _identifier_tokens(extract: Extract, project: Project, present: pa.Array) ->
         elif tag.category == IdentifierCategory.B:
             found.append(words(values, present))
         else:
-            found.append(whole_digits(values, present))
+            read = IdDigits.of(values)  # its digits read once for all its tokens
+            found.append(whole_digits(read, present))
             if tag.category in (IdentifierCategory.D, IdentifierCategory.E):  # phone, fax
-                found.append(local_numbers(values, present))
-                found.append(_four(local_numbers(values, present, LAST_FOUR)))
+                found.append(local_numbers(read, present))
+                found.append(_four(local_numbers(read, present, LAST_FOUR)))
             if tag.category is IdentifierCategory.G:  # SSN
-                found.append(_four(local_numbers(values, present, LAST_FOUR, of_at_least=9)))
+                found.append(_four(local_numbers(read, present, LAST_FOUR, of_at_least=9)))
     if names:
         found.append(name_tokens(names, present))
     return Tokens.joined(found)
