@@ -38,6 +38,7 @@ from deid_desktop.core.verify.base import (
 )
 from deid_desktop.core.verify.birth_years import two_digit_birth_years
 from deid_desktop.core.verify.direct import check_no_direct_columns, check_no_direct_values
+from deid_desktop.core.verify.own_values import crosswalk_persons
 from deid_desktop.core.verify.zips import check_no_zip5, check_zip3_allowed
 
 _MONTH = (
@@ -110,11 +111,16 @@ def _subjects_over_89(
         pooled = pc.fill_null(pc.equal(arrow_text(frame[tag.name]), AGE_POOLED), False)
         found.append(arrow_text(frame[release.id_column]).filter(pooled))
     if release.crosswalk is not None:
-        withheld = ctx.ages.years_withheld
-        keys = arrow_text(person_keys(extract, project)).filter(pa.array(withheld))
-        key_col = next(c for c in release.crosswalk.columns if c != release.id_column)
+        withheld = ctx.ages.years_withheld  # its facts found the person keys unique
         cw = release.crosswalk
-        hit = in_set(arrow_text(cw[key_col]), keys)
+        rows = crosswalk_persons(extract, project, release, ctx)
+        if rows is not None and len(rows) == len(cw):  # each row's person, by position
+            hit = np.zeros(len(rows), dtype=bool)
+            hit[rows >= 0] = withheld[rows[rows >= 0]]
+        else:  # the key of each row among the keys of the persons withheld
+            keys = arrow_text(person_keys(extract, project)).filter(pa.array(withheld))
+            key_col = next(c for c in cw.columns if c != release.id_column)
+            hit = in_set(arrow_text(cw[key_col]), keys)
         found.append(arrow_text(cw[release.id_column]).filter(pa.array(hit)))
     if not found:
         return pa.array([], type=pa.large_string())
