@@ -65,3 +65,25 @@ def test_persons_over_89_are_found_through_the_crosswalk_rows_as_through_the_key
     assert known(joined) == by_rows
     rows = own_values.crosswalk_persons(extract, project, release, VerifyContext(extract, project))
     assert rows is not None and (rows >= 0).all() and len(np.unique(rows)) == len(rows)
+
+
+def test_persons_over_89_are_told_by_their_rows_as_by_their_ids() -> None:
+    """Which released persons are over 89 is read from their own rows (the "90+" of the
+    person table, the crosswalk in the same order) where the IDs are the rows, each
+    once: the same persons as holding every ID against the IDs found; a crosswalk in
+    another order is held against them."""
+    from deid_desktop.core.facts.text import in_set
+    from deid_desktop.core.verify import safe_harbor
+    from deid_desktop.core.verify.base import VerifyContext
+
+    extract, project = make_case(30)
+    release = build_safe_harbor(extract, project)
+    ctx = VerifyContext(extract, project)
+    ry = safe_harbor._released_years(release, project, ctx)
+    over = safe_harbor._over_89(extract, release, project, ctx)
+    by_row = safe_harbor._known_by_row(extract, release, ry, over)
+    assert by_row is not None and by_row.any()
+    assert by_row.tolist() == in_set(ry.ids, over.ids).tolist()
+    cw = release.crosswalk
+    shuffled = replace(release, crosswalk=cw.iloc[::-1].reset_index(drop=True))
+    assert safe_harbor._known_by_row(extract, shuffled, ry, over) is None
