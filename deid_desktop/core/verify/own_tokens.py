@@ -17,9 +17,11 @@ never one Python object per person.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -200,15 +202,38 @@ LOCAL_DIGITS = 7
 LAST_FOUR = 4
 
 
+@dataclass(frozen=True)
+class IdDigits:
+    """An ID column's values (a missing one as ""), read for their digits once for every
+    token made from them (a phone: its whole digits, local number and last four)."""
+
+    text: pa.Array
+
+    @classmethod
+    def of(cls, values: pa.Array | pd.Series | IdDigits) -> IdDigits:
+        return values if isinstance(values, IdDigits) else cls(arrow_text(values).fill_null(""))
+
+    @functools.cached_property
+    def digits(self) -> pa.Array:  # every character other than 0-9 removed
+        return only_digits(self.text)
+
+    @functools.cached_property
+    def bare(self) -> bool:  # every value one or more digits alone (a key of digits)
+        return pc.all(pc.utf8_is_digit(self.text)).as_py() is True
+
+
 def local_numbers(
-    values: pa.Array, present: pa.Array, last: int = LOCAL_DIGITS, of_at_least: int = 10
+    values: pa.Array | pd.Series | IdDigits,
+    present: pa.Array,
+    last: int = LOCAL_DIGITS,
+    of_at_least: int = 10,
 ) -> Tokens:
     """The last ``last`` digits of each value of ``of_at_least`` digits or more (a
     phone without its area code; a phone's or an SSN's last four), as whole-number
     tokens, where among ``present``."""
-    digits = only_digits(arrow_text(values).fill_null(""))
-    long = pc.greater_equal(pc.utf8_length(digits), of_at_least)
-    local = pc.utf8_slice_codeunits(digits, -last)
+    read = IdDigits.of(values)
+    long = pc.greater_equal(pc.binary_length(read.digits), of_at_least)  # ASCII digits
+    local = pc.utf8_slice_codeunits(read.digits, -last)
     local = pc.utf8_ltrim(pc.if_else(long, local, pa.scalar("", local.type)), "0")
     return among(
         [_whole_among(Tokens(np.arange(len(local), dtype=np.int64), local), present)], present
@@ -258,15 +283,25 @@ def words(values: pa.Array, present: pa.Array) -> Tokens:
     return among(found, present)
 
 
-def whole_digits(values: pa.Array, present: pa.Array) -> Tokens:
+def whole_digits(values: pa.Array | pd.Series | IdDigits, present: pa.Array) -> Tokens:
     """Each value's digits read together, leading zeros dropped (``MRN-0042002`` ->
     ``42002``), where among ``present``: as a digit run (``MIN_DIGITS`` or more) and as
-    a whole number (any length: a person key ``0042`` copied as ``42``)."""
-    text = arrow_text(values).fill_null("")
-    bare = pc.all(pc.utf8_is_digit(text)).as_py() is True  # a key of digits alone
-    digits = pc.utf8_ltrim(text if bare else only_digits(text), "0")
+    a whole number (any length: a person key ``0042`` copied as ``42``). The values are
+    probed once, against the present tokens and the present whole numbers together
+    (``among([found, _whole_among(found, present)], present)`` in one pass)."""
+    read = IdDigits.of(values)
+    digits = pc.utf8_ltrim(read.text if read.bare else read.digits, "0")
     found = Tokens(np.arange(len(digits), dtype=np.int64), digits)
-    return among([found, _whole_among(found, present)], present)
+    marked = present.filter(pc.starts_with(present, WHOLE))
+    bare = pc.utf8_slice_codeunits(marked, len(WHOLE)).cast(pa.large_string())
+    known = pc.unique(pa.chunked_array([present.cast(pa.large_string()), bare]))
+    in_present = pc.is_in(known, value_set=present).to_numpy(zero_copy_only=False)
+    in_bare = pc.is_in(known, value_set=bare).to_numpy(zero_copy_only=False)
+    at = pc.index_in(digits, value_set=known).fill_null(-1).to_numpy(zero_copy_only=False)
+    hit = at >= 0
+    as_run, as_whole = np.zeros(len(at), dtype=bool), np.zeros(len(at), dtype=bool)
+    as_run[hit], as_whole[hit] = in_present[at[hit]], in_bare[at[hit]]
+    return Tokens.joined([found.keep(as_run), among([_whole(found.keep(as_whole))], present)])
 
 
 # --------------------------------------------------------------------------- names
