@@ -269,7 +269,7 @@ def _gaps(raw: np.ndarray, cls: np.ndarray, start: np.ndarray, end: np.ndarray, 
         g0[0] = gl[0] = 0
     anyc = g0 | g1 | gl
     space = (g0 == _SP) & (gl == _SP) & ((size <= 2) | (g1 == _SP)) & (size <= 3)
-    first = (np.take(raw, lo) * (size > 0)).astype(np.int64)
+    first = np.take(raw, lo) * (size > 0)  # the byte (uint8): compared with characters only
     stop = (anyc & _STOP) != 0
     stop[0] = True
     comma = ((g0 | g1) & _COMMA) != 0
