@@ -18,6 +18,7 @@ from deid_desktop.core.scan import (
     ScanDictionary,
     build_dictionary_from_values,
     cues,
+    digit_shapes,
     engine,
     patterns,
     regions,
@@ -243,6 +244,42 @@ def test_digit_regions_skip_short_readings_only() -> None:
     text = "BP 120/80 temp 98.6 HbA1c 7.2 call 123-4567 ip 1.2.3.4 on 1/2/20 zip 02139"
     found = [text[s:e] for _, s, e, _, _ in scan_texts([text], DICT)]
     assert found == ["123-4567", "1.2.3.4", "1/2/20", "02139"]
+
+
+def _digit_matches_by_regex(regions: str) -> list[tuple[int, int, int]]:
+    return [(m.start(), m.end(), m.lastindex or 0) for m in patterns._DIGITS.finditer(regions)]
+
+
+_REGION_PARTS = (
+    "1", "0", "5", "9", "11", " ", "-", ".", "/", "(", ")", "+", "#", "a", "Z",
+    "MRN", "\x00", "555", "1234", "+1 ", "1-", "(555) ", "2024-", "\t", ",",
+)  # fmt: skip
+digit_regions_texts = st.lists(
+    st.sampled_from(_REGION_PARTS),
+    max_size=40,
+).map(lambda parts: "\x00" + "".join(parts))
+
+
+@settings(max_examples=500, deadline=None)
+@given(digit_regions_texts)
+def test_digit_matches_read_per_shape_match_the_regex(regions: str) -> None:
+    buf = np.frombuffer(regions.encode("ascii"), dtype=np.uint8)
+    found = digit_shapes.digit_matches(patterns._DIGITS, buf)
+    assert [tuple(r) for r in found.tolist()] == _digit_matches_by_regex(regions)
+
+
+def test_digit_shapes_keep_a_leading_one_and_reuse_shapes() -> None:
+    """A phone's leading 1 is kept in the shape ("1-555-123-4567" is one phone, not
+    "555-123-4567"); a 1 after a digit is any digit; two regions of one shape read the
+    regex's matches once, each at its own offset."""
+    regions = "\x001-555-123-4567.\x00+1 555 321 7654\x00 MRN6516766.\x00 MRN2824842."
+    buf = np.frombuffer(regions.encode("ascii"), dtype=np.uint8)
+    assert digit_shapes.shape_of(buf[1:15]).tobytes() == b"1-000-100-0000"
+    digit_shapes._SHAPES.clear()
+    found = digit_shapes.digit_matches(patterns._DIGITS, buf)
+    assert [tuple(r) for r in found.tolist()] == _digit_matches_by_regex(regions)
+    assert [regions[s:e] for s, e, _ in found.tolist()][:2] == ["1-555-123-4567", "+1 555 321 7654"]
+    assert " aaa0000000." in digit_shapes._SHAPES  # the two MRNs: one shape
 
 
 def test_every_rule_code_round_trips() -> None:

@@ -25,6 +25,7 @@ import numpy as np
 
 from deid_desktop.core.scan import cues
 from deid_desktop.core.scan.dictionary import URL_START, ScanDictionary, WordMatcher
+from deid_desktop.core.scan.digit_shapes import digit_matches
 from deid_desktop.core.scan.fold import ascii_projection, code_points
 from deid_desktop.core.scan.regions import end_order
 from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
@@ -396,18 +397,14 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
     regions, orig = digit_regions(text)
     if not regions:
         return _EMPTY, _EMPTY, _EMPTY
-    # the regex runs over the digit regions only, never over the text between them
-    flat = np.fromiter(
-        itertools.chain.from_iterable(
-            (m.start(), m.end(), m.lastindex) for m in _DIGITS.finditer(regions)
-        ),
-        dtype=np.int64,
-    )
-    if flat.size == 0:
-        return _EMPTY, _EMPTY, _EMPTY
-    lo, hi, group = flat[0::3], flat[1::3], flat[2::3]
-    codes = _GROUP_CODE[group]
+    # the regex runs over the digit regions only, never over the text between them, and
+    # once per shape of region, not per match (``digit_shapes``)
     buf = np.frombuffer(regions.encode("ascii"), dtype=np.uint8)
+    found = digit_matches(_DIGITS, buf)
+    if found.shape[0] == 0:
+        return _EMPTY, _EMPTY, _EMPTY
+    lo, hi, group = found.T.copy()
+    codes = _GROUP_CODE[group]
     date = _IS_DATE_GROUP[group]
     keep = ~date
     if date.any():
