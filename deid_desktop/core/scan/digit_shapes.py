@@ -47,10 +47,8 @@ def digit_matches(pattern: re.Pattern[str], buf: np.ndarray) -> np.ndarray:
     them, as an array of 3 columns."""
     pieces = shape_of(buf).tobytes().decode("ascii").split("\x00")
     starts = np.concatenate(([0], np.flatnonzero(buf == 0) + 1))  # where each piece starts
-    ids: dict[str, int] = {}
-    piece_id = np.fromiter(
-        (ids.setdefault(p, len(ids)) for p in pieces), dtype=np.int64, count=len(pieces)
-    )
+    ids = {shape: k for k, shape in enumerate(dict.fromkeys(pieces))}  # few
+    piece_id = np.fromiter(map(ids.__getitem__, pieces), dtype=np.int64, count=len(pieces))
     if len(_SHAPES) + len(ids) > _MAX_SHAPES:
         _SHAPES.clear()
     per_shape = [_SHAPES.get(s) for s in ids]

@@ -72,6 +72,11 @@ class Words:
         return np.flatnonzero((self.flags[: self.size] & _ANCHORS) != 0)
 
     @cached_property
+    def anchor_flags(self) -> np.ndarray:
+        """The flags of the words at ``anchors``."""
+        return self.flags[self.anchors]
+
+    @cached_property
     def numbers(self) -> np.ndarray:
         """The indices of the words that start with a digit."""
         return np.flatnonzero((self.c0[: self.size] & _DIG) != 0)
