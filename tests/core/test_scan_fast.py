@@ -131,6 +131,18 @@ def test_cue_names_past_a_non_ascii_character_need_no_regex() -> None:
     assert rest.tolist() == [1]
 
 
+def test_cue_window_fits_in_the_spare_bytes_of_a_batch() -> None:
+    """The cue reader reads up to WINDOW bytes past a cue at the end of a batch: the
+    batch's shared projection has that many zero bytes after it."""
+    from deid_desktop.core.scan.fold import SPARE, padded_projection
+
+    assert cues.WINDOW <= SPARE
+    text = "seen by Dr"
+    found = cues.cue_names(cues.projection(text), np.array([10]), np.array([True]))
+    assert padded_projection(text) == text.encode() + bytes(SPARE)
+    assert found[0].size == 0 and found[3].size == 0  # no name, nothing left to the regex
+
+
 def test_cue_names_past_the_short_window_read_in_the_long_one() -> None:
     """A name that ends past the short window is read in the whole window, with numpy."""
     text = "x dr. Abcdefghijklmnopqrstuv Smithson-Jones, and son Al Bo."

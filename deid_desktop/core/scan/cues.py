@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from deid_desktop.core.scan.fold import ascii_projection, code_points
+from deid_desktop.core.scan.fold import code_points, padded_projection
 
-WINDOW = 48
+WINDOW = 48  # at most ``fold.SPARE``: the bytes read past the end of a batch
 #: The window read first (``cue_names``).
 SHORT = 24
 _SPACE, _UPPER, _LOWER, _INNER, _DOT, _COMMA, _FOREIGN = 1, 2, 4, 8, 16, 32, 64
@@ -33,8 +33,8 @@ _NAME = _LETTER | _INNER
 def projection(text: str) -> np.ndarray:
     """One byte per character of ``text`` (128 for any non-ASCII one), then WINDOW zero
     bytes: what ``cue_names`` reads."""
-    if text.isascii():
-        return np.frombuffer(ascii_projection(text) + bytes(WINDOW), dtype=np.uint8)
+    if text.isascii():  # (SPARE >= WINDOW zero bytes after it)
+        return np.frombuffer(padded_projection(text), dtype=np.uint8)
     points = code_points(text)
     out = np.zeros(points.size + WINDOW, dtype=np.uint8)
     out[: points.size] = np.minimum(points, 128)

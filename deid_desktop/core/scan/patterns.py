@@ -115,7 +115,11 @@ def find_words(
     where a URL may start (the words http, https and www), for ``find_emails_urls``.
     ``tokens`` receives the words of the batch (see ``WordIndex.matches``)."""
     matcher = dictionary.matcher
-    last, ids = _automaton_matches(matcher, f" {folded} ", tokens)
+    if folded.isascii():  # the padded batch read as bytes (8 spare), from the fold's bytes
+        padded = b"".join((b" ", ascii_projection(folded), b" ", bytes(8)))
+        last, ids = matcher.index.matches(padded, tokens, spare=8)
+    else:
+        last, ids = _automaton_matches(matcher, f" {folded} ", tokens)
     if last.size == 0:
         return (_EMPTY, _EMPTY, _EMPTY), _EMPTY
     # " term " ends at padded index `last`; its leading space sits at last - length + 1,

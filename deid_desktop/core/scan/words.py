@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
-from deid_desktop.core.scan.fold import ascii_projection
+from deid_desktop.core.scan.fold import ascii_projection, padded_projection
 
 _CUE = lx.TITLE | lx.RELATION | lx.CREDENTIAL
 
@@ -174,7 +174,7 @@ def cut_words(
 
     Every array is made padded (its ``_PAD`` sentinels set at the end), and the class of
     a character is read from one translation of the batch, not looked up per word."""
-    ab = ascii_projection(text) + bytes(4)
+    ab = padded_projection(text)  # raw reads up to 3 bytes past a word's end
     raw = np.frombuffer(ab, dtype=np.uint8)
     cls = np.frombuffer(ab.translate(_CLASS_BYTES), dtype=np.uint8)
     lexicon = lx.load_lexicon(full)
