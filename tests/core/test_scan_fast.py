@@ -18,6 +18,7 @@ from deid_desktop.core.scan import (
     ScanDictionary,
     build_dictionary_from_values,
     cues,
+    digit_shapes,
     engine,
     patterns,
     regions,
@@ -128,6 +129,18 @@ def test_cue_names_past_a_non_ascii_character_need_no_regex() -> None:
     assert [text[a:b] for a, b in zip(start.tolist(), stop.tolist(), strict=True)] == ["Smith"]
     assert found.tolist() == [0]
     assert rest.tolist() == [1]
+
+
+def test_cue_window_fits_in_the_spare_bytes_of_a_batch() -> None:
+    """The cue reader reads WINDOW + 1 bytes past a cue at the end of a batch: the
+    batch's shared projection has that many zero bytes after it."""
+    from deid_desktop.core.scan.fold import SPARE, padded_projection
+
+    assert cues.WINDOW < SPARE
+    text = "seen by Dr"
+    found = cues.cue_names(cues.projection(text), np.array([10]), np.array([True]))
+    assert padded_projection(text) == text.encode() + bytes(SPARE)
+    assert found[0].size == 0 and found[3].size == 0  # no name, nothing left to the regex
 
 
 def test_cue_names_past_the_short_window_read_in_the_long_one() -> None:
@@ -243,6 +256,42 @@ def test_digit_regions_skip_short_readings_only() -> None:
     text = "BP 120/80 temp 98.6 HbA1c 7.2 call 123-4567 ip 1.2.3.4 on 1/2/20 zip 02139"
     found = [text[s:e] for _, s, e, _, _ in scan_texts([text], DICT)]
     assert found == ["123-4567", "1.2.3.4", "1/2/20", "02139"]
+
+
+def _digit_matches_by_regex(regions: str) -> list[tuple[int, int, int]]:
+    return [(m.start(), m.end(), m.lastindex or 0) for m in patterns._DIGITS.finditer(regions)]
+
+
+_REGION_PARTS = (
+    "1", "0", "5", "9", "11", " ", "-", ".", "/", "(", ")", "+", "#", "a", "Z",
+    "MRN", "\x00", "555", "1234", "+1 ", "1-", "(555) ", "2024-", "\t", ",",
+)  # fmt: skip
+digit_regions_texts = st.lists(
+    st.sampled_from(_REGION_PARTS),
+    max_size=40,
+).map(lambda parts: "\x00" + "".join(parts))
+
+
+@settings(max_examples=500, deadline=None)
+@given(digit_regions_texts)
+def test_digit_matches_read_per_shape_match_the_regex(regions: str) -> None:
+    buf = np.frombuffer(regions.encode("ascii"), dtype=np.uint8)
+    found = digit_shapes.digit_matches(patterns._DIGITS, buf)
+    assert [tuple(r) for r in found.tolist()] == _digit_matches_by_regex(regions)
+
+
+def test_digit_shapes_keep_a_leading_one_and_reuse_shapes() -> None:
+    """A phone's leading 1 is kept in the shape ("1-555-123-4567" is one phone, not
+    "555-123-4567"); a 1 after a digit is any digit; two regions of one shape read the
+    regex's matches once, each at its own offset."""
+    regions = "\x001-555-123-4567.\x00+1 555 321 7654\x00 MRN6516766.\x00 MRN2824842."
+    buf = np.frombuffer(regions.encode("ascii"), dtype=np.uint8)
+    assert digit_shapes.shape_of(buf[1:15]).tobytes() == b"1-000-100-0000"
+    digit_shapes._SHAPES.clear()
+    found = digit_shapes.digit_matches(patterns._DIGITS, buf)
+    assert [tuple(r) for r in found.tolist()] == _digit_matches_by_regex(regions)
+    assert [regions[s:e] for s, e, _ in found.tolist()][:2] == ["1-555-123-4567", "+1 555 321 7654"]
+    assert " aaa0000000." in digit_shapes._SHAPES  # the two MRNs: one shape
 
 
 def test_every_rule_code_round_trips() -> None:

@@ -100,8 +100,7 @@ class _Names:
 def _flag_idx(w: Words, flag: int) -> np.ndarray:
     if flag & ~_ANCHORS:
         return np.flatnonzero((w.flags[: w.size] & flag) != 0)
-    at = w.anchors
-    return at[(w.flags[at] & flag) != 0]
+    return w.anchors[(w.anchor_flags & flag) != 0]
 
 
 def find_context(
@@ -143,7 +142,7 @@ def _cued_names(w: Words, names: _Names, out: list) -> None:  # type: ignore[typ
     if cues.size == 0:
         return
     f = w.flags[cues]
-    _, ccaps, _, _ = w.case(cues)
+    ccaps = w.caps[cues]
     title_or_rel = (f & (lx.TITLE | lx.RELATION)) != 0
     is_cue = title_or_rel | ccaps  # a credential cue is written in capitals: "RN", not "Pt"
     cred_only = ~title_or_rel
@@ -216,12 +215,12 @@ def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None
     ntn, _, _ = names.kinds(nx)
     ng = w.gap(nx)
     nf = w.f(nx)
-    ntitle, _, _, ndigits = w.case(nx)
+    ntitle, ndigits = w.title[nx], w.digits[nx]
     unknown = ntitle & (nf == 0) & ~ndigits & ~w.capsnote(nx) & w.valid(nx)
     surname_next = (ntn & ((nf & (lx.SURNAME | lx.GIVEN)) != 0)) | unknown
     pair = given & surname_next & ng.space
     out.append((w.start[up[pair]], w.end[w.at(nx[pair])], C_PAIR))
-    title, _, _, digits = w.case(up)
+    title, digits = w.title[up], w.digits[up]
     mixed = ~w.capsnote(up)
     pair2 = mixed & title & ((f & (lx.NAME_WORD | lx.GIVEN)) != 0) & ~digits
     pair2 &= (f & (_CUE | lx.CLINICAL)) == 0
@@ -350,9 +349,9 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
         if a.size:
             c = b + 1
             gc = w.gap(c)
-            third = w.valid(c) & (gc.length == 1) & w.case(c)[3] & _SEP_CHAR[gc.first]
+            third = w.valid(c) & (gc.length == 1) & w.digits[c] & _SEP_CHAR[gc.first]
             ga = w.gap(a)
-            lead = (ga.length == 1) & w.case(a - 1)[3] & w.valid(a - 1) & _SEP_CHAR[ga.first]
+            lead = (ga.length == 1) & w.digits[a - 1] & w.valid(a - 1) & _SEP_CHAR[ga.first]
             va, vb = w.value(a), w.value(b)
             fraction = (va <= vb) & _FRACTION[np.clip(vb, 0, 31)]
             cued = w.has(a - 1, lx.DATE_CUE) | _event_before(w, a)
@@ -368,7 +367,7 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
             out.append((w.start[a[keep]], w.end[b[keep]], C_NOYEAR))
     months = _flag_idx(w, lx.MONTH)
     if months.size:
-        _, _, lower, _ = w.case(months)
+        lower = w.lower[months]
         f = w.flags[months]
         ok = ~(lower & ((f & lx.COMMON) != 0))  # "may"
         ok &= ~(lower & ((f & lx.ENGLISH) != 0) & (w.length(months) > 3))  # "march"
@@ -399,17 +398,17 @@ def _of_year(w: Words, at: np.ndarray, out: list) -> None:  # type: ignore[type-
 
 def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ignore[type-arg]
     def word_ok(i: np.ndarray) -> np.ndarray:
-        title, caps, _, digits = w.case(i)
+        title, caps, digits = w.title[i], w.caps[i], w.digits[i]
         return (title | caps) & ~digits & w.valid(i)
 
     # street addresses: a house number, one to three capitalised words, a street word
     streets = _flag_idx(w, lx.STREET)
     if streets.size:
-        title, caps, _, _ = w.case(streets)
+        title, caps = w.title[streets], w.caps[streets]
         streets = streets[title | caps]
         for k in (2, 3, 4):
             lead = streets - k
-            ok = w.case(lead)[3] & w.valid(lead) & (w.length(lead) <= 5)
+            ok = w.digits[lead] & w.valid(lead) & (w.length(lead) <= 5)
             for j in range(1, k):
                 ok &= word_ok(lead + j) & w.gap(lead + j).space
             ok &= w.gap(streets).space
@@ -417,7 +416,7 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
     # P.O. Box 123 ("p o box 123" folded, or "po box")
     box = _flag_idx(w, lx.BOX)
     if box.size:
-        box = box[w.case(box + 1)[3] & w.valid(box + 1)]
+        box = box[w.digits[box + 1] & w.valid(box + 1)]
         r = w.raw
         p1, p2 = w.at(box - 1), w.at(box - 2)
         one = (box >= 1) & (w.length(box - 1) == 2)
@@ -451,22 +450,25 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
     # gazetteer places
     places = _flag_idx(w, lx.PLACE)
     if places.size:
-        title, _, _, _ = w.case(places)
+        title = w.title[places]
         f = w.flags[places]
         p = places[title & ~w.capsnote(places) & ((f & (lx.COMMON | lx.CLINICAL | lx.MONTH)) == 0)]
         f = w.flags[p]
         g = w.gap(p)
         cue = w.has(p - 1, lx.PLACE_CUE) & g.space
-        state = w.has(p + 1, lx.STATE_CODE | lx.STATE) & ~w.case(p + 1)[2]
+        state = w.has(p + 1, lx.STATE_CODE | lx.STATE) & ~w.lower[p + 1]
         # "Somerville, MA", or "Somerville MA" with the code in capitals
-        state &= w.gap(p + 1).comma | (w.gap(p + 1).space & w.case(p + 1)[1])
+        state &= w.gap(p + 1).comma | (w.gap(p + 1).space & w.caps[p + 1])
         tn, _, _ = names.kinds(p)
         strong = ((f & (lx.ENGLISH | lx.GIVEN | lx.SURNAME)) == 0) | cue | state
         strong &= ~tn | ((f & lx.GIVEN) == 0) | cue | state
         out.append((w.start[p[strong]], w.end[p[strong]], C_PLACE))
     heads = _flag_idx(w, lx.PLACE_HEAD)
     if heads.size:
-        nt, nc, _, _ = w.case(heads + 1)  # the next word capitalised too: "New Bedford"
+        nt, nc = (
+            w.title[heads + 1],
+            w.caps[heads + 1],
+        )  # the next word capitalised too: "New Bedford"
         keep = w.title[heads] & ~w.capsnote(heads) & (nt | nc) & w.gap(heads + 1).space
         _multi_places(text, w, heads[keep], out)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from deid_desktop.core.scan.fold import ascii_projection, code_points
+from deid_desktop.core.scan.fold import code_points, padded_projection
 
-WINDOW = 48
+WINDOW = 48  # below ``fold.SPARE``: the cue reader reads WINDOW + 1 bytes past a cue
 #: The window read first (``cue_names``).
 SHORT = 24
 _SPACE, _UPPER, _LOWER, _INNER, _DOT, _COMMA, _FOREIGN = 1, 2, 4, 8, 16, 32, 64
@@ -31,22 +31,21 @@ _NAME = _LETTER | _INNER
 
 
 def projection(text: str) -> np.ndarray:
-    """One byte per character of ``text`` (128 for any non-ASCII one), then WINDOW zero
-    bytes: what ``cue_names`` reads."""
-    if text.isascii():
-        return np.frombuffer(ascii_projection(text) + bytes(WINDOW), dtype=np.uint8)
+    """One byte per character of ``text`` (128 for any non-ASCII one), then at least
+    WINDOW + 1 zero bytes: what ``cue_names`` reads."""
+    if text.isascii():  # (SPARE zero bytes after it)
+        return np.frombuffer(padded_projection(text), dtype=np.uint8)
     points = code_points(text)
-    out = np.zeros(points.size + WINDOW, dtype=np.uint8)
+    out = np.zeros(points.size + WINDOW + 1, dtype=np.uint8)
     out[: points.size] = np.minimum(points, 128)
     return out
 
 
 def _first(mask: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Per row, the first column at or after ``start`` where ``mask`` holds (WINDOW if
-    none)."""
-    cols = np.arange(mask.shape[1])
-    hit = mask & (cols >= start[:, None])
-    return np.where(hit.any(axis=1), hit.argmax(axis=1), mask.shape[1])
+    """Per row, the first column at or after ``start`` where ``mask`` holds; the last
+    column (the window's width: ``_cue_names`` reads one sentinel character past the
+    window, which every mask holds) if none before it."""
+    return (mask & (np.arange(mask.shape[1]) >= start[:, None])).argmax(axis=1)
 
 
 def cue_names(
@@ -74,8 +73,11 @@ def _cue_names(
     raw: np.ndarray, ends: np.ndarray, title: np.ndarray, window: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``cue_names`` read in a window of ``window`` characters after each cue."""
-    # (a table indexed by a uint8 array takes numpy's slow casting path: index by intp)
-    cls = _CLASS[raw[ends[:, None] + np.arange(window)].astype(np.intp)]
+    # (a table indexed by a uint8 array takes numpy's slow casting path: index by intp);
+    # one more column, a sentinel that ends every run (not a space, not of a name, a
+    # foreign character): ``_first`` finds it where nothing in the window holds
+    cls = _CLASS[raw[ends[:, None] + np.arange(window + 1)].astype(np.intp)]
+    cls[:, window] = _FOREIGN
     rows = np.arange(ends.size)
     lead = np.where(title, _DOT, _COMMA).astype(np.uint8)
     p0 = ((cls[:, 0] & lead) != 0).astype(np.int64)

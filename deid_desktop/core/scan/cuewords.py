@@ -50,8 +50,7 @@ class Cues:
         self.folded = folded
         self.hashes = hashes
         self._fb: bytes | None = None
-        anchors = w.anchors
-        af = w.flags[anchors]
+        anchors, af = w.anchors, w.anchor_flags
         rare = (af & _RARE) != 0
         self._rare, self._rare_f = anchors[rare], af[rare]
         self._anchors, self._af = anchors, af

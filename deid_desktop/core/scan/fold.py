@@ -46,7 +46,10 @@ _UNICODE_TABLE = _FoldTable()
 def fold(text: str) -> str:
     """``text`` folded, with exactly the same length."""
     if text.isascii():
-        return text.encode("ascii").translate(_ASCII_TABLE).decode("ascii")
+        encoded = text.encode("ascii").translate(_ASCII_TABLE)
+        folded = encoded.decode("ascii")
+        _remember(folded, (None, None, encoded))  # its ASCII projection, for the word pass
+        return folded
     # the ASCII characters through the byte table, the few others through the BMP table
     base = bytearray(ascii_projection(text).translate(_ASCII_TABLE))
     points = code_points(text)
@@ -57,7 +60,9 @@ def fold(text: str) -> str:
         folded[beyond] = [ord(_UNICODE_TABLE[c]) for c in points[other[beyond]].tolist()]
     if folded.max(initial=0) < 128:  # typographic characters: the result is ASCII
         np.frombuffer(base, dtype=np.uint8)[other] = folded
-        return base.decode("ascii")
+        result = base.decode("ascii")
+        _remember(result, (None, None, bytes(base)))
+        return result
     out = np.frombuffer(base, dtype=np.uint8).astype(np.uint32)
     out[other] = folded
     return out.tobytes().decode("utf-32-le", "surrogatepass")
@@ -99,6 +104,24 @@ def ascii_projection(text: str) -> bytes:
     return _derived(text)[2]
 
 
+#: Zero bytes after ``padded_projection``: what the word cut (4) and the cue reader (48)
+#: read past the end of a batch.
+SPARE = 64
+_PADDED: tuple[tuple[str, bytes], ...] = ()
+
+
+def padded_projection(text: str) -> bytes:
+    """``ascii_projection(text)`` and ``SPARE`` zero bytes, made once per text (the word
+    cut and the cue reader each read it)."""
+    global _PADDED
+    for held, padded in _PADDED:
+        if held is text:
+            return padded
+    padded = ascii_projection(text) + bytes(SPARE)
+    _PADDED = ((text, padded), *_PADDED)[:2]
+    return padded
+
+
 def code_points(text: str) -> np.ndarray:
     """The code points of ``text`` (uint32), made once per text: a batch's finders each
     read them."""
@@ -138,5 +161,6 @@ def _derived(text: str) -> tuple[np.ndarray, np.ndarray, bytes]:
 
 def forget() -> None:
     """Drop the cached texts (at the end of a scan)."""
-    global _RECENT
+    global _RECENT, _PADDED
     _RECENT = ()
+    _PADDED = ()

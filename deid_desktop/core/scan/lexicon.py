@@ -107,11 +107,11 @@ class Lexicon:
     @functools.cached_property
     def _table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """An open-addressing table (linear probing) by the top bits of the hash, about
-        ``_SLOTS_PER_WORD`` slots per word so that it stays in the cache: per slot the
-        hash and flags of one word (flags 0: an empty slot; every word has a flag) and
-        how far beyond it the words whose home it is were placed (0: all at home, so a
-        word found neither there is unknown without probing), and the number of bits.
-        Filled in rounds, a word per free slot."""
+        ``_SLOTS_PER_WORD`` slots per word: per slot the hash and flags of one word
+        (flags 0: an empty slot; every word has a flag) and how far beyond it the words
+        whose home it is were placed (0: all at home, so a word found neither there is
+        unknown without probing), and the number of bits. Filled in rounds, a word per
+        free slot."""
         wanted = max(int(self.hashes.size) * _SLOTS_PER_WORD, 2)
         bits = min(_MAX_SLOT_BITS, max(10, (wanted - 1).bit_length()))
         size = 1 << bits
@@ -134,6 +134,18 @@ class Lexicon:
             pending = pending[~done]
             probe += 1 if pending.size else 0
         return hashes, flags, reach, bits
+
+    @functools.cached_property
+    def _slots(self) -> np.ndarray:
+        """``_table`` as one record of two integers per slot, the hash and then the flags
+        with the reach above bit 32: a look-up reads one cache line per word, not three
+        (the table, some MB, is mostly out of the cache when a batch's words are looked
+        up)."""
+        hashes, flags, reach, _ = self._table
+        slots = np.empty((hashes.size, 2), dtype=np.uint64)
+        slots[:, 0] = hashes
+        slots[:, 1] = flags.astype(np.uint64) | (reach.astype(np.uint64) << np.uint64(32))
+        return slots
 
     @functools.cached_property
     def _second_words(self) -> np.ndarray:
@@ -168,13 +180,15 @@ class Lexicon:
         if h.size == 0 or self.hashes.size == 0:
             return np.zeros(h.size, dtype=np.int64)
         hashes, flags, reach, bits = self._table
-        slot = (h >> np.uint64(64 - bits)).astype(np.int64)
-        # np.take: a gather faster than indexing, for the look-up of every word
-        found = np.take(flags, slot)
-        here = np.take(hashes, slot) == h
-        out = (found * here).astype(np.int64)  # not np.where: slow on a random mask
+        slot = (h >> np.uint64(64 - bits)).astype(np.intp)
+        # one gather of (hash, flags | reach << 32) per word (np.take: faster than
+        # indexing); the flags fit in 32 bits
+        rec = np.take(self._slots, slot, axis=0)
+        here = rec[:, 0] == h
+        meta = rec[:, 1].view(np.int64)
+        out = (meta & 0xFFFFFFFF) * here  # not np.where: slow on a random mask
         # probe on only where words of this home were placed beyond it (few)
-        todo = np.flatnonzero(~here & (np.take(reach, slot) > 0))
+        todo = np.flatnonzero(~here & (meta > 0xFFFFFFFF))
         mask = (1 << bits) - 1
         k = 0
         while todo.size:
@@ -249,11 +263,15 @@ def _lexicon(full: bool) -> Lexicon:
     h = word_hash(buf, starts, length)
     order = np.argsort(h)
     flags = np.fromiter(table.values(), dtype=np.int64, count=len(words))
-    return Lexicon(
+    lexicon = Lexicon(
         hashes=h[order],
         flags=flags[order],
         multi={k: tuple(sorted(v, key=len, reverse=True)) for k, v in multi.items()},
     )
+    # the look-up tables too, once per process with the lists, not in a first scan
+    lexicon._slots  # noqa: B018
+    lexicon._second_words  # noqa: B018
+    return lexicon
 
 
 def hash_set(words: tuple[str, ...]) -> np.ndarray:

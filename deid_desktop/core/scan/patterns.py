@@ -25,6 +25,7 @@ import numpy as np
 
 from deid_desktop.core.scan import cues
 from deid_desktop.core.scan.dictionary import URL_START, ScanDictionary, WordMatcher
+from deid_desktop.core.scan.digit_shapes import digit_matches
 from deid_desktop.core.scan.fold import ascii_projection, code_points
 from deid_desktop.core.scan.regions import end_order
 from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
@@ -114,7 +115,11 @@ def find_words(
     where a URL may start (the words http, https and www), for ``find_emails_urls``.
     ``tokens`` receives the words of the batch (see ``WordIndex.matches``)."""
     matcher = dictionary.matcher
-    last, ids = _automaton_matches(matcher, f" {folded} ", tokens)
+    if folded.isascii():  # the padded batch read as bytes (8 spare), from the fold's bytes
+        padded = b"".join((b" ", ascii_projection(folded), b" ", bytes(8)))
+        last, ids = matcher.index.matches(padded, tokens, spare=8)
+    else:
+        last, ids = _automaton_matches(matcher, f" {folded} ", tokens)
     if last.size == 0:
         return (_EMPTY, _EMPTY, _EMPTY), _EMPTY
     # " term " ends at padded index `last`; its leading space sits at last - length + 1,
@@ -338,21 +343,29 @@ def digit_regions(text: str) -> tuple[str, np.ndarray]:
     4 characters of margin before it (letter prefix, '+1 (') and 2 after; overlapping
     margins merge. A merged region is kept only if one of its runs could hold a match:
     5 digits in a row, 3 groups of digits (dates, SSN, IP, phones) or 3 then 4 digits
-    (555-1234). So '120/80' or '98.6' are never searched."""
+    (555-1234). So '120/80' or '98.6' are never searched.
+
+    Read as groups of digits in a row (a third as many as digits in notes), not digit
+    by digit."""
     raw = np.frombuffer(ascii_projection(text), dtype=np.uint8)
-    pos = np.flatnonzero((raw >= 48) & (raw <= 57))
-    if pos.size == 0:
+    digit = np.zeros(raw.size + 2, dtype=bool)
+    np.less_equal(raw, 57, out=digit[1:-1])
+    digit[1:-1] &= raw >= 48
+    edges = np.flatnonzero(digit[1:] != digit[:-1])
+    if edges.size == 0:
         return "", np.empty(0, dtype=np.int64)
-    gaps = np.diff(pos)
-    breaks = np.flatnonzero(gaps > 3)
-    first = np.concatenate(([0], breaks + 1))
-    last = np.concatenate((breaks, [pos.size - 1]))
-    keep = (last - first + 1) >= 4
+    g_start, g_end = edges[0::2], edges[1::2]  # each group: first digit, one past its last
+    g_len = g_end - g_start
+    breaks = np.flatnonzero(g_start[1:] - g_end[:-1] > 2)  # more than 2 characters between
+    first = np.concatenate(([0], breaks + 1))  # each run's first and last group
+    last = np.concatenate((breaks, [g_len.size - 1]))
+    count = np.concatenate(([0], np.cumsum(g_len)))
+    keep = count[last + 1] - count[first] >= 4  # digits in the run
     if not keep.any():
         return "", np.empty(0, dtype=np.int64)
-    starts = np.maximum(pos[first[keep]] - 4, 0)
-    ends = np.minimum(pos[last[keep]] + 2, raw.size)
-    useful = _useful_runs(gaps, first, last)[keep]
+    starts = np.maximum(g_start[first[keep]] - 4, 0)
+    ends = np.minimum(g_end[last[keep]] + 1, raw.size)
+    useful = _useful_runs(g_len, first, last)[keep]
     new = np.concatenate(([True], starts[1:] >= ends[:-1]))  # merge overlapping regions
     heads = np.flatnonzero(new)
     r_start = starts[new]
@@ -373,18 +386,14 @@ def digit_regions(text: str) -> tuple[str, np.ndarray]:
     return buf.tobytes().decode("ascii"), orig
 
 
-def _useful_runs(gaps: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.ndarray:
-    """Per run of digits (``first``/``last`` index digit positions whose successive
-    ``gaps`` are at most 3): does it hold 5 digits in a row, 3 groups of digits, or
-    exactly 2 groups of at least 3 then at least 4 digits?"""
-    group_start = np.concatenate(([True], gaps > 1))
-    group_of = np.cumsum(group_start) - 1  # group number of each digit
-    group_len = np.bincount(group_of)
-    heads = np.flatnonzero(group_start)  # first digit of each group
-    n_groups = group_of[last] - group_of[first] + 1
-    longest = np.maximum.reduceat(group_len, group_of[first])
-    g1 = group_len[group_of[first]]
-    g2 = group_len[np.minimum(group_of[first] + 1, heads.size - 1)]
+def _useful_runs(g_len: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Per run of digits (``first``/``last`` index its groups of digits in a row, of
+    lengths ``g_len``): does it hold 5 digits in a row, 3 groups of digits, or exactly
+    2 groups of at least 3 then at least 4 digits?"""
+    n_groups = last - first + 1
+    longest = np.maximum.reduceat(g_len, first)
+    g1 = g_len[first]
+    g2 = g_len[np.minimum(first + 1, g_len.size - 1)]
     return (longest >= 5) | (n_groups >= 3) | ((n_groups == 2) & (g1 >= 3) & (g2 >= 4))
 
 
@@ -394,18 +403,14 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
     regions, orig = digit_regions(text)
     if not regions:
         return _EMPTY, _EMPTY, _EMPTY
-    # the regex runs over the digit regions only, never over the text between them
-    flat = np.fromiter(
-        itertools.chain.from_iterable(
-            (m.start(), m.end(), m.lastindex) for m in _DIGITS.finditer(regions)
-        ),
-        dtype=np.int64,
-    )
-    if flat.size == 0:
-        return _EMPTY, _EMPTY, _EMPTY
-    lo, hi, group = flat[0::3], flat[1::3], flat[2::3]
-    codes = _GROUP_CODE[group]
+    # the regex runs over the digit regions only, never over the text between them, and
+    # once per shape of region, not per match (``digit_shapes``)
     buf = np.frombuffer(regions.encode("ascii"), dtype=np.uint8)
+    found = digit_matches(_DIGITS, buf)
+    if found.shape[0] == 0:
+        return _EMPTY, _EMPTY, _EMPTY
+    lo, hi, group = found.T.copy()
+    codes = _GROUP_CODE[group]
     date = _IS_DATE_GROUP[group]
     keep = ~date
     if date.any():

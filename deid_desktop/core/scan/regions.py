@@ -151,14 +151,20 @@ class WordIndex:
         return cls(easy, easy_k0, easy_k1, easy_len, hard, hard_span, term_len, pairs, shared)
 
     def matches(
-        self, padded: bytes, tokens: list[tuple[np.ndarray, ...]] | None = None
+        self,
+        padded: bytes,
+        tokens: list[tuple[np.ndarray, ...]] | None = None,
+        *,
+        spare: int = 0,
     ) -> tuple[np.ndarray, np.ndarray]:
         """End index (of the trailing space) in ``padded`` and word number of every match
         of " term " in ``padded``, a folded ASCII batch with a space at each end; in the
         automaton's order (by end, longest first). ``tokens``: receives the words of the
-        text (starts, ends in ``padded``, and their two 8-byte keys) for the lexicon."""
-        n = len(padded)
-        buf = padded + bytes(8)
+        text (starts, ends in ``padded``, and their two 8-byte keys) for the lexicon.
+        ``spare``: zero bytes already after the batch in ``padded`` (8 spare bytes are
+        read past it; fewer: it is copied with them)."""
+        n = len(padded) - spare
+        buf = padded if spare >= 8 else padded[:n] + bytes(8)
         raw = np.frombuffer(buf, dtype=np.uint8, count=n)
         word = raw != 32
         edges = np.flatnonzero(word[1:] != word[:-1]) + 1

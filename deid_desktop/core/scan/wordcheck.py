@@ -25,7 +25,7 @@ def keep_dictionary_hits(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarr
     if at.size == 0 or w.size == 0:
         return np.ones(at.size, dtype=bool)
     f = w.f(at)
-    title, caps, _, _ = w.case(at)
+    title, caps = w.title[at], w.caps[at]
     wordlike = (f & (lx.COMMON | lx.NAME_WORD)) != 0
     shows = (title | caps) & ~w.capsnote(at)
     return ~wordlike | shows | (cued & ((f & lx.COMMON) == 0)) | _after_title(w, at)
@@ -57,7 +57,7 @@ def cue_before(w: Words, at: np.ndarray) -> np.ndarray:
         return np.zeros(at.size, dtype=bool)
     prev = np.where(at > 0, at - 1, -1)
     f = w.f(prev)
-    _, caps, _, _ = w.case(prev)
+    caps = w.caps[prev]
     cue = (f & (lx.TITLE | lx.RELATION)) != 0
     cue |= ((f & lx.CREDENTIAL) != 0) & caps & ~w.capsnote(prev)
     return cue & (prev >= 0)
@@ -69,7 +69,7 @@ def common_capture(w: Words, at: np.ndarray) -> np.ndarray:
     if at.size == 0 or w.size == 0:
         return np.zeros(at.size, dtype=bool)
     f = w.f(at)
-    title, _, lower, _ = w.case(at)
+    title, lower = w.title[at], w.lower[at]
     capsnote = w.capsnote(at)
     named = title & ~capsnote  # "Dr. Aki", "father Thu": Title-case after a cue
     bad = ((f & lx.COMMON) != 0) & ~(((f & lx.NAME_WORD) != 0) & named)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
-from deid_desktop.core.scan.fold import ascii_projection
+from deid_desktop.core.scan.fold import ascii_projection, padded_projection
 
 _CUE = lx.TITLE | lx.RELATION | lx.CREDENTIAL
 
@@ -72,6 +72,11 @@ class Words:
     def anchors(self) -> np.ndarray:
         """The indices of the words with an ``_ANCHORS`` flag."""
         return np.flatnonzero((self.flags[: self.size] & _ANCHORS) != 0)
+
+    @cached_property
+    def anchor_flags(self) -> np.ndarray:
+        """The flags of the words at ``anchors``."""
+        return self.flags[self.anchors]
 
     @cached_property
     def numbers(self) -> np.ndarray:
@@ -171,7 +176,7 @@ def cut_words(
 
     Every array is made padded (its ``_PAD`` sentinels set at the end), and the class of
     a character is read from one translation of the batch, not looked up per word."""
-    ab = ascii_projection(text) + bytes(4)
+    ab = padded_projection(text)  # raw reads up to 3 bytes past a word's end
     raw = np.frombuffer(ab, dtype=np.uint8)
     cls = np.frombuffer(ab.translate(_CLASS_BYTES), dtype=np.uint8)
     lexicon = lx.load_lexicon(full)
@@ -271,7 +276,7 @@ def _gaps(raw: np.ndarray, cls: np.ndarray, start: np.ndarray, end: np.ndarray, 
         g0[0] = gl[0] = 0
     anyc = g0 | g1 | gl
     space = (g0 == _SP) & (gl == _SP) & ((size <= 2) | (g1 == _SP)) & (size <= 3)
-    first = (np.take(raw, lo) * (size > 0)).astype(np.int64)
+    first = np.take(raw, lo) * (size > 0)  # the byte (uint8): compared with characters only
     stop = (anyc & _STOP) != 0
     stop[0] = True
     comma = ((g0 | g1) & _COMMA) != 0
