@@ -291,7 +291,8 @@ def _gaps(raw: np.ndarray, cls: np.ndarray, start: np.ndarray, end: np.ndarray, 
 #: Credentials that are far more often a clinical abbreviation (pulmonary artery,
 #: patient, physical or occupational therapy, social work, centimetres, ditto).
 _AMBIGUOUS = frozenset(("pa", "pt", "ot", "sw", "cm", "do"))
-_AMBIGUOUS_PAIRS = np.array(sorted((ord(a) << 8) | ord(b) for a, b in _AMBIGUOUS))
+_AMBIGUOUS_PAIRS = np.zeros(1 << 16, dtype=bool)  # by the two lower-case bytes
+_AMBIGUOUS_PAIRS[[(ord(a) << 8) | ord(b) for a, b in _AMBIGUOUS]] = True
 
 
 def ambiguous_cue(w: Words, i: np.ndarray) -> np.ndarray:
@@ -300,4 +301,4 @@ def ambiguous_cue(w: Words, i: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=bool)
     s = w.start[i]
     pair = ((w.raw[s] | 32).astype(np.int64) << 8) | (w.raw[s + 1] | 32)
-    return (w.lengths[i] == 2) & np.isin(pair, _AMBIGUOUS_PAIRS)
+    return (w.lengths[i] == 2) & _AMBIGUOUS_PAIRS[pair]
