@@ -370,29 +370,29 @@ def test_the_last_four_digits_of_a_phone_fail_the_check() -> None:
     """``4281`` of ``(617) 555-4281``, kept as a clinical ``pin``, passed: four digits
     were no token of the person's. Paired with its own person it is found (an ending
     with a leading zero, read as a short number, is left to chance: 1 phone in 10)."""
-    extract, project = _case({"pin": lambda p: ["0"] * N})
-    people = extract.person.frame.copy()
     phones = [f"(617) 555-{1000 + (i * 7919) % 9000}" for i in range(N)]
-    people["phone"] = pd.array(phones, dtype=TEXT)
-    people["pin"] = pd.array([x[-4:] for x in phones], dtype=TEXT)
-    outcome = _direct_values(replace_frame(extract, "people", people), project)
+    outcome = _phones_and_pins(phones, [x[-4:] for x in phones])
     assert not outcome.passed
     assert outcome.detail["found"]["people.pin"]["rows"] == N
+
+
+def _phones_and_pins(phones: list[str], pins: list[str]):  # type: ignore[no-untyped-def]
+    """The direct-value check of the case with these phones and a clinical ``pin``."""
+    extract, project = _case({"pin": lambda p: ["0"] * N})
+    people = extract.person.frame.copy()
+    people["phone"] = pd.array(phones, dtype=TEXT)
+    people["pin"] = pd.array(pins, dtype=TEXT)
+    return _direct_values(replace_frame(extract, "people", people), project)
 
 
 def test_phone_endings_with_a_leading_zero_fail_the_check() -> None:
     """``0157`` of ``(858) 555-0157`` (one phone in ten ends so): compared as written,
     zero kept, so a count of 157 is never read as one."""
-    extract, project = _case({"pin": lambda p: ["0"] * N})
-    people = extract.person.frame.copy()
     phones = [f"(858) 555-0{100 + (i * 7919) % 900}" for i in range(N)]
-    people["phone"] = pd.array(phones, dtype=TEXT)
-    people["pin"] = pd.array([x[-4:] for x in phones], dtype=TEXT)
-    outcome = _direct_values(replace_frame(extract, "people", people), project)
+    outcome = _phones_and_pins(phones, [x[-4:] for x in phones])
     assert not outcome.passed
     assert outcome.detail["found"]["people.pin"]["rows"] == N
-    people["pin"] = pd.array([x[-3:] for x in phones], dtype=TEXT)  # a count of 157
-    assert _direct_values(replace_frame(extract, "people", people), project).passed
+    assert _phones_and_pins(phones, [x[-3:] for x in phones]).passed  # a count of 157
 
 
 def test_four_digit_numbers_that_are_not_the_persons_own_pass() -> None:

@@ -7,6 +7,7 @@ and only allowed ZIP3 prefixes. The detail names columns and counts, never a val
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from itertools import pairwise
 
 import numpy as np
@@ -225,6 +226,43 @@ def _person_zips(extract: Extract, project: Project, pattern: str) -> np.ndarray
 _SPREAD_ZIP = r"^\s*\d(?:[ -]?\d){4}\s*$"
 
 
+def _spread_cells(cells: pa.Array) -> np.ndarray:
+    """Which cells are a ZIP written with spaces or hyphens (not a plain ZIP)."""
+    plain = pc.match_substring_regex(cells, _ZIP5_CELL)
+    spread = pc.match_substring_regex(cells, _SPREAD_ZIP)
+    return pc.and_(spread, pc.invert(plain)).to_numpy(zero_copy_only=False)
+
+
+def _zip3_cells(cells: pa.Array) -> np.ndarray:
+    """Which cells are three digits, alone or masked as a ZIP."""
+    return pc.match_substring_regex(cells, _ZIP3_SHAPE).to_numpy(zero_copy_only=False)
+
+
+def _shaped_columns(
+    release: Release,
+    ctx: VerifyContext,
+    shaped_of: Callable[[pa.Array], np.ndarray],
+    skip: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset(),
+) -> Iterator[tuple[str, str, pd.Series, pd.Series, pa.Array, np.ndarray, np.ndarray, float]]:
+    """(table, column, values, distinct cells -> rows, the cells as text, their rows,
+    which ``shaped_of`` picks, the rows a copy needs) of each released column half or
+    more of whose filled rows (and ``_ZIP3_COPY_ROWS``) are such cells: the columns
+    worth pairing with the persons (most columns end here)."""
+    for t, c, values in released_columns(release):
+        if (t, c) in skip or c == release.id_column:
+            continue
+        uniq = ctx.uniques(t, c, values)
+        filled = int(uniq.sum())
+        if not filled:
+            continue
+        enough = max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * filled)
+        cells = arrow_text(uniq.index)
+        shaped = shaped_of(cells)
+        counts = uniq.to_numpy()
+        if counts[shaped].sum() >= enough:
+            yield t, c, values, uniq, cells, counts, shaped, enough
+
+
 def _spread_zip_copies(
     extract: Extract, project: Project, release: Release, ctx: VerifyContext
 ) -> dict[tuple[str, str], int]:
@@ -235,20 +273,9 @@ def _spread_zip_copies(
     third of all 5-digit numbers are one of them."""
     own: np.ndarray | None = None
     out: dict[tuple[str, str], int] = {}
-    for t, c, values in released_columns(release):
-        uniq = ctx.uniques(t, c, values)
-        filled = int(uniq.sum())
-        enough = max(_ZIP3_COPY_ROWS, _ZIP_COPY_SHARE * filled)
-        if not filled:
-            continue
-        cells = arrow_text(uniq.index)
-        spread = pc.and_(
-            pc.match_substring_regex(cells, _SPREAD_ZIP),
-            pc.invert(pc.match_substring_regex(cells, _ZIP5_CELL)),
-        ).to_numpy(zero_copy_only=False)
-        counts = uniq.to_numpy()
-        if counts[spread].sum() < enough:
-            continue  # most columns end here
+    for t, c, values, uniq, cells, counts, spread, _enough in _shaped_columns(
+        release, ctx, _spread_cells
+    ):
         if own is None:
             own = _person_zips(extract, project, r"^(?P<zip>\d{5})")
             if own is None:
@@ -275,19 +302,9 @@ def _zip3_copies(
     alone, half the rows must hold a ZIP3 some person has; only such columns are paired."""
     own: np.ndarray | None = None
     out: set[tuple[str, str]] = set()
-    for t, c, values in released_columns(release):
-        if (t, c) in skip or c == release.id_column:
-            continue
-        uniq = ctx.uniques(t, c, values)
-        filled = int(uniq.sum())
-        enough = max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * filled)
-        if not filled:
-            continue
-        cells = arrow_text(uniq.index)
-        shaped = pc.match_substring_regex(cells, _ZIP3_SHAPE).to_numpy(zero_copy_only=False)
-        counts = uniq.to_numpy()
-        if counts[shaped].sum() < enough:
-            continue  # too few cells are three digits (most columns end here)
+    for t, c, values, uniq, cells, counts, _shaped, enough in _shaped_columns(
+        release, ctx, _zip3_cells, skip
+    ):
         if own is None:
             own = _person_zip3s(extract, project)
             if own is None:
