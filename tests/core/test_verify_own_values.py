@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -460,3 +461,28 @@ def test_a_release_with_an_empty_crosswalk_is_judged_not_crashed() -> None:
     alone = replace(release, crosswalk=release.crosswalk.iloc[0:0])
     outcome = _direct_values(extract, project, alone)
     assert "could_not_run" not in outcome.detail
+
+
+def test_a_coded_column_is_paired_through_its_codes_as_through_its_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A released column the pathway took through its dictionary (codes noted) finds each
+    row's cell among the candidate cells through its code: the same rows agree as when
+    its text is taken row by row, flagged or not, with missing cells."""
+    from deid_desktop.core.verify import own_values
+
+    def mixed(p: pd.DataFrame) -> list[str | None]:  # half the rows copy the MRN digits
+        digits = _mrn_digits(p)
+        return [None if i % 7 == 0 else digits[i] if i % 2 else "stable" for i in range(N)]
+
+    extract, project = _case({"hosp_ref": mixed, "code": lambda p: ["A1", "B2", None] * (N // 3)})
+    release = build_safe_harbor(extract, project)
+    used: list[int] = []
+    through = own_values._candidate_rows
+    monkeypatch.setattr(own_values, "_candidate_rows", lambda *a: used.append(1) or through(*a))
+    coded = verify_release(extract, release, project).outcome("no_direct_values")
+    assert used  # the codes were read
+    monkeypatch.setattr(own_values, "known_codes", lambda _values: None)
+    text = verify_release(extract, release, project).outcome("no_direct_values")
+    assert coded.detail == text.detail and coded.count == text.count
+    assert coded.detail["found"]["people.hosp_ref"]["rows"] > 0

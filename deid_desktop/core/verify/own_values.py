@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.persons import positions_in, spec_for
-from deid_desktop.core.facts.text import arrow_text
+from deid_desktop.core.facts.text import arrow_text, known_codes
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, Release
 from deid_desktop.core.verify.base import VerifyContext, released_columns
 from deid_desktop.core.verify.own_tokens import (
@@ -196,12 +196,14 @@ def _crosswalk_persons(extract: Extract, project: Project, release: Release) -> 
 
 def _agreeing_rows(
     cell_of: np.ndarray, code: np.ndarray, uniq: pa.Array, held: np.ndarray, values: pa.Array,
-    where: np.ndarray, pairing: _Pairing,
+    where: np.ndarray, pairing: _Pairing, known: tuple[np.ndarray, pa.Array] | None = None,
 ) -> tuple[int, int, float]:  # fmt: skip
     """Rows whose cell holds a token of their own person's identifiers, those of them
     holding one that is not a short number, and how many would by chance. ``cell_of``,
     ``code``: the distinct cells ``uniq`` (each held by ``held`` rows) and the codes of
-    the identifier tokens they hold; ``where``: each row's released person (-1: none)."""
+    the identifier tokens they hold; ``where``: each row's released person (-1: none).
+    ``known``: the codes the pathway noted for ``values`` (``facts.text.known_codes``):
+    each row's cell is then found among the candidate cells through its code."""
     # by chance: a row's cell holds a token of a person drawn at random with the share
     # of persons holding that token (summed over the cell's tokens, at most 1)
     weights = pairing.holders[code] / pairing.persons
@@ -212,10 +214,14 @@ def _agreeing_rows(
     if len(rows) == 0:
         return 0, 0, chance
     candidates = np.unique(cell_of)
-    found = pc.index_in(values.take(pa.array(rows)), value_set=uniq.take(pa.array(candidates)))
-    at = found.to_numpy(zero_copy_only=False)
-    hit = ~np.isnan(at) if at.dtype.kind == "f" else np.ones(len(at), bool)
-    rows, which = rows[hit], at[hit].astype(np.int64)
+    value_set = uniq.take(pa.array(candidates))
+    if known is not None and len(known[0]) == len(values):
+        rows, which = _candidate_rows(rows, value_set, *known)
+    else:
+        found = pc.index_in(values.take(pa.array(rows)), value_set=value_set)
+        at = found.to_numpy(zero_copy_only=False)
+        hit = ~np.isnan(at) if at.dtype.kind == "f" else np.ones(len(at), bool)
+        rows, which = rows[hit], at[hit].astype(np.int64)
     # each candidate cell's codes, expanded for the rows holding that cell
     items, entries = expand_groups(np.searchsorted(candidates, cell_of), len(candidates), which)
     row_of, pair_code = rows[items], code[entries]
@@ -226,6 +232,22 @@ def _agreeing_rows(
     match = (at < len(own)) & (own[np.minimum(at, len(own) - 1)] == key)
     strong = match & ~pairing.short[pair_code]
     return len(np.unique(row_of[match])), len(np.unique(row_of[strong])), chance
+
+
+def _candidate_rows(
+    rows: np.ndarray, value_set: pa.Array, codes: np.ndarray, dictionary: pa.Array
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``rows`` whose cell is among ``value_set``, and where: each distinct value of
+    the column (``dictionary``) is looked up once, each row through its code (-1:
+    missing), with no text taken per row."""
+    if len(dictionary) == 0:
+        return rows[:0], np.zeros(0, dtype=np.int64)
+    at = pc.index_in(dictionary, value_set=value_set).fill_null(-1)
+    where = at.to_numpy(zero_copy_only=False).astype(np.int64)
+    code = codes[rows]
+    found = np.where(code >= 0, where[np.maximum(code, 0)], -1)
+    hit = found >= 0
+    return rows[hit], found[hit]
 
 
 @dataclass(frozen=True)
@@ -290,7 +312,7 @@ def own_identifier_rows(
         held = ctx.uniques(t, c, values).to_numpy(dtype=np.float64)
         mine, strong, chance = _agreeing_rows(
             found.owner[known], at[known].astype(np.int64), cells, held, arrow_text(values),
-            where, pairing,
+            where, pairing, known_codes(values),
         )  # fmt: skip
         enough = CHANCE_FACTOR * chance + MIN_ROWS
         if (
