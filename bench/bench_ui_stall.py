@@ -305,6 +305,9 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
     )
     if s.review is None:
         raise SystemExit(f"the review failed: {review.banner.message}")
+    cross = s.review.cross_release  # earlier releases in the register: more work, memory
+    earlier = 0 if cross is None else cross.checked
+    print(f"  (the review combined {earlier} earlier release(s) of this extract)", flush=True)
     for i in range(review.tabs.count()):
         name = review.tabs.tabText(i).lower()
         intruder = review.tabs.widget(i) is review.intruder
@@ -342,6 +345,7 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
         "peak_mb": max(st["peak_mb"] for st in steps),
         "child_peak_mb": max(st["child_peak_mb"] for st in steps),
         "peak_exact": can_reset,
+        "earlier_releases": earlier,
         "worst_step": worst[1],
         "steps": steps,
         "stalls": [],
@@ -350,7 +354,15 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
             for ms, st, g, t in sorted(probe.collections, reverse=True)[:5]
         ],
     }
-    for ms, name, began, cpu, queued in sorted(probe.stalls, reverse=True)[:10]:
+    # the ten longest, and the longest of each step (a step's own work shows there even
+    # when a busy machine makes the review's waits the longest)
+    ranked = sorted(probe.stalls, reverse=True)
+    listed = ranked[:10] + [
+        s
+        for i, s in enumerate(ranked)
+        if s not in ranked[:10] and s[1] not in {x[1] for x in ranked[:i]}
+    ]
+    for ms, name, began, cpu, queued in listed:
         ui, other = probe.held(began, ms) if where is not None else ("", "")
         result["stalls"].append(
             {

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.errors import InputError
+from deid_desktop.core.facts.digits import five_digit_values
 from deid_desktop.core.facts.text import arrow_text, trim_whitespace
 from deid_desktop.core.resources import resource
 
@@ -330,7 +331,10 @@ def zip3_or_000(zips: pd.Series, table: Zip3Table) -> pd.Series:
     ZIPs), malformed and missing values all become "000". Vectorised; index kept.
     """
     text = trim_whitespace(arrow_text(zips.astype(pd.StringDtype("pyarrow"))))
-    valid = pc.fill_null(pc.match_substring_regex(text, _ZIP_SHAPE), False)
+    if five_digit_values(text):  # every filled value a plain ZIP: the shape holds
+        valid = pc.is_valid(text)
+    else:
+        valid = pc.fill_null(pc.match_substring_regex(text, _ZIP_SHAPE), False)
     prefix = pc.utf8_slice_codeunits(text, 0, 3)
     allowed = pa.array(sorted(table.allowed_prefixes), type=pa.large_string())
     keep = pc.and_(valid, pc.is_in(prefix, value_set=allowed, skip_nulls=True))

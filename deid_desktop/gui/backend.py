@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -99,23 +100,31 @@ def _no_pyside_source_scan() -> Iterator[None]:
         feature._mod_uses_pyside = scan
 
 
+_warming = threading.Lock()
+
+
 def warm_imports() -> None:
     """Import ``FIRST_USE_MODULES`` and read the shipped ZIP3 table, which the Pathway
-    step shows the vintage of (call it in a job, off the UI thread: half a second)."""
+    step shows the vintage of (call it in a job, off the UI thread: half a second).
+
+    One warm-up at a time: a second caller (the Pathway step's ZIP3 job at project open,
+    beside the load's) waits for the first, then finds everything imported."""
     import gc
     import importlib
 
     from deid_desktop.core.gc_pause import gc_paused
 
     # the modules' objects live as long as the app: no collection walks them while they
-    # are made (one took 0.7 s, Python's lock held), and none walks them afterwards
-    with gc_paused(), _no_pyside_source_scan():
+    # are made (one took 0.7 s, Python's lock held), and none walks them afterwards: they
+    # are frozen before the collector runs again (frozen after, the first allocation
+    # past the pause started a collection of all of them: 130 ms, the window held)
+    with _warming, gc_paused(), _no_pyside_source_scan():
         for name in FIRST_USE_MODULES:
             importlib.import_module(name)
         from deid_desktop.core import zip3
 
         zip3.load_bundled_zip3()  # cached
-    gc.freeze()
+        gc.freeze()
 
 
 # -- loading -----------------------------------------------------------------------------
@@ -394,6 +403,10 @@ def export(
 
 
 def zip3_vintage(project: Project) -> str:
+    """The vintage of the project's ZIP3 table (in a job: it reads the table). After the
+    warm-up: at project open the load job warms up at the same time, and this job's own
+    imports (pandas, core) beside it held Python's lock, the window waiting."""
+    warm_imports()
     from deid_desktop.core import zip3
 
     if project.transform.zip3_table:

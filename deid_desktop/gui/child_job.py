@@ -90,13 +90,24 @@ def _mappingproxy(m: types.MappingProxyType[Any, Any]) -> tuple[Any, tuple[dict[
 CODES_MIN = 10_000
 
 
+#: Codes rebuilt into objects this many at a time: between the steps the app's other
+#: threads may run (one step at a million rows held Python's lock, and the window, 6 ms
+#: per array; a review's five arrays back to back 30 ms).
+FROM_CODES_STEP = 1 << 17
+
+
 def _from_codes(distinct: list[str], codes: Any) -> Any:
-    """The object array ``distinct[codes]`` (one C loop: no string is made again)."""
+    """The object array ``distinct[codes]`` (C loops: no string is made again), built
+    ``FROM_CODES_STEP`` rows at a time."""
     import numpy as np
 
     values = np.empty(len(distinct), dtype=object)
     values[:] = distinct
-    return values.take(codes)
+    out = np.empty(len(codes), dtype=object)
+    for start in range(0, len(codes), FROM_CODES_STEP):
+        end = start + FROM_CODES_STEP
+        np.take(values, codes[start:end], out=out[start:end])
+    return out
 
 
 def _as_codes(array: Any) -> tuple[list[str], Any] | None:
@@ -113,18 +124,47 @@ def _as_codes(array: Any) -> tuple[list[str], Any] | None:
     return list(distinct), codes.astype("int32")
 
 
+def _arrow_backed(cls: type, state: dict[str, Any], chunks: Any) -> Any:
+    """A pandas Arrow-backed array (``ArrowStringArray``...) around ``chunks`` as sent."""
+    obj = cls.__new__(cls)
+    obj.__dict__.update(state)
+    obj._pa_array = chunks
+    return obj
+
+
+def _reduce_arrow_backed(obj: Any) -> Any:
+    """A pandas Arrow-backed array as its chunks, each sent as it is: pandas' own pickle
+    first joins them into one new array (``combine_chunks``, a copy of every string
+    column: 340 MB more in the child at a million persons, with the result)."""
+    pd = sys.modules.get("pandas")
+    if pd is None or not isinstance(obj, pd.arrays.ArrowExtensionArray):
+        return NotImplemented
+    chunks = getattr(obj, "_pa_array", None)
+    pa = sys.modules.get("pyarrow")
+    if pa is None or not isinstance(chunks, pa.ChunkedArray):
+        return NotImplemented
+    state = {k: v for k, v in obj.__dict__.items() if k not in ("_pa_array", "_cache")}
+    state["_cache"] = {}
+    return _arrow_backed, (type(obj), state, chunks)
+
+
 class _Pickler(pickle.Pickler):
-    """Pickle protocol 5 with the read-only mappings core uses (risk formulas), and long
-    object arrays of repeated strings (span kinds, rules) as codes: in band, such an
-    array is a list the parent's ``pickle.loads`` rebuilds in one C call, with Python's
-    lock held (25 ms for a review's spans at a million persons: the window froze)."""
+    """Pickle protocol 5 with the read-only mappings core uses (risk formulas), pandas'
+    Arrow-backed arrays as their chunks (no copy), and long object arrays of repeated
+    strings (span kinds, rules) as codes: in band, such an array is a list the parent's
+    ``pickle.loads`` rebuilds in one C call, with Python's lock held (25 ms for a
+    review's spans at a million persons: the window froze)."""
 
     dispatch_table = copyreg.dispatch_table.copy()
     dispatch_table[types.MappingProxyType] = _mappingproxy
 
     def reducer_override(self, obj: Any) -> Any:
         np = sys.modules.get("numpy")
-        if np is None or type(obj) is not np.ndarray or obj.dtype != object:
+        if np is None:
+            return NotImplemented
+        if type(obj) is not np.ndarray:
+            return _reduce_arrow_backed(obj)
+        if obj.dtype != object:
             return NotImplemented
         coded = _as_codes(obj)
         return NotImplemented if coded is None else (_from_codes, coded)
@@ -241,12 +281,32 @@ class _Reader:
         return bytes(buf)
 
     def buffer(self, n: int) -> Any:
-        """``n`` bytes into 64-byte-aligned memory (as Arrow allocates its own)."""
+        """``n`` bytes into 64-byte-aligned memory (as Arrow allocates its own); a large
+        one in huge pages (``huge_buffer``)."""
         import pyarrow as pa
 
-        buf = pa.allocate_buffer(n)
+        buf = huge_buffer(n) if n >= HUGE_MIN else pa.allocate_buffer(n)
         self.into(memoryview(buf))
         return buf
+
+
+#: A received buffer of at least this many bytes goes into huge pages (2 MB).
+HUGE_MIN = 4 << 20
+_ALIGN = 64
+
+
+def huge_buffer(n: int) -> Any:
+    """An Arrow buffer of ``n`` writable bytes, 64-byte aligned, in memory numpy asks the
+    kernel to back with huge pages (numpy does so for large arrays on Linux): the next
+    ``fork`` copies one page-table entry per 2 MB of it instead of 512. With the extract
+    and the review in 4 KB pages, each fork held Python's lock (and so the window)
+    30-60 ms at a million persons."""
+    import numpy as np
+    import pyarrow as pa
+
+    raw = np.empty(n + _ALIGN, dtype=np.uint8)
+    start = -raw.ctypes.data % _ALIGN
+    return pa.py_buffer(raw[start : start + n])
 
 
 def call(

@@ -239,3 +239,62 @@ def test_held_quasi_identifiers_pair_each_person_with_their_key_in_any_crosswalk
     xw = pd.DataFrame({"subject_id": ["S1", "S1"], "patient_id": ["k1", "k2"]}, dtype=text)
     again = released_quasi_identifiers(repeated, xw, ["zip3"])
     assert again is not None and again[PERSON].tolist() == ["k1", "k1"]  # first match
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("ab"), st.sampled_from("xy"), st.sampled_from("uvw"), st.booleans()
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(min_value=1, max_value=3),
+)
+def test_all_releases_together_match_a_plain_group_by(
+    rows: list[tuple[str, str, str, bool]], k: int
+) -> None:
+    """Three earlier releases (the last one lacks some persons), combined all together."""
+    persons = [f"p{i}" for i in range(len(rows))]
+    new = _frame(persons, q=[r[0] for r in rows])
+    kept = [i for i, r in enumerate(rows) if r[3]]
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        entries = [
+            _entry(Path(tmp), "A", _frame(persons, z=[r[1] for r in rows])),
+            _entry(Path(tmp), "BB", _frame(persons, w=[r[2] for r in rows])),
+            _entry(
+                Path(tmp), "CCC", _frame([persons[i] for i in kept], z=[rows[i][1] for i in kept])
+            ),
+        ]
+        rep = check_cross_release(new, project_id="p1", k_target=k, entries=entries)
+    assert rep is not None and rep.checked == 3
+    both = pd.DataFrame(
+        {
+            "q": [r[0] for r in rows],
+            "z": [r[1] for r in rows],
+            "w": [r[2] for r in rows],
+            "z2": [r[1] if r[3] else "<absent>" for r in rows],
+        }
+    )
+    new_size = both.groupby("q")["q"].transform("size")
+    size = both.groupby(["q", "z", "w", "z2"])["q"].transform("size")
+    assert rep.all_lone == int(((size == 1) & (new_size > 1)).sum())
+    assert rep.all_below_k == int(((size < k) & (new_size >= k)).sum())
+
+
+def test_an_earlier_release_in_another_order_is_joined_per_person(tmp_path: Path) -> None:
+    """The same persons in the same order are read row for row; in any other order (or
+    with a person twice) they are joined by key: the counts are the same."""
+    ordered = _entry(tmp_path, "I", _frame(PERSONS, zip3=ZIPS))
+    backwards = _entry(tmp_path, "JJ", _frame(PERSONS[::-1], zip3=ZIPS[::-1]))
+    for entry in (ordered, backwards):
+        rep = check_cross_release(NEW, project_id="p1", k_target=2, entries=[entry])
+        assert rep is not None and (rep.releases[0].lone, rep.releases[0].below_k) == (2, 2)
+    # a person twice (in both): each row reads the person's first row there, as a join
+    twice = _frame(list("aabb"), age=["20-29"] * 4)
+    held = _entry(tmp_path, "KKK", _frame(list("aabb"), zip3=["100", "200", "300", "300"]))
+    rep = check_cross_release(twice, project_id="p1", k_target=2, entries=[held])
+    assert rep is not None and (rep.releases[0].lone, rep.releases[0].below_k) == (0, 0)

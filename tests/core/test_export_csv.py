@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -58,6 +59,38 @@ def test_chunks_join_seamlessly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     sliced = frame.iloc[2:9]  # an offset into the Arrow buffers
     assert ours(frame, tmp_path) == pandas_bytes(frame)
     assert ours(sliced, tmp_path) == pandas_bytes(sliced)
+
+
+def test_plain_tables_go_through_arrows_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table of two columns or more with no comma, quote or line break anywhere is
+    written by Arrow's writer, unquoted, in chunks: the same bytes as pandas (missing
+    cells empty, a sliced frame, chunk ends). One special byte anywhere, or a single
+    column, keeps the quoting path."""
+    monkeypatch.setattr(csvout, "CHUNK_ROWS", 4)
+    calls: list[int] = []
+    plain = csvout._plain_lines
+    monkeypatch.setattr(csvout, "_plain_lines", lambda t: calls.append(t.num_rows) or plain(t))
+    frame = pd.DataFrame(
+        {
+            "a": pd.Series([f"S{i:03d}" for i in range(11)], dtype=S),
+            "b": pd.Series([None if i % 3 == 0 else "x y" for i in range(11)], dtype=S),
+            "c": pd.Series([str(i * 7) for i in range(11)], dtype=S),
+        }
+    )
+    assert ours(frame, tmp_path) == pandas_bytes(frame)
+    assert calls == [4, 4, 3]
+    calls.clear()
+    assert ours(frame.iloc[1:10], tmp_path) == pandas_bytes(frame.iloc[1:10])
+    assert calls == [4, 4, 1]
+    calls.clear()
+    quoted = frame.assign(b=frame["b"].where(frame.index != 7, 'x,"y"'))
+    assert ours(quoted, tmp_path) == pandas_bytes(quoted)
+    assert ours(frame[["b"]], tmp_path) == pandas_bytes(frame[["b"]])
+    assert calls == []
+    with pytest.raises(pa.ArrowInvalid):  # never unquoted: Arrow refuses a comma there
+        plain(csvout.to_arrow(quoted))
 
 
 def test_bare_carriage_return_is_quoted(tmp_path: Path) -> None:

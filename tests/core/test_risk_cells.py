@@ -64,3 +64,45 @@ def test_numbers_are_told_from_codes_noted_by_the_pathway_and_from_arrow() -> No
         assert sorted(map(str, _distinct_filled(values))) == want
         assert sorted(map(str, _distinct_filled(taken))) == want
         assert _all_numbers(values) is numbers and _all_numbers(taken) is numbers
+
+
+ROW = st.tuples(
+    st.sampled_from(["s1", "s2", "s3", "s4", None]),
+    st.one_of(st.none(), st.sampled_from(["A", "B", "C", "D", "E"])),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.lists(ROW, max_size=30),
+    k=st.integers(min_value=2, max_value=4),
+    reverse=st.booleans(),
+)
+def test_a_column_with_noted_codes_gives_the_cells_of_hashing_it(
+    rows: list[tuple[str | None, str | None]], k: int, reverse: bool
+) -> None:
+    """A column the pathway took through its dictionary (codes noted, the dictionary in
+    any order) is counted from its codes, not hashed again: the same cells, values listed
+    in the same order (ties in order of first appearance)."""
+    import pyarrow as pa
+
+    from deid_desktop.core.facts.text import remember_codes
+    from deid_desktop.core.risk import cells as cells_module
+
+    frame = pd.DataFrame({"subject": [r[0] for r in rows], "dx": [r[1] for r in rows]}).astype(S)
+    plain = small_cells(frame, table="v", person="subject", columns=["dx"], k=k)
+    words = [*sorted({r[1] for r in rows if r[1] is not None}, reverse=reverse), "unused"]
+    codes = np.array([-1 if r[1] is None else words.index(r[1]) for r in rows], dtype=np.int32)
+    coded = frame.copy()
+    dictionary = pa.array(words, pa.large_string())
+    coded["dx"] = remember_codes(frame["dx"].copy(deep=True), codes, dictionary)
+    hashed: list[object] = []
+    original = cells_module._codes
+    cells_module._codes = lambda v: hashed.append(v.name) or original(v)  # type: ignore[assignment]
+    try:
+        got = small_cells(coded, table="v", person="subject", columns=["dx"], k=k)
+    finally:
+        cells_module._codes = original  # type: ignore[assignment]
+    assert got == plain
+    assert [c.values for c in got] == [c.values for c in plain]
+    assert "dx" not in hashed  # the subject IDs may be hashed, never the coded column

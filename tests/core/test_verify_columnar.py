@@ -13,6 +13,7 @@ import pyarrow as pa
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from deid_desktop.core.facts.fold import fold_text
 from deid_desktop.core.facts.persons import positions_in
 from deid_desktop.core.facts.years import year_numbers
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
@@ -111,11 +112,11 @@ def test_direct_dictionary_leaves_out_event_keys_with_the_same_result(
     ids: set[str] = set()
     held: list[str] = []  # every value as often as the extract holds it
     for column in ("first_name", "last_name", "city"):
-        held += [v.strip().lower() for v in frame[column].dropna()]
-        words |= {v.strip().lower() for v in frame[column].dropna()}
+        held += [fold_text(v).strip().lower() for v in frame[column].dropna()]
+        words |= {fold_text(v).strip().lower() for v in frame[column].dropna()}
     for column in ("pid", "mrn", "phone"):
         for value in frame[column].dropna():
-            text = value.strip().lower()
+            text = fold_text(value).strip().lower()
             ids.add(text)
             held.append(text)
             digits = re.sub(r"\D", "", text)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -120,6 +121,27 @@ def test_years_that_equal_zips_without_their_zero_pass() -> None:
     outcome = verify_release(extract, release, project).outcome("no_zip5")
     assert outcome.passed, outcome.detail
     assert "people.dx_yr_first" not in outcome.detail["columns_checked"]
+
+
+@pytest.mark.parametrize("spread", [lambda z: f"{z[:3]}-{z[3:]}", lambda z: " ".join(z)])
+def test_the_persons_own_zips_written_with_spaces_or_hyphens_fail(spread) -> None:  # type: ignore[no-untyped-def]
+    values = [spread(z) for z in ZERO_ZIPS]  # "021-34", "0 2 1 3 4"
+    extract, project = _with_zips_and_column(ZERO_ZIPS, "area_ref", values)
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("no_zip5")
+    assert not outcome.passed
+    assert outcome.detail["cells_by_column"] == {"people.area_ref": N}
+
+
+def test_numbers_written_like_spread_zips_of_other_persons_pass() -> None:
+    """Every cell is some person's ZIP written "021-34", but not its own row's: a code
+    list that happens to look like ZIPs is not read as the persons' ZIPs."""
+    shifted = ZERO_ZIPS[1:] + ZERO_ZIPS[:1]
+    values = [f"{z[:3]}-{z[3:]}" for z in shifted]
+    extract, project = _with_zips_and_column(ZERO_ZIPS, "kit_lot", values)
+    release = build_safe_harbor(extract, project)
+    outcome = verify_release(extract, release, project).outcome("no_zip5")
+    assert outcome.passed, outcome.detail
 
 
 @settings(max_examples=60, deadline=None)

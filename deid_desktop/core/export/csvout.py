@@ -15,7 +15,9 @@ Python 3.11 leaves it bare, which many readers take for a line break.
 Why not pandas: ``to_csv`` formats every cell in Python (about 2 s per 10M cells on the
 target machine); these kernels build the lines in C++ in a fraction of that, and the
 fast path skips the quoting kernels entirely for a column whose bytes hold no comma,
-quote or line break. Chunks of rows keep memory flat and let progress and cancel run.
+quote or line break, and a table with no such column (the usual release) is written by
+Arrow's own CSV writer unquoted, one pass instead of two joins.
+Chunks of rows keep memory flat and let progress and cancel run.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from deid_desktop.core.facts.text import one_array
 from deid_desktop.core.progress import Reporter
@@ -137,6 +140,23 @@ def _body(table: pa.Table, special: list[bool]) -> pa.Buffer:
     return joined.as_buffer()
 
 
+#: Arrow's own CSV writer, for a table none of whose columns holds a comma, a quote or a
+#: line break (``may_hold``): no field is quoted, a missing one is empty, each line ends
+#: with "\n" - the bytes ``_body`` builds, written in one pass instead of two joins.
+_PLAIN = pacsv.WriteOptions(
+    include_header=False, batch_size=CHUNK_ROWS, quoting_style="none", null_string="", eol="\n"
+)
+
+
+def _plain_lines(table: pa.Table) -> pa.Buffer:
+    """The CSV lines of ``table`` (no header; each line ends with "\n"), no field quoted:
+    for a table of two columns or more with no special byte in any (Arrow refuses a
+    structural character unquoted, so a mistaken call fails, never writes bad bytes)."""
+    sink = pa.BufferOutputStream()
+    pacsv.write_csv(table, sink, write_options=_PLAIN)
+    return sink.getvalue()
+
+
 def csv_chunks(
     frame: pd.DataFrame, reporter: Reporter | None = None
 ) -> Iterator[bytes | pa.Buffer]:
@@ -149,9 +169,13 @@ def csv_chunks(
         return
     table = to_arrow(frame)
     special = [may_hold(table.column(i), _SPECIAL_BYTES) for i in range(table.num_columns)]
+    plain = table.num_columns > 1 and not any(special)
     for start in range(0, n, CHUNK_ROWS):
         if reporter is not None:
             reporter.step(start / n, "Writing")
+        if plain:
+            yield _plain_lines(table.slice(start, CHUNK_ROWS))
+            continue
         yield _body(table.slice(start, CHUNK_ROWS), special)
         yield b"\n"
 

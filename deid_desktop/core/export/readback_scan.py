@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from deid_desktop.core.export.csvout import to_arrow
-from deid_desktop.core.facts.text import one_array
+from deid_desktop.core.facts.text import known_codes, one_array
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.direct_values import DirectValues
 from deid_desktop.core.scan.engine import at_level, scan_text_arrays
@@ -55,7 +55,11 @@ class _Column:
         shapes: bool,
         values: pd.Series | pa.Array | pa.ChunkedArray,
         generated: bool = False,
+        known: tuple[np.ndarray, pa.Array] | None = None,
     ):
+        """``known``: the codes of ``values`` into its distinct values, as the pathway noted
+        them (``facts.text.known_codes``): the distinct texts are read from them, no hashing
+        of every cell again (a release column is few texts in millions of cells)."""
         self.file, self.sheet, self.name, self.shapes = file, sheet, name, shapes
         self.generated = generated
         if isinstance(values, pd.Series):
@@ -75,7 +79,7 @@ class _Column:
                     scanned = values.slice(0, 0)
                 else:
                     scanned = pc.filter(values, pc.invert(shaped))
-        distinct = pc.unique(scanned)
+        distinct = _held(*known) if known is not None and scanned is values else pc.unique(scanned)
         if distinct.null_count:  # a missing cell is written (and read back) empty
             distinct = pc.unique(pc.fill_null(distinct, ""))
         self.uniques: np.ndarray = np.asarray(distinct.to_numpy(zero_copy_only=False), dtype=object)
@@ -89,6 +93,16 @@ class _Column:
         order = np.argsort(codes, kind="stable")
         starts = np.searchsorted(codes[order], np.arange(len(wanted) + 1))
         return [order[starts[k] : starts[k + 1]].tolist() for k in range(len(wanted))]
+
+
+def _held(codes: np.ndarray, dictionary: pa.Array) -> pa.Array:
+    """The distinct values the codes use (a missing cell, code -1, as a null): the set
+    ``pc.unique`` gives of the column the codes describe (in another order)."""
+    used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(dictionary)))
+    held = dictionary.take(pa.array(used, type=pa.int64())).cast(pa.large_string())
+    if (codes < 0).any():
+        held = pa.concat_arrays([held, pa.nulls(1, pa.large_string())])
+    return held
 
 
 #: What the release's own ID column holds: a subject ID (a letter prefix and digits) or
@@ -159,7 +173,14 @@ Written = Mapping[str, tuple[str, pd.DataFrame]]
 
 def _sheets(
     path: Path, written: Written
-) -> Iterable[tuple[str, list[str], list[pd.Series | pa.Array | pa.ChunkedArray]]]:
+) -> Iterable[
+    tuple[
+        str,
+        list[str],
+        list[pd.Series | pa.Array | pa.ChunkedArray],
+        list[tuple[np.ndarray, pa.Array] | None],
+    ]
+]:
     """(sheet, header, columns) of a written file: a CSV by Arrow when its header names
     each column once (pandas renames repeats and blanks), else as ``scan.written``.
 
@@ -174,13 +195,15 @@ def _sheets(
             known = written.get(path.name)
             if known is not None and known[1].shape[1] == len(header) and _sha256(path) == known[0]:
                 table = to_arrow(known[1])
-                yield "", header, [table.column(i) for i in range(table.num_columns)]
+                codes = [known_codes(known[1].iloc[:, i]) for i in range(table.num_columns)]
+                yield "", header, [table.column(i) for i in range(table.num_columns)], codes
                 return
             names, arrays = _csv_columns(path, header)
-            yield "", names, list(arrays)
+            yield "", names, list(arrays), [None] * len(arrays)
             return
     for sheet, frame in _frames(path):
-        yield sheet, [str(c) for c in frame.columns], [frame[c] for c in frame.columns]
+        names = [str(c) for c in frame.columns]
+        yield sheet, names, [frame[c] for c in frame.columns], [None] * len(names)
 
 
 def scan_distinct(
@@ -215,13 +238,13 @@ def scan_distinct(
                 ]
             )
         text_here = None if shape_columns is None else set(shape_columns.get(path.stem, ()))
-        for sheet, header, values in _sheets(path, written or {}):
+        for sheet, header, values, codes in _sheets(path, written or {}):
             blocks.append(_Header(path.name, sheet, header, text_here is None))
-            for column, cells_of in zip(header, values, strict=True):
+            for column, cells_of, known in zip(header, values, codes, strict=True):
                 cells += len(cells_of)
                 shapes = text_here is None or column in text_here
                 made = column in generated
-                blocks.append(_Column(path.name, sheet, column, shapes, cells_of, made))
+                blocks.append(_Column(path.name, sheet, column, shapes, cells_of, made, known))
             del values
     names = tuple(p.name for p in files)
     columns = [b for b in blocks if isinstance(b, _Column)]

@@ -51,3 +51,24 @@ def all_digits(arr: pa.Array) -> np.ndarray:
         return pc.match_substring_regex(arr, r"^\d+$").to_numpy(zero_copy_only=False)
     _chunk, _digit, counts, size = _digit_counts(arr)
     return (size > 0) & (counts == size)
+
+
+def five_digit_values(arr: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether every non-missing value is exactly five ASCII digits (a plain ZIP code),
+    told from the bytes in numpy: what the ZIP regexes would each find in a pass of
+    their own. False when it is not so, or not text."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return False
+    if arr.null_count:
+        arr = arr.drop_null()
+    if len(arr) == 0:
+        return True
+    bufs = arr.buffers()
+    width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(bufs[1], dtype=width)[arr.offset : arr.offset + len(arr) + 1]
+    if int(offsets[-1] - offsets[0]) != 5 * len(arr) or not (np.diff(offsets) == 5).all():
+        return False
+    data = np.frombuffer(bufs[2], dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
+    return bool((data - np.uint8(48) < 10).all())  # bytes below '0' wrap round

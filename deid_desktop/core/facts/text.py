@@ -47,7 +47,7 @@ def one_array(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
 # --------------------------------------------------------------------------- fast paths
 
 
-def _value_bytes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def value_bytes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """(the bytes the values use, where each value starts in them, where it ends) of a
     string array; None for any other array."""
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
@@ -67,7 +67,7 @@ def lower(values: pa.Array) -> pa.Array:
     """``pc.utf8_lower(values)``: the same array. Text all ASCII (its bytes, nulls' slots
     included, below 0x80) is lowered by the ASCII kernel, which maps A-Z as the Unicode
     one does and reads a million values in a fraction of its time."""
-    found = _value_bytes(values) if isinstance(values, pa.Array) else None
+    found = value_bytes(values) if isinstance(values, pa.Array) else None
     if found is not None and (found[0].size == 0 or int(found[0].max()) < 0x80):
         return pc.ascii_lower(values)
     return pc.utf8_lower(values)
@@ -80,7 +80,7 @@ def _untrimmed(values: pa.Array, characters: str | None) -> bool:
     0x7E), which is no such character nor part of one."""
     if characters is not None and any(0x20 < ord(c) < 0x7F for c in characters):
         return False
-    found = _value_bytes(values) if isinstance(values, pa.Array) else None
+    found = value_bytes(values) if isinstance(values, pa.Array) else None
     if found is None:
         return False
     data, starts, ends = found

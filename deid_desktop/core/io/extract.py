@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from deid_desktop.core.errors import ProjectError
+from deid_desktop.core.errors import InputError, ProjectError
+from deid_desktop.core.facts.fold import plain_notes
+from deid_desktop.core.facts.text import STRING, arrow_text
 from deid_desktop.core.io.dates import infer_date_format, parse_dates
 from deid_desktop.core.io.relations import check_relations, require_person_rows
 from deid_desktop.core.io.tables import read_table
@@ -112,6 +114,27 @@ def _not_zip_warning(count: int, column: str) -> str:
     )
 
 
+def _plain_warning(count: int, column: str) -> str:
+    what = "1 note" if count == 1 else f"{count} notes"
+    return (
+        f"{what} in column '{column}' held characters that disguise text (invisible "
+        "characters, full-width letters or digits, Cyrillic or Greek letters drawn like "
+        "Latin ones inside Latin words); they were written plainly, so that the scan and "
+        "the release read the notes as a person does."
+    )
+
+
+def _role_hint(tag: ColumnTag, table: str) -> str:
+    role = tag.role.value.replace("_", " ") if tag.role else ""
+    change = f"{table}.{tag.name}={tag.cls.value}:none"
+    change = f"'{change}'" if " " in change else change
+    return (
+        f"The column is tagged {tag.cls.value.replace('_', ' ')} but keeps the role "
+        f"'{role}', which reads it as a date. If it holds no dates, remove the role (in the "
+        f"Tag step choose no role, or `deid tag PROJECT {change}`). "
+    )
+
+
 def _is_date(tag: ColumnTag) -> bool:
     return tag.cls == ColumnClass.DATE or tag.role in DATE_ROLES
 
@@ -138,11 +161,25 @@ def _prepare_table(
             odd = count_not_zip_like(restored)
             if odd:
                 warnings.append(_not_zip_warning(odd, tag.name))
+        if tag.cls == ColumnClass.FREE_TEXT:
+            plain, count = plain_notes(arrow_text(frame[tag.name]))
+            if count:
+                if not changed:
+                    frame, changed = frame.copy(deep=False), True
+                frame[tag.name] = pd.Series(
+                    pd.arrays.ArrowStringArray(plain), index=frame.index, name=tag.name
+                ).astype(STRING)
+                warnings.append(_plain_warning(count, tag.name))
         if _is_date(tag):
             values = frame[tag.name]
-            fmt = tag.date_format or infer_date_format(values, file=file, column=tag.name)
-            # every value a real date; kept for the release (``facts.shared``)
-            dates[tag.name] = (fmt, parse_dates(values, fmt, file=file, column=tag.name))
+            try:
+                fmt = tag.date_format or infer_date_format(values, file=file, column=tag.name)
+                # every value a real date; kept for the release (``facts.shared``)
+                dates[tag.name] = (fmt, parse_dates(values, fmt, file=file, column=tag.name))
+            except InputError as err:
+                if tag.cls is not ColumnClass.DATE:  # a date by its role alone
+                    err.hint = _role_hint(tag, spec.name) + err.hint
+                raise
     fresh = [w for w in warnings if w not in table.report.warnings]  # prepare twice: once
     if not fresh and not changed:
         return table, dates

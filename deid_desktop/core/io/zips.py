@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from deid_desktop.core.facts.digits import five_digit_values
+from deid_desktop.core.facts.text import arrow_text
 from deid_desktop.core.io.frames import TEXT
 
 #: 3 or 4 digits, optionally with a ZIP+4 suffix, optionally written as a float ("2139.0").
@@ -20,6 +22,8 @@ def restore_zip_zeros(values: pd.Series) -> tuple[pd.Series, int]:
     and anything else are left as they are.
     """
     text = values.astype(TEXT)
+    if five_digit_values(arrow_text(text)):  # every ZIP whole (no regex pass needed)
+        return (values if values.dtype == text.dtype else text), 0
     floats = text.str.fullmatch(_FLOAT).fillna(False).astype(bool)
     if floats.any():
         text = text.mask(floats, text.str.replace(r"\.0+$", "", regex=True))
@@ -36,5 +40,7 @@ def restore_zip_zeros(values: pd.Series) -> tuple[pd.Series, int]:
 def count_not_zip_like(values: pd.Series) -> int:
     """Non-missing values that are not 5-digit ZIPs or ZIP+4 (after restoration)."""
     text = values.astype(TEXT)
+    if five_digit_values(arrow_text(text)):
+        return 0
     ok = text.str.fullmatch(_ZIP_LIKE)
     return int((text.notna() & ~ok.fillna(False).astype(bool)).sum())

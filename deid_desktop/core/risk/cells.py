@@ -62,7 +62,8 @@ def small_cells(
     person_codes = _person_codes(frame[person])
     n_persons = int(person_codes.max()) + 1 if person_codes.size else 0
     for column in columns:
-        codes, uniques = _codes(frame[column])
+        known = known_codes(frame[column])
+        codes, uniques = _codes(frame[column]) if known is None else known
         keep = (codes >= 0) & (person_codes >= 0)
         v, p = codes[keep].astype(np.int64), person_codes[keep].astype(np.int64)
         n_values = len(uniques)
@@ -81,6 +82,8 @@ def small_cells(
         is_small[small] = True
         held = np.zeros(n_persons, dtype=bool)
         held[(pairs // n_values)[is_small[pair_value]]] = True
+        if known is not None:  # the pathway's codes: listed in order of first appearance
+            small = _by_first_row(codes, small, is_small)
         picked = uniques.take(small)
         listed_values = picked.to_pylist() if isinstance(picked, pa.Array) else list(picked)
         names = [str(x) for x in listed_values]
@@ -93,6 +96,16 @@ def small_cells(
             )
         )
     return tuple(out)
+
+
+def _by_first_row(codes: np.ndarray, small: np.ndarray, is_small: np.ndarray) -> np.ndarray:
+    """The codes ``small`` in the order their values first appear in the column (as
+    ``_codes`` numbers them), read from the (few) rows holding one of them."""
+    if len(small) < 2:
+        return small
+    rows = np.flatnonzero(is_small[np.maximum(codes, 0)] & (codes >= 0))
+    found, first = np.unique(codes[rows], return_index=True)
+    return found[np.argsort(rows[first], kind="stable")]
 
 
 def _codes(values: pd.Series) -> tuple[np.ndarray, pa.Array | pd.Index]:

@@ -19,8 +19,18 @@ from __future__ import annotations
 import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.cuewords import english_at
 from deid_desktop.core.scan.rules import CODE
-from deid_desktop.core.scan.words import _ANCHORS, _CUE, _DIG, _UP, Words, cut_words
+from deid_desktop.core.scan.words import (
+    _ANCHORS,
+    _CUE,
+    _DIG,
+    _LOW,
+    _UP,
+    Words,
+    ambiguous_cue,
+    cut_words,
+)
 
 __all__ = ["Words", "cut_words", "find_context"]
 
@@ -47,6 +57,10 @@ C_AGE = _code("AGE", "age:over-89")
 C_NOYEAR = _code("DATE", "date:no-year")
 C_MONTHYEAR = _code("DATE", "date:month-year")
 C_SEASON = _code("DATE", "date:season")
+C_SHORT = _code("DATE", "date:short-year")
+#: what may not follow a two-digit year after an apostrophe: a digit, a per cent sign, an
+#: apostrophe
+_NOT_AFTER_YEAR = np.array([*range(48, 58), 37, 39], dtype=np.uint8)
 C_STREET = _code("LOCATION", "address:street")
 C_BOX = _code("LOCATION", "address:po-box")
 C_FACILITY = _code("LOCATION", "facility")
@@ -140,6 +154,8 @@ def _cued_names(w: Words, names: _Names, out: list) -> None:  # type: ignore[typ
     near = g.space | ((g.length <= 2) & ~g.stop) | g.dot
     near &= g.space | ~cred_only  # "RN Mary", not "SW. Pain"
     tn, initial, plain = names.kinds(j)
+    # after "PA", "PT" ("PA LINE", "PT COMFORT"): no English word
+    plain &= ~(ambiguous_cue(w, cue) & ((w.f(j) & lx.ENGLISH) != 0))
     ok = near & (tn | initial | plain)
     if ok.any():
         at, cf = j[ok], w.flags[cue[ok]]
@@ -158,6 +174,7 @@ def _cued_names(w: Words, names: _Names, out: list) -> None:  # type: ignore[typ
     b = cred - 1
     tn, initial, _ = names.kinds(b)
     ok = (tn | initial) & (g.space | g.comma | (g.first == 40)) & ~g.stop
+    ok &= g.comma | ~ambiguous_cue(w, cred)  # "Jane Doe, PA", not "Await PT eval"
     before, lo = b[ok], b[ok].copy()
     for _ in range(2):  # up to two more name words or initials before
         prev = lo - 1
@@ -260,10 +277,67 @@ def _is_of(w: Words, i: np.ndarray) -> np.ndarray:
     return (w.length(i) == 2) & ((w.raw[s] | 32) == 111) & ((w.raw[s + 1] | 32) == 102)
 
 
+#: Vital signs, ventilator settings and other measures whose value is written as a
+#: range or a pair ("RR 12-18", "PSV 10/5", "BP 110/70"): two numbers after one are no
+#: day and month.
+MEASURE_WORDS = (
+    "rr", "hr", "bp", "sbp", "dbp", "map", "maps", "pad", "pas", "cvp", "pap", "paps",
+    "pcwp", "psv", "peep", "cpap", "bipap", "ps", "pip", "imv", "simv", "ac", "tv", "vt",
+    "fio2", "o2", "sat", "sats", "spo2", "uo", "uop", "co", "ci", "svr", "temp", "tmax",
+    "hct", "hgb", "wbc", "plt", "inr", "ptt", "resp", "rate", "rates", "pulse", "glucose",
+    "fs", "fsbs", "bs", "gtt", "drip", "dose", "ratio", "ie", "gcs", "pain", "breaths",
+    "of", "between", "range", "x",
+)  # fmt: skip
+
+
+#: Units after a range ("3-4 breaths", "1-2 days", "2-4 units/hr").
+UNIT_WORDS = (
+    "breaths", "bpm", "days", "day", "hours", "hrs", "hr", "weeks", "wks", "months",
+    "times", "mins", "min", "minutes", "units", "l", "liters", "lpm", "mg", "mcg", "cc",
+    "ml", "kg", "lbs", "cm", "mm", "x",
+)  # fmt: skip
+
+
+#: Clinical events a day and month without a year follows ("MI 1/8", "CABG 2/4").
+EVENT_WORDS = (
+    "mi", "nstemi", "stemi", "cva", "tia", "chf", "cabg", "avr", "mvr", "pci", "ptca",
+    "stent", "stents", "cath", "surgery", "op", "ablation", "cardioversion", "iabp",
+    "pe", "dvt", "fall", "arrest", "code", "intubation", "extubation", "transfer", "follow",
+    "set", "x2", "x3",
+)  # fmt: skip
+
+
+def _event_before(w: Words, a: np.ndarray) -> np.ndarray:
+    """Whether a clinical event (``EVENT_WORDS``) or a past participle ("extubated",
+    "placed") stands right before the words ``a``: a day and month then, not a dose."""
+    prev = np.maximum(a - 1, 0)
+    e = w.end[prev]
+    r = w.raw
+    past = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100) & (w.length(prev) > 4)
+    past &= (w.c0[prev] & (_UP | _LOW)) != 0
+    return (a > 0) & (past | np.isin(w.hashes[prev], _EVENTS))
+
+
+#: Words before "home" that say where a patient goes, not a facility's name.
+GOING_WORDS = ("dc", "d/c", "discharge", "discharged", "go", "going", "went", "sent", "send",
+               "back", "return", "returned", "returning", "to", "at", "from")  # fmt: skip
+_MEASURES = lx.hash_set(MEASURE_WORDS)
+GOING = lx.hash_set(GOING_WORDS)
+_EVENTS = lx.hash_set(EVENT_WORDS)
+_UNITS = lx.hash_set(UNIT_WORDS)
+
+
 def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
     # "7/22", "07-22": two numbers, one '/' or '-' between, no third part, no decimals
     dig = w.numbers
     if dig.size:
+        # "MI '92", "s/p CABG '05": a year of two digits after an apostrophe alone
+        two = dig[w.length(dig) == 2]
+        s0 = w.start[two]
+        apos = (s0 >= 2) & (w.raw[np.maximum(s0 - 1, 0)] == 39)
+        apos &= (w.cls[np.maximum(s0 - 2, 0)] & (_UP | _LOW | _DIG)) == 0
+        apos &= ~np.isin(w.raw[w.end[two]], _NOT_AFTER_YEAR)  # "'92%", "'92's"
+        out.append((s0[apos], w.end[two[apos]], C_SHORT))
         va = w.value(dig)
         a = dig[(va >= 1) & (va <= 12) & (w.length(dig) <= 2)]
         b = a + 1
@@ -280,8 +354,16 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
             lead = (ga.length == 1) & w.digits[a - 1] & w.valid(a - 1) & _SEP_CHAR[ga.first]
             va, vb = w.value(a), w.value(b)
             fraction = (va <= vb) & _FRACTION[np.clip(vb, 0, 31)]
-            cued = w.has(a - 1, lx.DATE_CUE)
-            keep = ~third & ~lead & (~fraction | cued)
+            cued = w.has(a - 1, lx.DATE_CUE) | _event_before(w, a)
+            # "RR 12-18", "PSV 10/5", "uo 10-30/hr": a measure's range or setting
+            measure = (a > 0) & np.isin(w.hashes[np.maximum(a - 1, 0)], _MEASURES)
+            rate = w.raw[w.end[b]] == 47
+            # "3-4 breaths", "1-2 days": a day and month joined by a hyphen, without a
+            # year, is a range unless a date cue comes before ("on 7-22")
+            ranged = ((gb.first[ok] == 45) & ~cued) | np.isin(
+                w.hashes[np.minimum(b + 1, w.size - 1)], _UNITS
+            )
+            keep = ~third & ~lead & (~fraction | cued) & ~measure & ~rate & ~ranged
             out.append((w.start[a[keep]], w.end[b[keep]], C_NOYEAR))
     months = _flag_idx(w, lx.MONTH)
     if months.size:
@@ -353,6 +435,8 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
             g = w.gap(lo)
             link = g.space | g.dot | ((g.first == 39) & (g.length <= 2))
             pw = word_ok(prev) & ~w.has(prev, lx.COMMON | lx.CLINICAL)
+            pw &= ~(w.capsnote(prev) & english_at(w, prev))  # "GO HOME", "CARDIAC REHAB"
+            pw &= ~np.isin(w.hashes[np.clip(prev, 0, max(w.size - 1, 0))], GOING)  # "DC HOME"
             gp = w.gap(prev)
             s_of = (w.length(prev) == 1) & (w.raw[w.start[w.at(prev)]] == 115) & (gp.first == 39)
             lo = np.where(link & (pw | s_of) & w.valid(prev), prev, lo)

@@ -27,9 +27,10 @@ from deid_desktop.core.scan import context_places
 from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.context_staff import find_staff
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.spoken import find_spoken
-from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words
+from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words, ambiguous_cue
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]
 Out = list[tuple[np.ndarray, np.ndarray, int]]
@@ -48,6 +49,23 @@ _GLUED = re.compile(
 )
 
 
+#: What follows "PA" (pulmonary artery) or "PT" (patient, therapy) in notes: no name.
+AFTER_PA_WORDS = (
+    "line", "lines", "pressure", "pressures", "cath", "catheter", "catheters", "wedge",
+    "port", "tracing", "tracings", "waveform", "sat", "sats", "numbers", "number",
+    "comfort", "eval", "evaluation", "note", "notes", "consult", "session", "treatment",
+    "goals", "plan", "diastolic", "systolic", "mean", "distal", "balloon", "temp",
+    "pulse", "rate", "states", "reports", "has", "was", "is", "will", "and", "or",
+)  # fmt: skip
+_AFTER_PA = lx.hash_set(AFTER_PA_WORDS)
+
+
+def _is_pa(w: Words, i: np.ndarray) -> np.ndarray:
+    """Whether the words at ``i`` are "pa" (in any case)."""
+    s = w.start[i]
+    return (w.lengths[i] == 2) & ((w.raw[s] | 32) == 112) & ((w.raw[s + 1] | 32) == 97)
+
+
 def find_notes(text: str, folded: str, w: Words, hashes: np.ndarray | None = None) -> Found:
     """Candidate hits of this module and of ``context_places`` in one batch."""
     out: Out = []
@@ -55,6 +73,7 @@ def find_notes(text: str, folded: str, w: Words, hashes: np.ndarray | None = Non
         g = cw.Cues(w, folded, hashes)
         _cue_names(w, g, out)
         _names_before(w, g, out)
+        find_staff(w, g, out)
         _dates(text, w, g, out)
         context_places.find_places(text, w, g, out)
         find_spoken(w, out)
@@ -140,6 +159,7 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     cue = ~credf | cred | (credf & capsn)
     cues, cred, f, group = cues[cue], cred[cue], f[cue], group[cue]
     strong = ((f & lx.TITLE) != 0) | cred | (group == cg.COVERING)  # "Dr", "NP", "PCP"
+    vague = ambiguous_cue(w, cues)  # "PA line", "PT eval" (see below)
     j = cues + 1
     short = np.flatnonzero(w.lengths[j] <= 5)
     j[short] += g.group(j[short]) == cg.IS  # "son is Mark"
@@ -154,16 +174,27 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     punct = (first == 46) | (first == 44) | (first == 40) | (first == 58)
     punct |= w.raw[np.maximum(w.start[j] - 1, 0)] == 40  # "friend (Ignatius)"
     near &= gj.space | (punct & ~cred)  # "Smith NP. Car ..." is no name after NP
+    # "MS: OPENS EYES": a title before a colon heads a section (mental status)
+    near &= ~((first == 58) & ((f & lx.TITLE) != 0))
+    # "500 CC NEG": "cc" after a number is a volume, no copy to a clinician
+    near &= ~(w.digits[np.maximum(cues - 1, 0)] & (g.group(cues) == cg.COVERING))
     # after a full stop only a title's or an abbreviation's ("Dr. X", "dtr. X"), not
     # a sentence's ("... chaplain. Lungs clear")
     near &= (first != 46) | ((f & lx.TITLE) != 0) | (w.lengths[cues] <= 3)
     # "12 Maple Dr. Transferred ...": a street's "Dr", not a title
     near &= ~(w.digits[cues - 2] & w.title[cues - 1] & (first == 46))
-    j, strong, dot = j[near], strong[near], first[near] == 46
+    j, strong, dot, vague = j[near], strong[near], first[near] == 46, vague[near]
     if j.size == 0:
         _spoke(w, g, out)
         return
     ok = namey(w, j, strong, g) & ~(dot & _verb(w, j))
+    if vague.any():  # after "PA", "PT": no English or clinical word ("PA LINE"), but a
+        at = np.flatnonzero(ok & vague)  # Census name that is no word of the pair ("PA brown")
+        k = j[at]
+        listed = ((w.flags[k] & _NAMES) != 0) & ((w.flags[k] & lx.CLINICAL) == 0)
+        listed &= ~np.isin(w.hashes[np.minimum(k, w.size - 1)], _AFTER_PA)
+        listed &= _is_pa(w, cues[near][at])  # "PT ABLE", "24 CM MARK": only after "PA"
+        ok[at] = ~g.wordlike(k) | listed
     at = j[ok]
     nx = np.minimum(at + 1, w.start.size - 1)
     end = w.end[at]

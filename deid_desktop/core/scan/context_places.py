@@ -26,7 +26,7 @@ import numpy as np
 from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
-from deid_desktop.core.scan.context import may_continue_place
+from deid_desktop.core.scan.context import GOING, may_continue_place
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.words import _CUE, _LOW, _UP, Words
 
@@ -39,6 +39,7 @@ C_COUNTY = CODE[("LOCATION", "gazetteer:county")]
 C_SAINT = CODE[("LOCATION", "facility:saint")]
 C_FACILITY = CODE[("LOCATION", "facility")]
 C_WARD = CODE[("LOCATION", "unit:ward")]
+C_MOVED = CODE[("LOCATION", "place:after-transfer")]
 _PLAIN = lx.COMMON | lx.CLINICAL | lx.MONTH | lx.SEASON | _CUE
 _NOT_CODE = lx.CREDENTIAL | lx.TITLE | lx.CLINICAL | lx.COMMON
 
@@ -67,6 +68,7 @@ def find_places(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     _saints(w, g, out)
     _facilities(w, g, out)
     _wards(w, g, out)
+    _moved_to(w, g, out)
 
 
 def _states(w: Words, g: cw.Cues, out: Out) -> None:
@@ -103,16 +105,22 @@ def _towns(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     places = g.places
     if places.size == 0:
         return
-    # capitals in a note in capitals, or lower case; after a place cue ("in", "from")
-    caps = w.capsnotes[places] & w.caps[places]
+    # capitals (or a capital first) in a note in capitals, or lower case; after a place
+    # cue ("in", "from")
+    caps = w.capsnotes[places] & (w.caps[places] | w.title[places])
     places = places[(caps | w.lower[places]) & w.has(places - 1, lx.PLACE_CUE)]
     places = places[w.gap(places).space & (g.group(places - 1) == cg.PLACE_IN)]
     f = w.flags[places]
-    caps = w.capsnotes[places] & w.caps[places]
+    caps = w.capsnotes[places] & (w.caps[places] | w.title[places])
     low = w.lower[places] & ((f & lx.ENGLISH) == 0)
     low |= w.lower[places] & (g.group(places - 2) == cg.PLACE_IN)  # "moved here from"
     plain = (f & (lx.COMMON | lx.CLINICAL | lx.MONTH | _CUE)) == 0
     cue = np.ones(places.size, dtype=bool)
+    # an English word in capitals is a town only at the end of its phrase ("LIVES IN
+    # AUBURN."), not "IN EARLY EVENING", "IN HALL X2"
+    nx = _in(w, places + 1)
+    ends = w.gap(nx).stop | w.gap(nx).comma | (nx >= w.size) | w.has(nx, lx.STATE | lx.STATE_CODE)
+    caps &= ((f & lx.ENGLISH) == 0) | ends
     one = places[(caps | low) & plain & ((f & lx.PLACE) != 0)]
     out.append((w.start[one], w.end[one], C_TOWN))
     heads = places[cue & (caps | w.lower[places]) & ((f & lx.PLACE_HEAD) != 0)]
@@ -306,6 +314,8 @@ def _facilities(w: Words, g: cw.Cues, out: Out) -> None:
         same = np.where(low, w.lower[p], _capital(w, p) | (w.caps[p] & w.capsnotes[p]))
         step = ~done & same & _alpha(w, p) & w.gap(lo).space
         step &= ~w.has(p, lx.CLINICAL | _CUE | lx.MONTH | lx.FACILITY) & (g.group(p) != cg.GENERIC)
+        # "go home", "DC HOME", "SHIFT NURSING", "BEGIN CARDIAC REHAB": no facility's name
+        step &= ~np.isin(w.hashes[np.clip(p, 0, max(w.size - 1, 0))], _NOT_FACILITY_NAME)
         # capitals: "Good Shepherd" in a mixed note, not "PT FELL AT HOME" in capitals
         step &= low | ~w.has(p, lx.PLACE_CUE | lx.DATE_CUE) & (
             ~w.capsnotes[p] | ~w.has(p, lx.COMMON)
@@ -331,3 +341,67 @@ def _wards(w: Words, g: cw.Cues, out: Out) -> None:
     ok &= _capital(w, n) & ~w.has(n, _PLAIN | lx.FACILITY)
     ok &= w.digits[num] & (w.length(num) <= 2)
     out.append((w.start[n[ok]], w.end[num[ok]], C_WARD))
+
+
+#: Words before a facility word that make no facility's name ("go home", "SHIFT
+#: NURSING NOTE", "BEGIN CARDIAC REHAB"): where a patient goes, what a note is about.
+NOT_FACILITY_WORDS = (
+    "begin", "began", "awaiting", "await", "require", "requires", "required", "cont",
+    "continue", "continued", "cardiac", "pulmonary", "pulm", "inpatient", "acute", "shift",
+    "progress", "start", "started", "needs", "need", "for", "screen", "screening", "pt",
+    "ot", "micu", "ccu", "sicu", "csru", "pmicu", "nsg", "poor", "current",
+    "prolonged", "outside", "email", "re", "the", "basic", "funeral",
+)  # fmt: skip
+
+
+#: Where a patient is transferred that is no place's name: units, services, rooms.
+UNIT_WORDS = (
+    "icu", "ccu", "micu", "sicu", "csru", "cvicu", "nicu", "picu", "ctic", "cticu", "pacu",
+    "or", "er", "ew", "ed", "floor", "floors", "rehab", "home", "cath", "ct", "mri", "ir",
+    "ep", "lab", "tele", "telemetry", "stepdown", "snf", "vna", "hospice", "osh", "ward",
+    "unit", "bed", "room", "chair", "commode", "dialysis", "surgery", "ccu's", "nsg",
+    "hosp", "hospital", "facility", "service", "team", "us", "them", "him", "her", "pt",
+    "baseline", "simv", "imv", "cpap", "bipap", "psv", "ac", "sr", "nsr", "afib", "q2",
+    "vicu", "angio", "ctscan", "catscan", "cathlab", "xray", "ultrasound", "echo", "pacu",
+    "step", "holding", "endoscopy", "gi", "nuclear", "radiology", "interventional",
+)  # fmt: skip
+#: the words between a transfer word and the place: "to", "from", "into"
+_TO_WORDS = ("to", "from", "into")
+
+
+_UNITS = lx.hash_set(UNIT_WORDS)
+_NOT_FACILITY_NAME = np.concatenate((GOING, lx.hash_set(NOT_FACILITY_WORDS)))
+_TO = lx.hash_set(_TO_WORDS)
+_LATER = lx.hash_set(("today", "tomorrow", "tonight", "back", "directly", "later", "soon"))
+
+
+def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
+    """ "TRANSFERRED TO CALVERT", "admitted from gibbstown", "brought to RH": after a
+    transfer word and "to", "from" or "into", a word that no list knows as an English,
+    clinical or common word, nor a unit ("ICU", "floor", "rehab"), in the case of a
+    name in its note; one more such word after it is part of it."""
+    a = g.at(cg.ADMIT)
+    if a.size == 0:
+        return
+    # "TRANSFER TODAY TO X": one word of time between
+    later = np.isin(w.hashes[np.minimum(a + 1, w.size - 1)], _LATER) & (a + 1 < w.size)
+    to = _in(w, a + 1 + later)
+    n = _in(w, to + 1)
+    ok = np.isin(w.hashes[np.minimum(to, w.size - 1)], _TO) & (to < w.size)
+    ok &= w.gap(to).space & w.gap(n).space & _alpha(w, n)
+    ok &= ~w.has(n, _PLAIN | lx.FACILITY | lx.CREDENTIAL | lx.TITLE) & (w.length(n) >= 2)
+    ok &= ~np.isin(w.hashes[np.minimum(n, w.size - 1)], _UNITS) & (n < w.size)
+    mixed = ~w.capsnotes[n]
+    ok &= ~mixed | w.title[n] | w.caps[n] | w.lower[n]
+    at = n[ok]
+    if at.size == 0:
+        return
+    # an English word that is a town of the gazetteer, in capitals or capitalised, is the
+    # town ("TRANSFER TO CALUMET"); another is no name ("returned to baseline")
+    town = ((w.flags[at] & lx.PLACE) != 0) & (w.caps[at] | w.title[at])
+    at = at[town | ~g.wordlike(at)]
+    nx = _in(w, at + 1)
+    two = w.gap(nx).space & _alpha(w, nx) & ~w.has(nx, _PLAIN | lx.FACILITY) & (nx < w.size)
+    two &= ~np.isin(w.hashes[np.minimum(nx, w.size - 1)], _UNITS)
+    two[two] = ~g.wordlike(nx[two])
+    out.append((w.start[at], np.where(two, w.end[nx], w.end[at]), C_MOVED))

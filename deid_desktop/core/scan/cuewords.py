@@ -106,6 +106,37 @@ class Cues:
         k = np.minimum(np.searchsorted(table, h), table.size - 1)
         return table[k] == h
 
+    def wordlike(self, i: np.ndarray) -> np.ndarray:
+        """Whether the (real) words at ``i`` are English words of the bundled list, or
+        such a word with an "s" added ("pressures", "numbers"), or clinical words."""
+        if i.size == 0:
+            return np.zeros(0, dtype=bool)
+        found = self.english(i) | ((self.w.f(i) & lx.CLINICAL) != 0)
+        plural = np.flatnonzero(~found & (self.w.lengths[i] > 3))
+        if plural.size:
+            at = i[plural]
+            last = self.w.raw[self.w.end[at] - 1] | 32
+            s = plural[last == 115]
+            if s.size:
+                if self._fb is None:
+                    self._fb = ascii_projection(self.folded) + bytes(16)
+                h = word_hash(self._fb, self.w.start[i[s]], self.w.lengths[i[s]] - 1)
+                table = _english()
+                k = np.minimum(np.searchsorted(table, h), table.size - 1)
+                found[s] = table[k] == h
+        return found
+
+
+def english_at(w: Words, i: np.ndarray) -> np.ndarray:
+    """Whether the (real) words at ``i`` are English words of the bundled list (from the
+    words' own hashes, without a ``Cues``)."""
+    if i.size == 0 or w.size == 0:
+        return np.zeros(i.size, dtype=bool)
+    h = w.hashes[np.clip(i, 0, w.size - 1)]
+    table = _english()
+    k = np.minimum(np.searchsorted(table, h), table.size - 1)
+    return (table[k] == h) & (i >= 0) & (i < w.size)
+
 
 @functools.cache
 def _english() -> np.ndarray:

@@ -21,6 +21,7 @@ from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.scan import context, context_notes, shapes_more, wordcheck
 from deid_desktop.core.scan.dictionary import ScanDictionary
 from deid_desktop.core.scan.fold import NOTE_SEP, fold, fold_batch, forget
+from deid_desktop.core.scan.glued import glued_names
 from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
 from deid_desktop.core.scan.report import ColumnScan, ColumnSpans, ScanReport
 from deid_desktop.core.scan.rules import (
@@ -45,6 +46,7 @@ ROWS_PER_PASS = 100_000
 _NAME_CODE = dict_code("NAME")
 _OTHER_CODE = CODE[("NAME", "dictionary:name-other")]
 _WORD_CODE = CODE[("NAME", "word:own-name")]
+_ENGLISH_CODE = CODE[("NAME", "word:english-name")]
 #: Redaction-level names accepted as scan levels.
 _LEVEL_ALIASES = {"high_medium": "medium", "all": "low"}
 #: Bits of a rule's priority in the packed sort key of ``_span_order``.
@@ -135,6 +137,10 @@ def scan_text_arrays(
         out = TextHits(*(a[order] for a in out))
     if persons is not None and dictionary.owners.size:
         out = _person_aware(texts, out, persons, dictionary)
+    elif (out.code == _ENGLISH_CODE).any():  # whose name it is, unknown: a name
+        out = TextHits(
+            out.note, out.start, out.end, np.where(out.code == _ENGLISH_CODE, _NAME_CODE, out.code)
+        )
     return _without(out, out.code == _WORD_CODE)
 
 
@@ -153,8 +159,12 @@ def _person_aware(
     """Dictionary names found in a note of another person than their own: medium. A
     name that is also an everyday word, uncapitalised and uncued (``word:own-name``),
     in its own person's note beside another word of their name: high
-    (``dictionary:name``); elsewhere it is dropped."""
-    at = np.flatnonzero((hits.code == _NAME_CODE) | (hits.code == _WORD_CODE))
+    (``dictionary:name``); elsewhere it is dropped. A name that is a rarer English word,
+    uncapitalised and uncued (``word:english-name``): high in its own person's notes,
+    dropped in another's."""
+    at = np.flatnonzero(
+        (hits.code == _NAME_CODE) | (hits.code == _WORD_CODE) | (hits.code == _ENGLISH_CODE)
+    )
     if at.size == 0:
         return hits
     notes = hits.note[at].tolist()
@@ -172,6 +182,8 @@ def _person_aware(
         own |= np.isin(np.asarray(words, dtype=object), list(dictionary.pinned))
     code = hits.code.copy()
     code[at[~own & (code[at] == _NAME_CODE)]] = _OTHER_CODE
+    english = code[at] == _ENGLISH_CODE  # a word in another's note, their name in theirs
+    code[at[english]] = np.where(own[english], _NAME_CODE, _WORD_CODE)
     word = code[at] == _WORD_CODE
     code[at[own & word & _beside_own_name(texts, hits, at, own)]] = _NAME_CODE
     return TextHits(hits.note, hits.start, hits.end, code)
@@ -252,6 +264,7 @@ def _scan_batch(
     words = _checked_words(words, w)
     found = [
         words,
+        glued_names(dictionary.matcher, w),
         find_digits(text, dictionary),
         find_emails_urls(text, folded, url_starts),
         extra,
@@ -282,10 +295,13 @@ def _checked_words(
     names = np.flatnonzero(code == _NAME_CODE)
     if names.size:
         at = wordcheck.word_at(w, start[names])
-        shows = wordcheck.keep_dictionary_hits(w, at, wordcheck.cue_before(w, at))
-        if not shows.all():
+        cued = wordcheck.cue_before(w, at)
+        shows = wordcheck.keep_dictionary_hits(w, at, cued)
+        english = shows & wordcheck.english_uncued(w, at, cued)
+        if not shows.all() or english.any():
             code = code.copy()
             code[names[~shows]] = _WORD_CODE
+            code[names[english]] = _ENGLISH_CODE
     cues = np.flatnonzero(_IS_OLD_CUE[code])
     if cues.size:
         at = wordcheck.word_at(w, start[cues])

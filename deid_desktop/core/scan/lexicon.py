@@ -27,7 +27,7 @@ AGE_AFTER, AGE_BEFORE, AGE_WORD, SEASON, MONTH, STREET = 4096, 8192, 16384, 3276
 BOX, PLACE_CUE, PLACE_HEAD, DATE_CUE, STATE_CODE = 262144, 524288, 1 << 20, 1 << 21, 1 << 22
 NOTE_CUE = 1 << 23  # a cue word of context_notes / context_places (cuewords.FLAGGED_WORDS)
 
-TITLES = ("mr", "mrs", "ms", "miss", "dr", "doctor", "prof", "rev")
+TITLES = ("mr", "mrs", "ms", "miss", "dr", "doctor", "prof", "rev", "rabbi", "reverend", "drs")
 RELATIONS = (
     "daughter", "dtr", "son", "wife", "husband", "mother", "mom", "father", "dad", "sister",
     "brother", "grandson", "granddaughter", "grandmother", "grandfather", "niece", "nephew",
@@ -47,6 +47,7 @@ FACILITIES = (
     "hospital", "clinic", "center", "centre", "rehab", "rehabilitation", "hospice", "infirmary",
     "institute", "healthcare", "nursing", "manor", "facility", "snf", "pavilion", "home",
     "health", "medical", "memorial", "va", "sanatorium", "house", "village", "residence",
+    "hosp",
 )  # fmt: skip
 STREETS = (
     "street", "st", "avenue", "ave", "road", "rd", "lane", "ln", "drive", "dr", "boulevard",
@@ -264,3 +265,12 @@ def _lexicon(full: bool) -> Lexicon:
     lexicon._table  # noqa: B018
     lexicon._second_words  # noqa: B018
     return lexicon
+
+
+def hash_set(words: tuple[str, ...]) -> np.ndarray:
+    """The sorted ``word_hash`` of each of ``words`` (lower case, at most 16 letters):
+    a small set a finder looks a batch's words up in (``Words.hashes``)."""
+    encoded = [x.encode("ascii") for x in words]
+    buf = b"".join(x.ljust(MAX_LEN, b"\0") for x in encoded) + bytes(16)
+    starts = np.arange(len(encoded), dtype=np.int64) * MAX_LEN
+    return np.sort(word_hash(buf, starts, np.array([len(x) for x in encoded], dtype=np.int64)))

@@ -329,7 +329,9 @@ def _valid_dates(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: np.ndarra
     before = buf[np.maximum(lo - 1, 0)]
     before2 = buf[np.maximum(lo - 2, 0)]
     decimal = (lo >= 2) & _DATE_SEP[before] & (before2 >= 48) & (before2 <= 57)
-    return np.where(iso, ok_iso, ok_num) & (first_sep == last_sep) & ~decimal
+    # a ventilator's settings "10/5/40%" (pressure support, PEEP, oxygen): no date
+    percent = buf[np.minimum(hi, buf.size - 1)] == 37
+    return np.where(iso, ok_iso, ok_num) & (first_sep == last_sep) & ~decimal & ~percent
 
 
 def digit_regions(text: str) -> tuple[str, np.ndarray]:

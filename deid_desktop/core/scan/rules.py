@@ -76,6 +76,10 @@ CONTEXT_RULES = (
     # beside another word of their name, where it becomes ``dictionary:name``
     # (engine._person_aware); dropped elsewhere
     ("NAME", "word:own-name", LOW),
+    # a dictionary name that is a word of the English word list though not an everyday
+    # one ("wedge", "shin"), neither capitalised nor cued: its own person's name in
+    # their notes (``dictionary:name``), dropped in another person's (engine._person_aware)
+    ("NAME", "word:english-name", LOW),
     # a number of 7 digits or more in groups split by single spaces: an MRN or an
     # account number written in groups ("MR 207 6796"), or a phone without dashes
     ("ID", "pattern:grouped", MEDIUM),
@@ -84,6 +88,8 @@ CONTEXT_RULES = (
     # (``word:own-name``) is kept beside them and can become the person's own name
     ("NAME", "notes:cued-name", MEDIUM),  # "son is Mark", "lakeisha (daughter)", "LW, RN"
     ("NAME", "notes:cued-initials", MEDIUM),  # "Dr. J.M.", "dtr j."
+    # a clinician's or a visitor's name before a credential, before "aware", after "per"
+    ("NAME", "notes:staff-name", MEDIUM),  # "WENZEL BREIT RN", "joan hovey called"
     ("DATE", "date:short-year", MEDIUM),  # "22-Jul-19", "fall '06"
     ("DATE", "date:glued", MEDIUM),  # "9NOV00"
     ("LOCATION", "gazetteer:state", MEDIUM),  # "Omaha, Nebraska", "Weymouth KY"
@@ -92,8 +98,12 @@ CONTEXT_RULES = (
     ("LOCATION", "gazetteer:county", MEDIUM),  # "essex county"
     ("LOCATION", "facility:saint", MEDIUM),  # "St. Agnes"
     ("LOCATION", "unit:ward", LOW),  # "admitted to Farr 10"
+    # a word no list knows after "transferred to", "admitted from" ("TRANSFER TO CALVERT")
+    ("LOCATION", "place:after-transfer", MEDIUM),
     # spoken: seven digits or more read out as words ("eight five eight, five five five")
     ("ID", "pattern:spoken-digits", HIGH),
+    # a dictionary name glued to digits, capitalised: the whole word ("SCOTT9573")
+    ("NAME", "dictionary:name-glued", HIGH),
 )
 _MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
 

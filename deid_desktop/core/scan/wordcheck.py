@@ -31,6 +31,20 @@ def keep_dictionary_hits(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarr
     return ~wordlike | shows | (cued & ((f & lx.COMMON) == 0)) | _after_title(w, at)
 
 
+def english_uncued(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarray:
+    """Which dictionary name hits ``at`` are words of the English word list (not an
+    everyday word: those ``keep_dictionary_hits`` reads) written as a word is: neither
+    capitalised in a mixed-case note, nor cued, nor after a title ("unable to wedge")."""
+    if at.size == 0 or w.size == 0:
+        return np.zeros(at.size, dtype=bool)
+    f = w.f(at)
+    title, caps, _, _ = w.case(at)
+    shows = (title | caps) & ~w.capsnote(at)
+    english = ((f & lx.ENGLISH) != 0) & ((f & (lx.COMMON | lx.NAME_WORD)) == 0)
+    clinical = (f & lx.CLINICAL) != 0  # "NG tube", "Wedge 16": capitalised or not
+    return ((english & ~shows) | clinical) & ~cued & ~_after_title(w, at)
+
+
 def _after_title(w: Words, at: np.ndarray) -> np.ndarray:
     """Does a title (Mr, Mrs, Ms, Dr...) stand right before each word ``at``?"""
     prev = np.where(at > 0, at - 1, -1)

@@ -22,6 +22,8 @@ from deid_desktop.core.scan.fold import ascii_projection, padded_projection
 _CUE = lx.TITLE | lx.RELATION | lx.CREDENTIAL
 
 _SP, _STOP, _COMMA, _BREAK, _UP, _LOW, _DIG = 1, 2, 4, 8, 16, 32, 64
+#: the classes of a letter and a digit (``Words.cls``), for the finders that read bytes
+UPPER, LOWER, DIGIT = _UP, _LOW, _DIG
 _CLASS = np.zeros(256, dtype=np.uint8)
 _CLASS[[32, 9]] = _SP
 _CLASS[list(b".!?:;")] = _STOP
@@ -284,3 +286,19 @@ def _gaps(raw: np.ndarray, cls: np.ndarray, start: np.ndarray, end: np.ndarray, 
         a[n:] = False
     first[n:] = 0
     return Gap(length=size, space=space, stop=stop, comma=comma, first=first, dot=dot)
+
+
+#: Credentials that are far more often a clinical abbreviation (pulmonary artery,
+#: patient, physical or occupational therapy, social work, centimetres, ditto).
+_AMBIGUOUS = frozenset(("pa", "pt", "ot", "sw", "cm", "do"))
+_AMBIGUOUS_PAIRS = np.zeros(1 << 16, dtype=bool)  # by the two lower-case bytes
+_AMBIGUOUS_PAIRS[[(ord(a) << 8) | ord(b) for a, b in _AMBIGUOUS]] = True
+
+
+def ambiguous_cue(w: Words, i: np.ndarray) -> np.ndarray:
+    """Whether the words at ``i`` are one of the ``_AMBIGUOUS`` credentials."""
+    if i.size == 0:
+        return np.zeros(0, dtype=bool)
+    s = w.start[i]
+    pair = ((w.raw[s] | 32).astype(np.int64) << 8) | (w.raw[s + 1] | 32)
+    return (w.lengths[i] == 2) & _AMBIGUOUS_PAIRS[pair]

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.digits import all_digits, only_digits
+from deid_desktop.core.facts.fold import folded
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.shared import event_keys_linked
 from deid_desktop.core.facts.text import arrow_text, lower, trim_whitespace
@@ -133,7 +134,7 @@ def _where(values: pa.Array, keep: np.ndarray) -> pa.Array:
 
 
 def _lowered(values: pd.Series) -> pa.Array:
-    return lower(trim_whitespace(arrow_text(values))).drop_null()
+    return lower(trim_whitespace(folded(arrow_text(values)))).drop_null()
 
 
 def _event_keys_covered(extract: Extract, project: Project, ctx: VerifyContext | None) -> bool:
@@ -395,7 +396,7 @@ def direct_values_finding(
     counts: list[np.ndarray] = []
     for i, (t, c, values) in enumerate(columns):
         uniq = ctx.uniques(t, c, values)
-        cells += uniq.index.str.lower().tolist()
+        cells += lower(folded(arrow_text(uniq.index))).to_pylist()
         owners.append(np.full(len(uniq), i))
         counts.append(uniq.to_numpy(dtype=np.int64))
     haystack = "\x00".join(cells)

@@ -17,13 +17,16 @@ never one Python object per person.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.digits import only_digits
+from deid_desktop.core.facts.fold import folded
 from deid_desktop.core.facts.text import arrow_text, lower
 from deid_desktop.core.scan.spoken import DIGIT_WORDS
 
@@ -46,6 +49,11 @@ DIGIT_WORDS_RUN = _DIGIT_WORD + r"(?:[\s,.-]+" + _DIGIT_WORD + r"){3,}"
 SPELLED_CELL = r"^\s*[a-z](?:[\s._-]+[a-z]){3,}[\s.]*$"
 #: whole-number tokens (a cell that is a number alone) begin with this
 WHOLE = "\x02"
+#: A cell of four digits beginning with a zero (``0157``): the last four of a phone or
+#: an SSN as written (a count or a measure is never written so). Its token is the four
+#: digits, zero kept, after ``ZERO_FOUR``.
+ZERO_FOUR_CELL = r"^\s*0\d{3}\s*$"
+ZERO_FOUR = "\x04"
 _EMPTY = pa.scalar("", pa.large_string())
 
 
@@ -101,7 +109,7 @@ def cell_tokens(values: pa.Array) -> Tokens:
     """Each cell's words, digit runs and, for a cell of initials alone, its initials.
     Runs are found in numpy over the UTF-8 bytes (a byte of a non-ASCII character
     counts as a letter) and cut out in Arrow."""
-    low = lower(arrow_text(values).fill_null(""))
+    low = lower(folded(arrow_text(values).fill_null("")))
     chunk, offsets, base = _bytes_of(low)
     digit = (chunk >= 48) & (chunk <= 57)
     letter = ((chunk >= 97) & (chunk <= 122)) | (chunk >= 0x80)
@@ -141,6 +149,11 @@ def cell_tokens(values: pa.Array) -> Tokens:
     if len(number):
         digits = pc.utf8_ltrim(only_digits(low.take(pa.array(number))), "0")
         parts.append(_whole(Tokens(number, digits)))
+    zero_four = np.flatnonzero(pc.match_substring_regex(low, ZERO_FOUR_CELL).to_numpy(False))
+    if len(zero_four):
+        four = pc.utf8_trim_whitespace(low.take(pa.array(zero_four))).cast(pa.large_string())
+        mark = pa.scalar(ZERO_FOUR, pa.large_string())
+        parts.append(Tokens(zero_four, pc.binary_join_element_wise(mark, four, _EMPTY)))
     coded = np.flatnonzero(pc.match_substring_regex(low, SOUNDEX_CELL).to_numpy(False))
     if len(coded):
         code = pc.utf8_trim_whitespace(low.take(pa.array(coded))).cast(pa.large_string())
@@ -189,15 +202,38 @@ LOCAL_DIGITS = 7
 LAST_FOUR = 4
 
 
+@dataclass(frozen=True)
+class IdDigits:
+    """An ID column's values (a missing one as ""), read for their digits once for every
+    token made from them (a phone: its whole digits, local number and last four)."""
+
+    text: pa.Array
+
+    @classmethod
+    def of(cls, values: pa.Array | pd.Series | IdDigits) -> IdDigits:
+        return values if isinstance(values, IdDigits) else cls(arrow_text(values).fill_null(""))
+
+    @functools.cached_property
+    def digits(self) -> pa.Array:  # every character other than 0-9 removed
+        return only_digits(self.text)
+
+    @functools.cached_property
+    def bare(self) -> bool:  # every value one or more digits alone (a key of digits)
+        return pc.all(pc.utf8_is_digit(self.text)).as_py() is True
+
+
 def local_numbers(
-    values: pa.Array, present: pa.Array, last: int = LOCAL_DIGITS, of_at_least: int = 10
+    values: pa.Array | pd.Series | IdDigits,
+    present: pa.Array,
+    last: int = LOCAL_DIGITS,
+    of_at_least: int = 10,
 ) -> Tokens:
     """The last ``last`` digits of each value of ``of_at_least`` digits or more (a
     phone without its area code; a phone's or an SSN's last four), as whole-number
     tokens, where among ``present``."""
-    digits = only_digits(arrow_text(values).fill_null(""))
-    long = pc.greater_equal(pc.utf8_length(digits), of_at_least)
-    local = pc.utf8_slice_codeunits(digits, -last)
+    read = IdDigits.of(values)
+    long = pc.greater_equal(pc.binary_length(read.digits), of_at_least)  # ASCII digits
+    local = pc.utf8_slice_codeunits(read.digits, -last)
     local = pc.utf8_ltrim(pc.if_else(long, local, pa.scalar("", local.type)), "0")
     return among(
         [_whole_among(Tokens(np.arange(len(local), dtype=np.int64), local), present)], present
@@ -235,7 +271,7 @@ def words(values: pa.Array, present: pa.Array) -> Tokens:
     """Each value's words among ``present`` (runs of a-z and non-ASCII characters, lower
     case, as ``cell_tokens`` finds them). A value of one word is its own token; only
     the others are split."""
-    low = lower(arrow_text(values).fill_null(""))
+    low = lower(folded(arrow_text(values).fill_null("")))
     several = pc.match_substring_regex(low, NOT_LETTER).to_numpy(zero_copy_only=False)
     one = np.flatnonzero(~several)
     found = [Tokens(one, low.take(pa.array(one)) if len(one) < len(low) else low)]
@@ -247,15 +283,25 @@ def words(values: pa.Array, present: pa.Array) -> Tokens:
     return among(found, present)
 
 
-def whole_digits(values: pa.Array, present: pa.Array) -> Tokens:
+def whole_digits(values: pa.Array | pd.Series | IdDigits, present: pa.Array) -> Tokens:
     """Each value's digits read together, leading zeros dropped (``MRN-0042002`` ->
     ``42002``), where among ``present``: as a digit run (``MIN_DIGITS`` or more) and as
-    a whole number (any length: a person key ``0042`` copied as ``42``)."""
-    text = arrow_text(values).fill_null("")
-    bare = pc.all(pc.utf8_is_digit(text)).as_py() is True  # a key of digits alone
-    digits = pc.utf8_ltrim(text if bare else only_digits(text), "0")
+    a whole number (any length: a person key ``0042`` copied as ``42``). The values are
+    probed once, against the present tokens and the present whole numbers together
+    (``among([found, _whole_among(found, present)], present)`` in one pass)."""
+    read = IdDigits.of(values)
+    digits = pc.utf8_ltrim(read.text if read.bare else read.digits, "0")
     found = Tokens(np.arange(len(digits), dtype=np.int64), digits)
-    return among([found, _whole_among(found, present)], present)
+    marked = present.filter(pc.starts_with(present, WHOLE))
+    bare = pc.utf8_slice_codeunits(marked, len(WHOLE)).cast(pa.large_string())
+    known = pc.unique(pa.chunked_array([present.cast(pa.large_string()), bare]))
+    in_present = pc.is_in(known, value_set=present).to_numpy(zero_copy_only=False)
+    in_bare = pc.is_in(known, value_set=bare).to_numpy(zero_copy_only=False)
+    at = pc.index_in(digits, value_set=known).fill_null(-1).to_numpy(zero_copy_only=False)
+    hit = at >= 0
+    as_run, as_whole = np.zeros(len(at), dtype=bool), np.zeros(len(at), dtype=bool)
+    as_run[hit], as_whole[hit] = in_present[at[hit]], in_bare[at[hit]]
+    return Tokens.joined([found.keep(as_run), among([_whole(found.keep(as_whole))], present)])
 
 
 # --------------------------------------------------------------------------- names
@@ -279,7 +325,7 @@ class _Names:
 
     @classmethod
     def of(cls, values: pa.Array) -> _Names:
-        encoded = pc.dictionary_encode(lower(arrow_text(values)))
+        encoded = pc.dictionary_encode(lower(folded(arrow_text(values))))
         codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         dictionary = encoded.dictionary.cast(pa.large_string())
         parts = pc.split_pattern_regex(dictionary, "[^a-z]+")

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -34,7 +35,10 @@ from deid_desktop.core.verify.own_tokens import (
     LAST_FOUR,
     MIN_DIGITS,
     WHOLE,
+    ZERO_FOUR,
+    IdDigits,
     Tokens,
+    among,
     cell_tokens,
     expand_groups,
     local_numbers,
@@ -77,12 +81,15 @@ def _identifier_tokens(extract: Extract, project: Project, present: pa.Array) ->
         elif tag.category == IdentifierCategory.B:
             found.append(words(values, present))
         else:
-            found.append(whole_digits(values, present))
+            read = IdDigits.of(values)  # its digits read once for all its tokens
+            found.append(whole_digits(read, present))
             if tag.category in (IdentifierCategory.D, IdentifierCategory.E):  # phone, fax
-                found.append(local_numbers(values, present))
-                found.append(_four(local_numbers(values, present, LAST_FOUR)))
+                found.append(local_numbers(read, present))
+                found.append(_four(local_numbers(read, present, LAST_FOUR)))
+                found.append(_zero_four(read, present))
             if tag.category is IdentifierCategory.G:  # SSN
-                found.append(_four(local_numbers(values, present, LAST_FOUR, of_at_least=9)))
+                found.append(_four(local_numbers(read, present, LAST_FOUR, of_at_least=9)))
+                found.append(_zero_four(read, present, of_at_least=9))
     if names:
         found.append(name_tokens(names, present))
     return Tokens.joined(found)
@@ -91,9 +98,24 @@ def _identifier_tokens(extract: Extract, project: Project, present: pa.Array) ->
 def _four(tokens: Tokens) -> Tokens:
     """Last-four tokens of four digits (``0157`` is read as 157: a short number, which
     every count and measure of the release holds, and which pairing would read for every
-    row of every person; 9 in 10 endings have no leading zero)."""
+    row of every person; such an ending is compared as written, by ``_zero_four``)."""
     digits = pc.binary_length(tokens.token).to_numpy(zero_copy_only=False)
     return tokens.keep(digits > LAST_FOUR)  # the WHOLE mark and four digits
+
+
+def _zero_four(values: IdDigits, present: pa.Array, of_at_least: int = 10) -> Tokens:
+    """The last four digits of each value of ``of_at_least`` digits or more that end in
+    four beginning with a zero (``0157``), as ``ZERO_FOUR`` tokens (zero kept), where
+    among ``present``: compared only with cells written so (``ZERO_FOUR_CELL``)."""
+    digits = values.digits
+    last = pc.utf8_slice_codeunits(digits, -LAST_FOUR)
+    keep = pc.and_(
+        pc.greater_equal(pc.utf8_length(digits), of_at_least), pc.starts_with(last, "0")
+    ).to_numpy(zero_copy_only=False)
+    mark = pa.scalar(ZERO_FOUR, pa.large_string())
+    empty = pa.scalar("", pa.large_string())
+    token = pc.binary_join_element_wise(mark, last.cast(pa.large_string()), empty)
+    return among([Tokens(np.arange(len(digits), dtype=np.int64), token).keep(keep)], present)
 
 
 def _same(a: pa.Array, b: pa.Array) -> bool:
@@ -112,7 +134,11 @@ def source_persons(
     held = ctx.memo.get(key)
     if held is not None and held[0] is release:
         return held[1]
-    found = _source_persons(extract, project, release)
+    frame = release.tables.get(extract.person.name)
+    found = None
+    if frame is not None and release.id_column in frame.columns:
+        by_row = crosswalk_persons(extract, project, release, ctx)
+        found = _source_persons_from(release, frame, by_row)
     ctx.memo[key] = (release, found)
     return found
 
@@ -123,28 +149,49 @@ def row_persons(where: np.ndarray, source: np.ndarray) -> np.ndarray:
     return np.where(where >= 0, source[np.maximum(where, 0)], -1)
 
 
-def _source_persons(extract: Extract, project: Project, release: Release) -> np.ndarray | None:
-    frame = release.tables.get(extract.person.name)
+def _source_persons_from(
+    release: Release, frame: pd.DataFrame, by_row: np.ndarray | None
+) -> np.ndarray | None:
+    """``source_persons`` from ``crosswalk_persons`` (``by_row``)."""
     cw = release.crosswalk
-    if frame is None or cw is None or release.id_column not in frame.columns:
+    if by_row is None or cw is None:
         return None
-    if release.id_column not in cw.columns or cw.shape[1] < 2:
-        return None
-    key_col = next(c for c in cw.columns if c != release.id_column)
     cw_ids, ids = arrow_text(cw[release.id_column]), arrow_text(frame[release.id_column])
     at = np.arange(len(ids)) if _same(cw_ids, ids) else positions_in(cw_ids, [ids])[0]
-    keys = arrow_text(cw[key_col])
-    person_keys = arrow_text(extract.person.frame[spec_for(project, extract.person).key])
-    rows = release.crosswalk_rows
-    if rows is not None and len(rows) == len(keys) and _same(person_keys.take(rows), keys):
-        by_row = np.asarray(rows, dtype=np.int64)
-    else:
-        by_row = positions_in(person_keys, [keys])[0]
     if len(by_row) == 0:  # an empty crosswalk: no released row has a person
         return np.full(len(ids), -1, dtype=np.int64)
     source = by_row[np.maximum(at, 0)]
     source[at < 0] = -1
     return source
+
+
+def crosswalk_persons(
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext
+) -> np.ndarray | None:
+    """For each row of the held-back crosswalk, the row of the extract's person table
+    whose key it holds (-1: none): by ``Release.crosswalk_rows`` where the pathway gave
+    them and the keys agree, else by a join on the keys. None without a crosswalk.
+    Worked out once per release (``source_persons`` reads it too)."""
+    key = ("crosswalk_persons", id(release))
+    held = ctx.memo.get(key)
+    if held is not None and held[0] is release:
+        return held[1]
+    found = _crosswalk_persons(extract, project, release)
+    ctx.memo[key] = (release, found)
+    return found
+
+
+def _crosswalk_persons(extract: Extract, project: Project, release: Release) -> np.ndarray | None:
+    cw = release.crosswalk
+    if cw is None or release.id_column not in cw.columns or cw.shape[1] < 2:
+        return None
+    key_col = next(c for c in cw.columns if c != release.id_column)
+    keys = arrow_text(cw[key_col])
+    person_keys = arrow_text(extract.person.frame[spec_for(project, extract.person).key])
+    rows = release.crosswalk_rows
+    if rows is not None and len(rows) == len(keys) and _same(person_keys.take(rows), keys):
+        return np.asarray(rows, dtype=np.int64)
+    return positions_in(person_keys, [keys])[0]
 
 
 def _agreeing_rows(

@@ -38,6 +38,7 @@ from deid_desktop.core.verify.base import (
 )
 from deid_desktop.core.verify.birth_years import two_digit_birth_years
 from deid_desktop.core.verify.direct import check_no_direct_columns, check_no_direct_values
+from deid_desktop.core.verify.own_values import crosswalk_persons
 from deid_desktop.core.verify.zips import check_no_zip5, check_zip3_allowed
 
 _MONTH = (
@@ -102,23 +103,69 @@ def _subjects_over_89(
 ) -> pa.Array:
     """Subject IDs of persons over 89 (distinct, as Arrow text): from the input (via
     the crosswalk) and from every released "90+" in the person table's age column."""
+    return _over_89(extract, release, project, ctx).ids
+
+
+@dataclass(frozen=True)
+class _Over89:
+    """``_subjects_over_89``, and the rows it read them from: per row of the released
+    person table, "90+" (None: no age column); per crosswalk row, withheld (None: no
+    crosswalk)."""
+
+    ids: pa.Array
+    pooled: np.ndarray | None
+    withheld: np.ndarray | None
+
+
+def _over_89(extract: Extract, release: Release, project: Project, ctx: VerifyContext) -> _Over89:
     found: list[pa.Array] = []
     person = extract.person.name
     frame = release.tables.get(person)
     tag = project.table(person).by_role(Role.AGE)
+    pooled = hit = None
     if frame is not None and tag is not None and tag.name in frame.columns:
         pooled = pc.fill_null(pc.equal(arrow_text(frame[tag.name]), AGE_POOLED), False)
         found.append(arrow_text(frame[release.id_column]).filter(pooled))
+        pooled = pooled.to_numpy(zero_copy_only=False)
     if release.crosswalk is not None:
-        withheld = ctx.ages.years_withheld
-        keys = arrow_text(person_keys(extract, project)).filter(pa.array(withheld))
-        key_col = next(c for c in release.crosswalk.columns if c != release.id_column)
+        withheld = ctx.ages.years_withheld  # its facts found the person keys unique
         cw = release.crosswalk
-        hit = in_set(arrow_text(cw[key_col]), keys)
+        rows = crosswalk_persons(extract, project, release, ctx)
+        if rows is not None and len(rows) == len(cw):  # each row's person, by position
+            hit = np.zeros(len(rows), dtype=bool)
+            hit[rows >= 0] = withheld[rows[rows >= 0]]
+        else:  # the key of each row among the keys of the persons withheld
+            keys = arrow_text(person_keys(extract, project)).filter(pa.array(withheld))
+            key_col = next(c for c in cw.columns if c != release.id_column)
+            hit = np.asarray(in_set(arrow_text(cw[key_col]), keys), dtype=bool)
         found.append(arrow_text(cw[release.id_column]).filter(pa.array(hit)))
     if not found:
-        return pa.array([], type=pa.large_string())
-    return pc.unique(pa.concat_arrays(found))
+        return _Over89(pa.array([], type=pa.large_string()), pooled, hit)
+    return _Over89(pc.unique(pa.concat_arrays(found)), pooled, hit)
+
+
+def _known_by_row(
+    extract: Extract, release: Release, ry: _ReleasedYears, over: _Over89
+) -> np.ndarray | None:
+    """Per released person (``ry.ids``): among ``over.ids``, read from the rows - where
+    the IDs are the person table's rows, each once, and the crosswalk holds them in
+    the same order, an ID is among them exactly when its own row says so. None when
+    that is not so (the IDs are then held against them)."""
+    n = len(ry.ids)
+    at = ry.codes.get(extract.person.name)
+    if at is None or len(at) != n or not np.array_equal(at, np.arange(n)):
+        return None
+    known = np.zeros(n, dtype=bool)
+    if over.pooled is not None:
+        known |= over.pooled
+    if over.withheld is not None:
+        cw = release.crosswalk
+        cw_ids = arrow_text(cw[release.id_column]) if cw is not None else None
+        same = cw_ids is not None and len(cw_ids) == n and cw_ids.null_count == 0
+        if not same or (n and pc.all(pc.equal(cw_ids, ry.ids)).as_py() is not True):
+            return None
+        known |= over.withheld
+    return known
 
 
 def _year_columns(release: Release, project: Project, table: str, ctx: VerifyContext) -> list[str]:
@@ -248,10 +295,15 @@ def check_no_age_revealing_year(
     extract: Extract, release: Release, project: Project, ctx: VerifyContext
 ) -> Finding:
     ry = _released_years(release, project, ctx)
-    known_ids = _subjects_over_89(extract, release, project, ctx)
-    known = (
-        in_set(ry.ids, known_ids) if len(known_ids) and len(ry.ids) else np.zeros(len(ry.ids), bool)
-    )
+    over = _over_89(extract, release, project, ctx)
+    known_ids = over.ids
+    known = _known_by_row(extract, release, ry, over) if len(known_ids) else None
+    if known is None:
+        known = (
+            in_set(ry.ids, known_ids)
+            if len(known_ids) and len(ry.ids)
+            else np.zeros(len(ry.ids), bool)
+        )
     far_apart = _persons_with_years_far_apart(ry) & ~known
     at_cutoff = _persons_old_at_release_cutoff(release, project, ry) & ~known & ~far_apart
     old = known | far_apart | at_cutoff

@@ -7,6 +7,7 @@ and only allowed ZIP3 prefixes. The detail names columns and counts, never a val
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from itertools import pairwise
 
 import numpy as np
@@ -147,6 +148,8 @@ def _zip5_columns(
     zero, 0 for the others)."""
     out = dict.fromkeys(_zip_columns(project, release), 0)
     out.update(_zip_copies(extract, project, release, ctx))
+    for column, rows in _spread_zip_copies(extract, project, release, ctx).items():
+        out[column] = out.get(column, 0) + rows
     for t, c, _values in released_columns(release):
         if names_a_postal_code(c):
             out.setdefault((t, c), 0)
@@ -185,14 +188,26 @@ _ZIP3_COPY_ROWS = 3
 def _zip3_numbers(text: pa.Array, pattern: str) -> np.ndarray:
     """The ZIP3 each cell holds by ``pattern`` (group ``zip``; its first three digits)
     as a number 0-999, -1 where none."""
-    zip3 = pc.utf8_slice_codeunits(_field(text, pattern), 0, 3)
-    return pc.fill_null(pc.cast(zip3, pa.int64(), safe=False), -1).to_numpy(zero_copy_only=False)
+    return _zip_numbers(pc.utf8_slice_codeunits(_field(text, pattern), 0, 3), r"^(?P<zip>\d+)$")
+
+
+def _zip_numbers(text: pa.Array, pattern: str) -> np.ndarray:
+    """What each cell holds by ``pattern`` (group ``zip``, digits) as a number, -1 where
+    nothing."""
+    found = _field(text, pattern)
+    return pc.fill_null(pc.cast(found, pa.int64(), safe=False), -1).to_numpy(zero_copy_only=False)
 
 
 def _person_zip3s(extract: Extract, project: Project) -> np.ndarray | None:
     """Each person's ZIP3 as a number (-1: none) from the person table's ZIP-role
     column (a ZIP, a ZIP+4 or a ZIP that lost its leading zero), read per distinct
     value; None without such a column."""
+    return _person_zips(extract, project, r"^(?P<zip>\d{3})")
+
+
+def _person_zips(extract: Extract, project: Project, pattern: str) -> np.ndarray | None:
+    """Each person's ZIP (as ``_person_zip3s``) read by ``pattern``: its first three
+    digits, or all five."""
     try:
         tag = project.table(extract.person.name).by_role(Role.ZIP)
     except KeyError:
@@ -202,9 +217,74 @@ def _person_zip3s(extract: Extract, project: Project) -> np.ndarray | None:
     encoded = pc.dictionary_encode(arrow_text(extract.person.frame[tag.name]))
     distinct = encoded.dictionary
     zip5 = pc.coalesce(_zip5_of(distinct), _lost_zero(distinct))
-    per_value = np.append(_zip3_numbers(zip5, r"^(?P<zip>\d{3})"), -1)  # the last: none
+    per_value = np.append(_zip_numbers(zip5, pattern), -1)  # the last: none
     codes = encoded.indices.fill_null(len(distinct)).to_numpy(zero_copy_only=False)
     return per_value[codes]
+
+
+#: A ZIP written with a space or a hyphen between its digits (``919-41``, ``9 1 9 4 1``).
+_SPREAD_ZIP = r"^\s*\d(?:[ -]?\d){4}\s*$"
+
+
+def _spread_cells(cells: pa.Array) -> np.ndarray:
+    """Which cells are a ZIP written with spaces or hyphens (not a plain ZIP)."""
+    plain = pc.match_substring_regex(cells, _ZIP5_CELL)
+    spread = pc.match_substring_regex(cells, _SPREAD_ZIP)
+    return pc.and_(spread, pc.invert(plain)).to_numpy(zero_copy_only=False)
+
+
+def _zip3_cells(cells: pa.Array) -> np.ndarray:
+    """Which cells are three digits, alone or masked as a ZIP."""
+    return pc.match_substring_regex(cells, _ZIP3_SHAPE).to_numpy(zero_copy_only=False)
+
+
+def _shaped_columns(
+    release: Release,
+    ctx: VerifyContext,
+    shaped_of: Callable[[pa.Array], np.ndarray],
+    skip: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset(),
+) -> Iterator[tuple[str, str, pd.Series, pd.Series, pa.Array, np.ndarray, np.ndarray, float]]:
+    """(table, column, values, distinct cells -> rows, the cells as text, their rows,
+    which ``shaped_of`` picks, the rows a copy needs) of each released column half or
+    more of whose filled rows (and ``_ZIP3_COPY_ROWS``) are such cells: the columns
+    worth pairing with the persons (most columns end here)."""
+    for t, c, values in released_columns(release):
+        if (t, c) in skip or c == release.id_column:
+            continue
+        uniq = ctx.uniques(t, c, values)
+        filled = int(uniq.sum())
+        if not filled:
+            continue
+        enough = max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * filled)
+        cells = arrow_text(uniq.index)
+        shaped = shaped_of(cells)
+        counts = uniq.to_numpy()
+        if counts[shaped].sum() >= enough:
+            yield t, c, values, uniq, cells, counts, shaped, enough
+
+
+def _spread_zip_copies(
+    extract: Extract, project: Project, release: Release, ctx: VerifyContext
+) -> dict[tuple[str, str], int]:
+    """Released columns half or more of whose filled rows are their own person's ZIP
+    written with spaces or hyphens between its digits (which the 5-digit pattern does
+    not read) -> rows holding such a ZIP. Paired with the persons, as ZIP3 copies are:
+    five digits so written are rare, but when the extract's ZIPs cover the country a
+    third of all 5-digit numbers are one of them."""
+    own: np.ndarray | None = None
+    out: dict[tuple[str, str], int] = {}
+    for t, c, values, uniq, cells, counts, spread, _enough in _shaped_columns(
+        release, ctx, _spread_cells
+    ):
+        if own is None:
+            own = _person_zips(extract, project, r"^(?P<zip>\d{5})")
+            if own is None:
+                return out
+        digits = pc.replace_substring_regex(cells, r"\D", "")
+        cell_zip = np.where(spread, _zip_numbers(digits, r"^(?P<zip>\d{5})$"), -1)
+        if _paired_agree(extract, project, release, ctx, t, values, uniq, cell_zip, own):
+            out[(t, c)] = int(counts[spread].sum())
+    return out
 
 
 def _zip3_copies(
@@ -222,19 +302,9 @@ def _zip3_copies(
     alone, half the rows must hold a ZIP3 some person has; only such columns are paired."""
     own: np.ndarray | None = None
     out: set[tuple[str, str]] = set()
-    for t, c, values in released_columns(release):
-        if (t, c) in skip or c == release.id_column:
-            continue
-        uniq = ctx.uniques(t, c, values)
-        filled = int(uniq.sum())
-        enough = max(_ZIP3_COPY_ROWS, _ZIP3_COPY_SHARE * filled)
-        if not filled:
-            continue
-        cells = arrow_text(uniq.index)
-        shaped = pc.match_substring_regex(cells, _ZIP3_SHAPE).to_numpy(zero_copy_only=False)
-        counts = uniq.to_numpy()
-        if counts[shaped].sum() < enough:
-            continue  # too few cells are three digits (most columns end here)
+    for t, c, values, uniq, cells, counts, _shaped, enough in _shaped_columns(
+        release, ctx, _zip3_cells, skip
+    ):
         if own is None:
             own = _person_zip3s(extract, project)
             if own is None:
