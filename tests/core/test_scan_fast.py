@@ -331,6 +331,24 @@ def test_fold_folds_only_the_characters_it_meets() -> None:
     assert fold("Peña") == fold_slow("Peña")
 
 
+def test_only_a_batch_keeps_its_folded_bytes() -> None:
+    """The word pass reads a batch's folded bytes as the fold made them; a small text
+    folded elsewhere (a dictionary's millions of values) is not kept (keeping each cost
+    ~2 us a value)."""
+    from deid_desktop.core.scan import fold as folding
+
+    folding.forget()
+    small = fold("Ann Smith")
+    assert small == "ann smith" and folding._RECENT == ()
+    batch = folding.fold_batch("Seen by Dr. Smith\x00Call 555-1234")
+    assert batch == "seen by dr  smith call 555 1234"
+    assert folding._RECENT[0][0] is batch
+    assert folding.ascii_projection(batch) == batch.encode()
+    assert folding.fold_batch("Pe\u00f1a \u2044") == "pena  "  # typographic: ASCII bytes kept too
+    assert folding._RECENT[0][1][2] == b"pena  "
+    folding.forget()
+
+
 def test_dictionary_digits_looked_up_as_numbers() -> None:
     """Digit entries are looked up as numbers: leading zeros, 18 digits, a phone's
     leading 1, entries longer than a number holds and entries in other digits."""

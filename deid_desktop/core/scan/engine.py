@@ -20,7 +20,7 @@ from deid_desktop.core.errors import UsageError
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.scan import context, context_notes, shapes_more, wordcheck
 from deid_desktop.core.scan.dictionary import ScanDictionary
-from deid_desktop.core.scan.fold import NOTE_SEP, fold, forget
+from deid_desktop.core.scan.fold import NOTE_SEP, fold, fold_batch, forget
 from deid_desktop.core.scan.glued import glued_names
 from deid_desktop.core.scan.patterns import find_digits, find_emails_urls, find_words
 from deid_desktop.core.scan.report import ColumnScan, ColumnSpans, ScanReport
@@ -255,7 +255,7 @@ def _scan_batch(
     options: ScanOptions,
 ) -> TextHits:
     text = NOTE_SEP.join(notes)
-    folded = fold(text)
+    folded = fold_batch(text)
     tokens: list[tuple[np.ndarray, ...]] = []
     words, url_starts = find_words(text, folded, dictionary, tokens)
     extra, w = context.find_context(

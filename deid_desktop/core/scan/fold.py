@@ -45,11 +45,25 @@ _UNICODE_TABLE = _FoldTable()
 
 def fold(text: str) -> str:
     """``text`` folded, with exactly the same length."""
+    return _fold(text)[0]
+
+
+def fold_batch(text: str) -> str:
+    """``fold`` of a batch of notes; when the result is ASCII its bytes are kept, so the
+    word pass reads them (``ascii_projection`` of the folded batch) without encoding the
+    batch again. (Not for the many small texts folded elsewhere: keeping each would cost
+    more than it saves.)"""
+    folded, encoded = _fold(text)
+    if encoded is not None:
+        _remember(folded, (None, None, bytes(encoded)))
+    return folded
+
+
+def _fold(text: str) -> tuple[str, bytes | bytearray | None]:
+    """The folded text and, when it is ASCII, its bytes."""
     if text.isascii():
         encoded = text.encode("ascii").translate(_ASCII_TABLE)
-        folded = encoded.decode("ascii")
-        _remember(folded, (None, None, encoded))  # its ASCII projection, for the word pass
-        return folded
+        return encoded.decode("ascii"), encoded
     # the ASCII characters through the byte table, the few others through the BMP table
     base = bytearray(ascii_projection(text).translate(_ASCII_TABLE))
     points = code_points(text)
@@ -60,12 +74,10 @@ def fold(text: str) -> str:
         folded[beyond] = [ord(_UNICODE_TABLE[c]) for c in points[other[beyond]].tolist()]
     if folded.max(initial=0) < 128:  # typographic characters: the result is ASCII
         np.frombuffer(base, dtype=np.uint8)[other] = folded
-        result = base.decode("ascii")
-        _remember(result, (None, None, bytes(base)))
-        return result
+        return base.decode("ascii"), base
     out = np.frombuffer(base, dtype=np.uint8).astype(np.uint32)
     out[other] = folded
-    return out.tobytes().decode("utf-32-le", "surrogatepass")
+    return out.tobytes().decode("utf-32-le", "surrogatepass"), None
 
 
 def fold_slow(text: str) -> str:

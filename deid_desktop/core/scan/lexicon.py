@@ -105,13 +105,15 @@ class Lexicon:
     multi: dict[str, tuple[str, ...]]
 
     @functools.cached_property
-    def _table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    def _table(self) -> tuple[np.ndarray, int]:
         """An open-addressing table (linear probing) by the top bits of the hash, about
-        ``_SLOTS_PER_WORD`` slots per word: per slot the hash and flags of one word
-        (flags 0: an empty slot; every word has a flag) and how far beyond it the words
-        whose home it is were placed (0: all at home, so a word found neither there is
-        unknown without probing), and the number of bits. Filled in rounds, a word per
-        free slot."""
+        ``_SLOTS_PER_WORD`` slots per word, and its number of bits. Per slot one record
+        of two integers: the hash of one word, then its flags (0: an empty slot; every
+        word has a flag; they fit in 32 bits) with, above bit 32, how far beyond the slot
+        the words whose home it is were placed (0: all at home, so a word found neither
+        there is unknown without probing). A look-up reads one record, one cache line,
+        per word (the table, some MB, is mostly out of the cache when a batch's words
+        are looked up). Filled in rounds, a word per free slot."""
         wanted = max(int(self.hashes.size) * _SLOTS_PER_WORD, 2)
         bits = min(_MAX_SLOT_BITS, max(10, (wanted - 1).bit_length()))
         size = 1 << bits
@@ -133,19 +135,10 @@ class Lexicon:
             done[np.flatnonzero(free)[first]] = True
             pending = pending[~done]
             probe += 1 if pending.size else 0
-        return hashes, flags, reach, bits
-
-    @functools.cached_property
-    def _slots(self) -> np.ndarray:
-        """``_table`` as one record of two integers per slot, the hash and then the flags
-        with the reach above bit 32: a look-up reads one cache line per word, not three
-        (the table, some MB, is mostly out of the cache when a batch's words are looked
-        up)."""
-        hashes, flags, reach, _ = self._table
-        slots = np.empty((hashes.size, 2), dtype=np.uint64)
-        slots[:, 0] = hashes
-        slots[:, 1] = flags.astype(np.uint64) | (reach.astype(np.uint64) << np.uint64(32))
-        return slots
+        table = np.empty((size, 2), dtype=np.uint64)
+        table[:, 0] = hashes
+        table[:, 1] = flags.astype(np.uint64) | (reach.astype(np.uint64) << np.uint64(32))
+        return table, bits
 
     @functools.cached_property
     def _second_words(self) -> np.ndarray:
@@ -179,11 +172,11 @@ class Lexicon:
         """Flags of the words of hashes ``h`` (``word_hash``) and lengths ``length``."""
         if h.size == 0 or self.hashes.size == 0:
             return np.zeros(h.size, dtype=np.int64)
-        hashes, flags, reach, bits = self._table
+        table, bits = self._table
         slot = (h >> np.uint64(64 - bits)).astype(np.intp)
         # one gather of (hash, flags | reach << 32) per word (np.take: faster than
-        # indexing); the flags fit in 32 bits
-        rec = np.take(self._slots, slot, axis=0)
+        # indexing)
+        rec = np.take(table, slot, axis=0)
         here = rec[:, 0] == h
         meta = rec[:, 1].view(np.int64)
         out = (meta & 0xFFFFFFFF) * here  # not np.where: slow on a random mask
@@ -194,10 +187,10 @@ class Lexicon:
         while todo.size:
             k += 1
             home = slot[todo]
-            at = (home + k) & mask
-            here = hashes[at] == h[todo]
-            out[todo[here]] = flags[at[here]]
-            todo = todo[~here & (reach[home] > k)]
+            at = table[(home + k) & mask]
+            here = at[:, 0] == h[todo]
+            out[todo[here]] = at[here, 1].view(np.int64) & 0xFFFFFFFF
+            todo = todo[~here & (table[home, 1].view(np.int64) >> 32 > k)]
         out[length > MAX_LEN] = 0
         return out
 
@@ -269,7 +262,7 @@ def _lexicon(full: bool) -> Lexicon:
         multi={k: tuple(sorted(v, key=len, reverse=True)) for k, v in multi.items()},
     )
     # the look-up tables too, once per process with the lists, not in a first scan
-    lexicon._slots  # noqa: B018
+    lexicon._table  # noqa: B018
     lexicon._second_words  # noqa: B018
     return lexicon
 
