@@ -65,6 +65,7 @@ def test_the_entry_count_is_the_whole_dictionarys(values: dict[str, list[list[st
     {},
     [("P", "spoke w/ mark miller"), ("P", "PT MILLER, MARK NO SHOW"), ("Q", "may shower")],
 )
+@example([("P", "AnnMain St")], {}, [("P", "Main St0042")])  # a name glued to digits
 @example(
     [("P", "Ann Quigg"), ("Q", "Will Peña"), ("R", "Quigg")],
     {"mrn": [["SYN-8365111"]]},

@@ -74,6 +74,28 @@ def _word_hashes(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
         return _mix((k0 * _M0) ^ ((k1 + lengths.astype(np.uint64)) * _M1))
 
 
+def _glued_word_hashes(folded: np.ndarray) -> np.ndarray:
+    """The hashes of the letter runs of the words where a letter meets a digit (the
+    words ``glued.glued_names`` reads again): a name there must be in the dictionary."""
+    digit = (folded >= 48) & (folded <= 57)
+    letter = (folded >= 97) & (folded <= 122)
+    meet = np.flatnonzero((letter[:-1] & digit[1:]) | (digit[:-1] & letter[1:]))
+    if meet.size == 0:
+        return np.empty(0, dtype=np.uint64)
+    lo, hi = np.maximum(meet - _MAX_GLUED, 0), np.minimum(meet + _MAX_GLUED + 2, folded.size)
+    parts = [folded[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)]
+    space = np.full(1, _SPACE, dtype=np.uint8)
+    copy = np.concatenate([y for x in parts for y in (x, space)] + [np.zeros(16, np.uint8)])
+    copy[(copy >= 48) & (copy <= 57)] = _SPACE  # the digits read as spaces
+    starts, lengths, _ = _words(copy[:-16] != _SPACE, np.zeros(1, np.int64))
+    return _word_hashes(copy, starts, lengths)
+
+
+#: Letters read on either side of a letter meeting a digit: longer than any word a
+#: hash reads whole (16), so a glued name is never cut short.
+_MAX_GLUED = 32
+
+
 def _then(h: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The hash of a run of words ``h`` followed by the word ``w``."""
     with np.errstate(over="ignore"):
@@ -224,7 +246,8 @@ class TextCandidates:
         folded = np.frombuffer(b" ".join(folded_parts) + bytes(16), dtype=np.uint8)
         starts, lengths, _ = _words(folded[: raw.size] != _SPACE, np.zeros(1, np.int64))
         self._hashes = _word_hashes(folded, starts, lengths)  # in text order
-        self.words = np.unique(self._hashes)
+        glued = _glued_word_hashes(folded[: raw.size])  # "SCOTT9573": the scan reads "scott"
+        self.words = np.unique(np.concatenate((self._hashes, glued)))
         self._digits, self._last = _digit_runs(raw)
         self._numbers: dict[int, np.ndarray] = {}
 
