@@ -375,7 +375,13 @@ class _Quick:
             if numbers:  # a value of digits only: a numeric ID's entry (``v.isdigit()``)
                 at = np.flatnonzero(plain & (size >= MIN_DIGITS))
                 at = at[is_digit[seg_start[at]] & is_digit[seg_end[at] - 1]]
-                self.always.append(at[size[at] > MAX_DIGITS])
+                # digits at both ends and letters between ("2023ZoeAnn5551234567") is
+                # no number: every byte of the few long ones is read
+                long = at[size[at] > MAX_DIGITS]
+                spans = zip(seg_start[long].tolist(), seg_end[long].tolist(), strict=True)
+                digits_only = (bool(is_digit[a:b].all()) for a, b in spans)
+                long = long[np.fromiter(digits_only, dtype=bool, count=long.size)]
+                self.always.append(long)
                 at = at[size[at] <= MAX_DIGITS]
                 whole_digits, nh = _digit_values(
                     data - np.uint8(48), seg_start[at], size[at], is_digit
