@@ -21,7 +21,8 @@ from deid_desktop.core.model import ColumnClass, ColumnTag, IdentifierCategory
 from deid_desktop.core.pathways.linkable import build_linkable
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import verify_release
-from deid_desktop.core.verify.own_tokens import cell_tokens, name_tokens, soundex, whole_digits
+from deid_desktop.core.verify.own_names import name_tokens
+from deid_desktop.core.verify.own_tokens import cell_tokens, soundex, whole_digits
 from tests.core.linkable_fixtures import SALT
 from tests.core.support import CL, TEXT
 from tests.core.test_safe_harbor_support import PEOPLE_TAGS, make_case, replace_frame

@@ -31,6 +31,7 @@ from deid_desktop.core.facts.persons import positions_in, spec_for
 from deid_desktop.core.facts.text import arrow_text, known_codes
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, Release
 from deid_desktop.core.verify.base import VerifyContext, released_columns
+from deid_desktop.core.verify.own_names import expand_groups, name_tokens
 from deid_desktop.core.verify.own_tokens import (
     LAST_FOUR,
     MIN_DIGITS,
@@ -40,9 +41,7 @@ from deid_desktop.core.verify.own_tokens import (
     Tokens,
     among,
     cell_tokens,
-    expand_groups,
     local_numbers,
-    name_tokens,
     whole_digits,
     words,
 )
