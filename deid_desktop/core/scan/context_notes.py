@@ -41,6 +41,7 @@ C_MONTHYEAR = CODE[("DATE", "date:month-year")]
 C_SHORT = CODE[("DATE", "date:short-year")]
 C_GLUED = CODE[("DATE", "date:glued")]
 C_NOYEAR = CODE[("DATE", "date:no-year")]
+C_HOLIDAY = CODE[("DATE", "date:holiday")]
 _NOT = lx.COMMON | lx.CLINICAL | lx.MONTH | lx.SEASON | lx.FACILITY | lx.STREET | _CUE
 _NAMES = lx.GIVEN | lx.SURNAME
 _EMPTY = np.empty(0, dtype=np.int64)
@@ -73,7 +74,7 @@ def find_notes(text: str, folded: str, w: Words, hashes: np.ndarray | None = Non
         g = cw.Cues(w, folded, hashes)
         _cue_names(w, g, out)
         _names_before(w, g, out)
-        find_staff(w, g, out)
+        find_staff(text, w, g, out)
         _dates(text, w, g, out)
         context_places.find_places(text, w, g, out)
         find_spoken(w, out)
@@ -316,6 +317,8 @@ def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     months = g.flagged(lx.MONTH)
     if months.size:
         _month_words(w, months, out)
+    days = g.at(cg.HOLIDAY)  # "home for thanksgiving"
+    out.append((w.start[days], w.end[days], C_HOLIDAY))
     # "fall '06", "Summer of '19", "June '98"
     anchors = g.flagged(lx.SEASON | lx.MONTH)
     if anchors.size:

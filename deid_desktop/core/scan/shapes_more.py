@@ -455,6 +455,12 @@ def _numbers(text: str, folded: str, w: Words, add: _Add) -> None:
     four &= (b2 == 115) & (b3 == 116)  # East, West
     five = (n == 5) & ((b0 == 78) | (b0 == 83)) & (b3 == 116) & ((raw[s + 4] | 32) == 104)
     ok = (one | two | four | five) & w.digits[num] & (w.lengths[num] <= 5)
+    # "12 W ABG", "2100 W PLAN TO" in a note in capitals: W is "with" unless a street
+    # word follows the name
+    with_ = one & (b0 == 87) & w.capsnotes[num]
+    street = w.has(np.minimum(num + 3, w.start.size - 1), lx.STREET)
+    street |= w.has(np.minimum(num + 4, w.start.size - 1), lx.STREET)
+    ok &= ~with_ | street
     for i in num[ok].tolist():
         _directional(text, int(w.start[i]), add)
     num = w.numbers
