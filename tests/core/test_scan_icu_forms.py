@@ -60,6 +60,10 @@ def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
         ("pt was visited by significant other georgetta,updated on her condition", "georgetta"),
         ("Returned at 1400 in good condition. Accompanied by Beery and a relative", "Beery"),
         ("LIMIT PHONE CALLS TO ONE CONTACT PERSON (TROST) \n", "TROST"),
+        ("SEEN BY SHONDRA KEHL, PT. NEIGHBOR CALLED", "SHONDRA KEHL"),
+        ("SISTER AT BEDSIDE, EDWARD RAKUSIN, PT SPOKE W/ FAMILY", "EDWARD RAKUSIN"),
+        ("seen by Okonkwo (PT) today", "Okonkwo"),
+        ("Pt is an elderly man, mid 90s, from home", "mid 90s"),
     ],
 )
 def test_value_is_covered(text: str, value: str) -> None:
@@ -92,6 +96,13 @@ def test_value_is_covered(text: str, value: str) -> None:
         ("STARTED AT 1930 TONIGHT; UOP 1965 CC; I/O 1965/2300", "DATE"),  # times, volumes
         ("lives in a nursing home; retired from teaching", "LOCATION"),
         ("PT TO CT ER THEN BACK TO OSH ER, TO THE ER", "LOCATION"),  # units, no site
+        ("ECCHYMOTIC AREAS NOTED ON ARMS (PT. ON COUMADIN).", "NAME"),  # no "(PT)"
+        ("INC RIGHT HEART PRESSURES, PT BALLOONED AND TRANSFERRED", "NAME"),
+        ("ECHO-> 15-20%, 3+ TR, PT TRANSFERRED TO CCU", "NAME"),
+        ("A: MS changes ?etiology; concerned about her ms issues", "NAME"),  # plurals
+        ("O2SAT'S IN MID 90'S OCC DROPPING TO 89", "AGE"),  # saturations, no age
+        ("02sat low to mid 90s on 3l nc; o2sats mid 90s on 2ls", "AGE"),
+        ("Sat's decrease. They have been mid 90's most of the night", "AGE"),
     ],
 )
 def test_trap_gives_no_hit_of_its_kind(text: str, kind: str) -> None:

@@ -141,8 +141,9 @@ _PRONOUN = re.compile(
 )
 _MODIFIER = re.compile(r"(?:^|[^a-z0-9])((?:early|mid|late) +)\Z")
 _VITAL_BEFORE = re.compile(
-    r"(?:^|[^a-z0-9])(?:sbp|dbp|bp|hr|pulse|sats?|spo2|o2|map|temp|rr|glucose|fsbg|bs|"
-    r"sugars?|pressures?|rate|weight|wt|lbs|kg|score|was|were|in the)(?![a-z0-9])"
+    r"(?:^|[^a-z0-9])(?:sbp|dbp|bp|hr|pulse|(?:o2|02)?sats?|sat s|saturations?|spo2|o2|map|"
+    r"temp|rr|glucose|fsbg|bs|sugars?|pressures?|rate|weight|wt|lbs|kg|score|was|were|"
+    r"been|to|in the)(?![a-z0-9])"
 )
 #: An age of 90 to 125 glued to its unit: "101yo", "93yoF", "95y/o", "90yrs" (folded).
 #: The folded text writes "y/o" and "y.o." as "y o".
