@@ -35,7 +35,6 @@ def covered(text: str, value: str) -> bool:
         ),
         ("found unresponsive-> MP EW today.", "MP", "LOCATION", "place:site-code"),
         ("RI AMI, to AD cath lab, 3VD", "AD", "LOCATION", "place:site-code"),
-        ("Pt admitted from BP Hospital at 1900.", "BP", "LOCATION", "place:site-code"),
         ("BROUGHT TO AW ER + FOR MI.", "AW", "LOCATION", "place:site-code"),
         ("health care proxy is her son who lives in AW.", "AW", "LOCATION", "place:site-code"),
         ("social- retired from HT. Is married", "HT", "LOCATION", "place:site-code"),
@@ -46,6 +45,35 @@ def covered(text: str, value: str) -> bool:
         ("PMH: HTN. CVA 70'. CHOLECYSTECTOMY 40'.", "40'", "DATE", "date:short-year"),
         ("was home in thanksgiving. and d/c'd", "thanksgiving", "DATE", "date:holiday"),
         ("Phone msg 3/24: PCP called re: labs", "3/24", "DATE", "date:no-year"),
+        ("AIRWAY PROTECTION. ADMITTED TO CCU 8/10 @2330.", "8/10", "DATE", "date:no-year"),
+        ("Pt transfered to PE for cath: LAD 90%", "PE", "LOCATION", "place:after-transfer"),
+        ("HPI: was admitted to EL from home", "EL", "LOCATION", "place:after-transfer"),
+        ("46 year old male came into PP on 9/10 with", "PP", "LOCATION", "place:after-transfer"),
+        (
+            "ENC PO INTAKE. TRANSFER KILLINGWORTH.",
+            "KILLINGWORTH",
+            "LOCATION",
+            "place:after-transfer",
+        ),
+        (
+            "stable. transfer to palisade. increase activity",
+            "palisade",
+            "LOCATION",
+            "place:after-transfer",
+        ),
+        (
+            "pt to be transfered to floor. to go to addis.",
+            "addis",
+            "LOCATION",
+            "place:after-transfer",
+        ),
+        (
+            "PT IS ON HEPARIN NOT 1400U/HR. TROJANOWSKI\n\n",
+            "TROJANOWSKI",
+            "NAME",
+            "notes:staff-name",
+        ),
+        ("labs sent\nbrenda kowalczyk", "brenda kowalczyk", "NAME", "notes:staff-name"),
     ],
 )
 def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
@@ -60,6 +88,7 @@ def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
         ("pt was visited by significant other georgetta,updated on her condition", "georgetta"),
         ("Returned at 1400 in good condition. Accompanied by Beery and a relative", "Beery"),
         ("LIMIT PHONE CALLS TO ONE CONTACT PERSON (TROST) \n", "TROST"),
+        ("Pt admitted from BP Hospital at 1900.", "BP"),
         ("SEEN BY SHONDRA KEHL, PT. NEIGHBOR CALLED", "SHONDRA KEHL"),
         ("SISTER AT BEDSIDE, EDWARD RAKUSIN, PT SPOKE W/ FAMILY", "EDWARD RAKUSIN"),
         ("seen by Okonkwo (PT) today", "Okonkwo"),
@@ -97,6 +126,13 @@ def test_value_is_covered(text: str, value: str) -> None:
         ("lives in a nursing home; retired from teaching", "LOCATION"),
         ("PT TO CT ER THEN BACK TO OSH ER, TO THE ER", "LOCATION"),  # units, no site
         ("ECCHYMOTIC AREAS NOTED ON ARMS (PT. ON COUMADIN).", "NAME"),  # no "(PT)"
+        ("went to sleep at 2200; came to visit; go to OR; transferred to CT", "LOCATION"),
+        ("returned to baseline; transfered to ICU from ED; admitted to MICU", "LOCATION"),
+        ("PT ADMITTED TO OSH 4/4 WITH C/O CHEST PAIN", "LOCATION"),  # OSH is no ward
+        ("admitted to ICU 1/2 NS at 100", "DATE"),  # half normal saline
+        ("stable overnight\nCONT TO MONITOR", "NAME"),  # a last line of words
+        ("No changes made overnoc. Cont PSV.\n\n", "NAME"),
+        ("PT CANNOT TELL RN HER NAME. WITHIN TWO HOURS MD NOTIFIED", "NAME"),
         ("INC RIGHT HEART PRESSURES, PT BALLOONED AND TRANSFERRED", "NAME"),
         ("ECHO-> 15-20%, 3+ TR, PT TRANSFERRED TO CCU", "NAME"),
         ("A: MS changes ?etiology; concerned about her ms issues", "NAME"),  # plurals

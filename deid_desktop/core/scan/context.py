@@ -296,7 +296,8 @@ MEASURE_WORDS = (
 UNIT_WORDS = (
     "breaths", "bpm", "days", "day", "hours", "hrs", "hr", "weeks", "wks", "months",
     "times", "mins", "min", "minutes", "units", "l", "liters", "lpm", "mg", "mcg", "cc",
-    "ml", "kg", "lbs", "cm", "mm", "x", "hour", "peep", "ps", "psv", "cpap", "fio2",
+    "ml", "kg", "lbs", "cm", "mm", "x", "hour", "peep", "ps", "psv", "cpap", "fio2", "ns",
+    "nss", "tab", "tabs", "amp", "amps", "strength",
 )  # fmt: skip
 
 
@@ -313,11 +314,19 @@ def _event_before(w: Words, a: np.ndarray) -> np.ndarray:
     """Whether a clinical event (``EVENT_WORDS``) or a past participle ("extubated",
     "placed") stands right before the words ``a``: a day and month then, not a dose."""
     prev = np.maximum(a - 1, 0)
-    e = w.end[prev]
+    before = (a > 0) & (_past(w, prev) | np.isin(w.hashes[prev], _EVENTS))
+    # "ADMITTED TO CCU 8/10", "transferred from OSH 4/4": a place between
+    far = np.maximum(a - 3, 0)
+    via = np.isin(w.hashes[np.maximum(a - 2, 0)], _VIA) & (a >= 3) & _past(w, far)
+    return before | (via & w.gap(a - 1).space & w.gap(a).space)
+
+
+def _past(w: Words, i: np.ndarray) -> np.ndarray:
+    """Whether the words at ``i`` end in "ed" (a past participle: "extubated")."""
+    e = w.end[i]
     r = w.raw
-    past = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100) & (w.length(prev) > 4)
-    past &= (w.c0[prev] & (_UP | _LOW)) != 0
-    return (a > 0) & (past | np.isin(w.hashes[prev], _EVENTS))
+    past = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100) & (w.length(i) > 4)
+    return past & ((w.c0[i] & (_UP | _LOW)) != 0)
 
 
 #: Words no street's name holds ("50 BY DR", "110 SR TO ST", "8 TRACH IN PLACE").
@@ -328,6 +337,7 @@ FUNCTION_WORDS = (
 _FUNCTION = lx.hash_set(FUNCTION_WORDS)
 _MEASURES = lx.hash_set(MEASURE_WORDS)
 _EVENTS = lx.hash_set(EVENT_WORDS)
+_VIA = lx.hash_set(("to", "at", "from", "into", "in"))
 _UNITS = lx.hash_set(UNIT_WORDS)
 
 

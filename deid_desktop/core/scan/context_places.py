@@ -343,7 +343,7 @@ def _wards(w: Words, g: cw.Cues, out: Out) -> None:
     n = to + 1
     num = n + 1
     ok = w.has(to, lx.PLACE_CUE) & w.gap(to).space & w.gap(n).space & w.gap(num).space
-    ok &= _capital(w, n) & ~w.has(n, _PLAIN | lx.FACILITY)
+    ok &= _capital(w, n) & ~w.has(n, _PLAIN | lx.FACILITY) & ~np.isin(_hash(w, n), WARDS)
     ok &= w.digits[num] & (w.length(num) <= 2)
     out.append((w.start[n[ok]], w.end[num[ok]], C_WARD))
 
@@ -360,19 +360,26 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     later = np.isin(w.hashes[np.minimum(a + 1, w.size - 1)], LATER) & (a + 1 < w.size)
     to = _in(w, a + 1 + later)
     n = _in(w, to + 1)
-    ok = np.isin(w.hashes[np.minimum(to, w.size - 1)], TO) & (to < w.size)
+    # "TRANSFER KILLINGWORTH": a gazetteer town right after the transfer word, in capitals
+    direct = ~np.isin(_hash(w, to), TO) & w.has(to, lx.PLACE) & w.caps[to] & w.capsnotes[to]
+    direct &= (to < w.size) & ~w.has(to, _PLAIN | lx.FACILITY) & w.gap(to).space
+    n = np.where(direct, to, n)
+    ok = (np.isin(_hash(w, to), TO) | direct) & (to < w.size)
     ok &= w.gap(to).space & w.gap(n).space & _alpha(w, n)
-    ok &= ~w.has(n, _PLAIN | lx.FACILITY | lx.CREDENTIAL | lx.TITLE) & (w.length(n) >= 2)
-    ok &= ~np.isin(w.hashes[np.minimum(n, w.size - 1)], WARDS) & (n < w.size)
+    # "transfered to PE for cath", "admitted to EL": capitals in a note in mixed case are
+    # an abbreviation's, whatever word they also spell
+    code = w.caps[n] & ~w.capsnotes[n] & (w.length(n) <= 5)
+    plain = ~w.has(n, _PLAIN | lx.FACILITY | lx.CREDENTIAL | lx.TITLE) | code
+    ok &= plain & (w.length(n) >= 2) & ~np.isin(_hash(w, n), WARDS) & (n < w.size)
     mixed = ~w.capsnotes[n]
     ok &= ~mixed | w.title[n] | w.caps[n] | w.lower[n]
-    at = n[ok]
+    at, code = n[ok], code[ok]
     if at.size == 0:
         return
-    # an English word that is a town of the gazetteer, in capitals or capitalised, is the
-    # town ("TRANSFER TO CALUMET"); another is no name ("returned to baseline")
-    town = ((w.flags[at] & lx.PLACE) != 0) & (w.caps[at] | w.title[at])
-    at = at[town | ~g.wordlike(at)]
+    # an English word that is a town of the gazetteer is the town ("TRANSFER TO CALUMET",
+    # "transfer to palisade"); another is no name ("returned to baseline")
+    town = (w.flags[at] & lx.PLACE) != 0
+    at = at[town | code | ~g.wordlike(at)]
     nx = _in(w, at + 1)
     two = w.gap(nx).space & _alpha(w, nx) & ~w.has(nx, _PLAIN | lx.FACILITY) & (nx < w.size)
     two &= ~np.isin(w.hashes[np.minimum(nx, w.size - 1)], WARDS)
@@ -397,7 +404,7 @@ def _site_codes(w: Words, g: cw.Cues, out: Out) -> None:
     hosp = np.concatenate((np.zeros(dept.size, dtype=bool), np.ones(fac.size, dtype=bool)))
     keep = (at >= 1) & w.gap(_in(w, at + 1)).space
     at, hosp = at[keep], hosp[keep]
-    code = _code_word(w, at) & (~w.has(at, lx.CLINICAL) | hosp)
+    code = _code_word(w, at, cred=True) & (~w.has(at, lx.CLINICAL) | hosp)
     gap = w.gap(at)
     arrow = w.raw[np.maximum(w.start[at] - 2, 0)] == 62  # "-> MP EW"
     code &= (w.has(at - 1, lx.PLACE_CUE) & gap.space) | arrow
@@ -420,10 +427,13 @@ def _site_codes(w: Words, g: cw.Cues, out: Out) -> None:
     out.append((w.start[hit], w.end[hit], C_SITE))
 
 
-def _code_word(w: Words, i: np.ndarray) -> np.ndarray:
-    """Two to five capital letters that are no unit, cue, common word nor state code."""
+def _code_word(w: Words, i: np.ndarray, cred: bool = False) -> np.ndarray:
+    """Two to five capital letters that are no unit, cue, common word nor state code;
+    ``cred`` (before a department): a credential's or a state's letters may be a
+    place's ("BROUGHT TO PA ER")."""
     ok = w.caps[i] & _alpha(w, i) & (w.length(i) >= 2) & (w.length(i) <= 5)
-    ok &= ~w.has(i, lx.COMMON | _CUE | lx.STATE_CODE | lx.MONTH)
+    cue = (lx.TITLE | lx.RELATION) if cred else (_CUE | lx.STATE_CODE)
+    ok &= ~w.has(i, lx.COMMON | cue | lx.MONTH)
     return ok & ~np.isin(_hash(w, i), NOT_NAME)
 
 

@@ -59,6 +59,7 @@ def find_staff(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     if n < 2:
         return
     _dotted(text, w, g, out)
+    _signature(w, g, out)
     h = w.hashes
     cred = g.flagged(lx.CREDENTIAL)
     cred = cred[(w.caps[cred] | (g.group(cred) == cg.CRED)) & w.gap(cred).space]
@@ -73,7 +74,7 @@ def find_staff(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     phrase = phrase[np.isin(h[np.maximum(phrase - 1, 0)], _HEADS)]
     # a credential no clinical abbreviation shares ("AKINS NP"; not "IJ PA LINE", "OCC PAC")
     cred = cred[~ambiguous_cue(w, cred) & ~np.isin(h[np.minimum(cred, n - 1)], _PAC)]
-    _before(w, g, cred - 1, out, listed=False, english=True)
+    _before(w, g, cred - 1, out, listed=False, english=lx.GIVEN)
     _before(w, g, told - 1, out, listed=True)  # "aware": a Census name
     _after(w, g, hit[kind == _PER] + 1, out)
     _after(w, g, phrase + 1, out, phrase=True)
@@ -84,12 +85,13 @@ def _name(
     g: cw.Cues,
     i: np.ndarray,
     listed: bool,
-    english_names: bool = False,
+    english_names: int = 0,
     titled: bool = False,
 ) -> np.ndarray:
     """Whether the words at ``i`` may be names: letters, two or more, no listed word of
-    another kind, no English word; ``listed``: a Census name too; ``english_names``: a
-    Census name that is an English word too ("PEARL RRT", before a credential);
+    another kind, no English word; ``listed``: a Census name too; ``english_names``: the
+    Census lists (``lx.GIVEN``, ``_NAMES``) whose names may be English words too ("PEARL
+    RRT", "Caster, R.N.");
     ``titled``: capitalised in a mixed note too (after a two-word cue no other rule reads)."""
     i = np.clip(i, 0, w.size - 1)
     ok = ((w.c0[i] & (_UP | _LOW)) != 0) & ~w.digits[i] & (w.length(i) >= 2) & w.valid(i)
@@ -99,8 +101,12 @@ def _name(
     if not titled:  # capitalised in a mixed note: other rules read it
         ok &= ~w.title[i] | w.capsnotes[i]
     at = np.flatnonzero(ok)
-    named = ((w.flags[i[at]] & _NAMES) != 0) & english_names
-    ok[at] = named | ~g.english(i[at])  # a surname may end in "s" ("Akins"): no plural read
+    # an English given name ("PEARL RRT"), not an English surname ("CANNOT TELL RN")
+    f = w.flags[i[at]]
+    named = (f & english_names) != 0
+    # a Census surname may end in "s" ("Akins"); another word no plural ("HOURS MD")
+    plain = np.where((f & _NAMES) != 0, ~g.english(i[at]), ~g.wordlike(i[at]))
+    ok[at] = named | plain
     return ok
 
 
@@ -119,7 +125,7 @@ def _before(
     out: Out,
     *,
     listed: bool,
-    english: bool = False,
+    english: int = 0,
     titled: bool = False,
 ) -> None:
     last = last[last >= 0]
@@ -141,7 +147,7 @@ def _after(w: Words, g: cw.Cues, first: np.ndarray, out: Out, phrase: bool = Fal
         phrase & (gf.first == 32) & (gf.length == 2) & (w.raw[w.start[first] - 1] == 40)
     )
     first = first[near]
-    first = first[_name(w, g, first, True, english_names=phrase, titled=phrase)]
+    first = first[_name(w, g, first, True, english_names=_NAMES if phrase else 0, titled=phrase)]
     if first.size == 0:
         return
     nx = first + 1
@@ -169,4 +175,42 @@ def _dotted(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     ]
     if at:
         last = np.asarray(at, dtype=np.int64) - 1
-        _before(w, g, last, out, listed=False, english=True, titled=True)
+        _before(w, g, last, out, listed=False, english=_NAMES, titled=True)
+
+
+def _signature(w: Words, g: cw.Cues, out: Out) -> None:
+    """A note's last sentence or line of one or two names no list knows as words, its
+    writer's signature ("...NOT 1400U/HR. TROJANOWSKI"): letters, three or more, no
+    English, clinical, cue or listed word of another kind, no full stop after."""
+    n = w.size
+    if n == 0:
+        return
+    ends = np.flatnonzero(w.raw[: int(w.end[n - 1]) + 1] == 0)  # the notes' separators
+    last = np.append(np.searchsorted(w.end[:n], ends, side="right") - 1, n - 1)
+    last = np.unique(last[last >= 0])
+    # the last sentence or line: "\nTROJANOWSKI", "...1400U/HR. TROJANOWSKI", no full
+    # stop after ("Cont PSV.")
+    last = last[w.raw[np.minimum(w.end[last], w.raw.size - 1)] != 46]
+    # a note of words before it: the word two before is in the same note (".org" alone)
+    note = np.searchsorted(ends, w.start[:n])
+    before = np.maximum(last - 2, 0)
+    last = last[(last >= 2) & (note[before] == note[last]) & (w.length(last) >= 4)]
+    line = w.gap(last).stop
+    one = last[line]
+    prev = last - 1
+    two = ~line & w.gap(last).space & w.gap(prev).stop
+    for at in (one, last[two]):
+        ok = _signed(w, g, at)
+        if at is one:
+            out.append((w.start[at[ok]], w.end[at[ok]], C_STAFF))
+        else:
+            p = at - 1  # two words: one of them a Census name ("brenda kowalczyk")
+            ok &= _signed(w, g, p) & ((w.flags[at] | w.flags[p]) & _NAMES != 0)
+            out.append((w.start[p[ok]], w.end[at[ok]], C_STAFF))
+
+
+def _signed(w: Words, g: cw.Cues, i: np.ndarray) -> np.ndarray:
+    ok = _name(w, g, i, False, titled=True) & (w.length(i) >= 3)
+    at = np.flatnonzero(ok)
+    ok[at] = ~g.wordlike(i[at])
+    return ok
