@@ -427,19 +427,17 @@ def _years(w: Words, dig: np.ndarray, out: list) -> None:  # type: ignore[type-a
     digits and an apostrophe after a word ("CVA 70'.", not "AMB 50'", nor "5'10'")."""
     four = dig[w.length(dig) == 4]
     v = w.value(four)
-    four, v = (
-        four[(v >= 1900) & (v <= 2039) & (four > 0)],
-        v[(v >= 1900) & (v <= 2039) & (four > 0)],
-    )
+    keep = (v >= 1900) & (v <= 2039) & (four > 0)
+    four, v = four[keep], v[keep]
+    # after "in", "since"; from 1960 after a clinical word or event
+    late = four[v >= 1960]
+    late = late[w.has(late - 1, lx.CLINICAL) | _event_before(w, late)]
+    four = np.union1d(four[np.isin(w.hashes[four - 1], _YEAR_CUES)], late)
     if four.size:
-        prev = four - 1
-        gp, gn = w.gap(four), w.gap(_in_words(w, four + 1))
-        cued = np.isin(w.hashes[prev], _YEAR_CUES) | (
-            ((w.has(prev, lx.CLINICAL)) | _event_before(w, four)) & (v >= 1960)
-        )
-        alone = gp.space & ~(w.digits[_in_words(w, four + 1)] & (gn.length == 1))
-        alone &= ~np.isin(w.hashes[np.minimum(four + 1, w.size - 1)], _UNITS) | (four + 1 >= w.size)
-        ok = cued & alone & ~w.digits[prev]
+        nx = _in_words(w, four + 1)
+        alone = w.gap(four).space & ~(w.digits[nx] & (w.gap(nx).length == 1))
+        alone &= ~np.isin(w.hashes[np.minimum(nx, w.size - 1)], _UNITS) | (nx >= w.size)
+        ok = alone & ~w.digits[four - 1]
         out.append((w.start[four[ok]], w.end[four[ok]], C_YEAR))
     two = dig[w.length(dig) == 2]
     e = w.end[two]

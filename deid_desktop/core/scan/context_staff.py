@@ -185,16 +185,12 @@ def _signature(w: Words, g: cw.Cues, out: Out) -> None:
     n = w.size
     if n == 0:
         return
-    ends = np.flatnonzero(w.raw[: int(w.end[n - 1]) + 1] == 0)  # the notes' separators
-    last = np.append(np.searchsorted(w.end[:n], ends, side="right") - 1, n - 1)
-    last = np.unique(last[last >= 0])
+    b = w.bounds
+    last = b[1:][b[1:] - b[:-1] >= 3] - 1  # each note's last word, two words before it
     # the last sentence or line: "\nTROJANOWSKI", "...1400U/HR. TROJANOWSKI", no full
     # stop after ("Cont PSV.")
     last = last[w.raw[np.minimum(w.end[last], w.raw.size - 1)] != 46]
-    # a note of words before it: the word two before is in the same note (".org" alone)
-    note = np.searchsorted(ends, w.start[:n])
-    before = np.maximum(last - 2, 0)
-    last = last[(last >= 2) & (note[before] == note[last]) & (w.length(last) >= 4)]
+    last = last[w.length(last) >= 4]
     line = w.gap(last).stop
     one = last[line]
     prev = last - 1

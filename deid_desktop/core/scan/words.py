@@ -67,6 +67,7 @@ class Words:
     gaps: Gap  # per word, the gap before it
     size: int
     hashes: np.ndarray  # per real word, its ``lexicon.word_hash`` (not padded)
+    bounds: np.ndarray  # the index of each note's first word, then ``size``
 
     @cached_property
     def anchors(self) -> np.ndarray:
@@ -258,6 +259,7 @@ def cut_words(
         gaps=_gaps(raw, cls, start, end, n),
         size=n,
         hashes=hashes,
+        bounds=bounds,
     )
 
 
