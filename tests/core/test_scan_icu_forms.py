@@ -74,6 +74,22 @@ def covered(text: str, value: str) -> bool:
             "notes:staff-name",
         ),
         ("labs sent\nbrenda kowalczyk", "brenda kowalczyk", "NAME", "notes:staff-name"),
+        ("bp 120 to 135 per K pellegrini.pacing wires", "K pellegrini", "NAME", "notes:staff-name"),
+        ("epi then levo; extub 5/8, epi wened", "5/8", "DATE", "date:no-year"),
+        ("family mtg ?monday 9/10.", "9/10", "DATE", "date:no-year"),
+        (
+            "female Admitted from Sacaton Eureka for cath",
+            "Sacaton Eureka",
+            "LOCATION",
+            "place:after-transfer",
+        ),
+        (
+            "pt transferred via ambulance to roseau rehab facility",
+            "roseau",
+            "LOCATION",
+            "place:after-transfer",
+        ),
+        ("pt transferred to 209 crowder. \n", "crowder", "LOCATION", "place:after-transfer"),
     ],
 )
 def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
@@ -88,6 +104,7 @@ def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
         ("pt was visited by significant other georgetta,updated on her condition", "georgetta"),
         ("Returned at 1400 in good condition. Accompanied by Beery and a relative", "Beery"),
         ("LIMIT PHONE CALLS TO ONE CONTACT PERSON (TROST) \n", "TROST"),
+        ("SISTER IN TO VISIT, MET W/ CASEWORKER GERALD RAYO. \n", "GERALD RAYO"),
         ("Pt admitted from BP Hospital at 1900.", "BP"),
         ("SEEN BY SHONDRA KEHL, PT. NEIGHBOR CALLED", "SHONDRA KEHL"),
         ("SISTER AT BEDSIDE, EDWARD RAKUSIN, PT SPOKE W/ FAMILY", "EDWARD RAKUSIN"),
@@ -130,6 +147,7 @@ def test_value_is_covered(text: str, value: str) -> None:
         ("returned to baseline; transfered to ICU from ED; admitted to MICU", "LOCATION"),
         ("PT ADMITTED TO OSH 4/4 WITH C/O CHEST PAIN", "LOCATION"),  # OSH is no ward
         ("admitted to ICU 1/2 NS at 100", "DATE"),  # half normal saline
+        ("transferred via wheelchair to chair; per a rx from md", "LOCATION"),
         ("stable overnight\nCONT TO MONITOR", "NAME"),  # a last line of words
         ("No changes made overnoc. Cont PSV.\n\n", "NAME"),
         ("PT CANNOT TELL RN HER NAME. WITHIN TWO HOURS MD NOTIFIED", "NAME"),

@@ -306,7 +306,9 @@ EVENT_WORDS = (
     "mi", "nstemi", "stemi", "cva", "tia", "chf", "cabg", "avr", "mvr", "pci", "ptca",
     "stent", "stents", "cath", "surgery", "op", "ablation", "cardioversion", "iabp",
     "pe", "dvt", "fall", "arrest", "code", "intubation", "extubation", "transfer", "follow",
-    "set", "x2", "x3",
+    "set", "x2", "x3", "extub", "intub", "reintub", "mtg", "meeting", "monday", "tuesday",
+    "wednesday", "thursday", "friday", "saturday", "sunday", "mon", "tues", "wed", "thurs",
+    "fri",
 )  # fmt: skip
 
 

@@ -356,10 +356,14 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     a = g.at(cg.ADMIT)
     if a.size == 0:
         return
-    # "TRANSFER TODAY TO X": one word of time between
+    # "TRANSFER TODAY TO X": one word of time between; "transferred via ambulance to X"
     later = np.isin(w.hashes[np.minimum(a + 1, w.size - 1)], LATER) & (a + 1 < w.size)
-    to = _in(w, a + 1 + later)
+    via = (_hash(w, a + 1) == _VIA_HASH) & (a + 3 < w.size) & np.isin(_hash(w, a + 3), TO)
+    to = _in(w, a + 1 + later + 2 * via)
     n = _in(w, to + 1)
+    # "transferred to 209 crowder": a room's number, then the ward's name
+    room = w.digits[n] & (w.length(n) <= 4) & w.gap(_in(w, n + 1)).space & (n + 1 < w.size)
+    n = np.where(room & w.lower[_in(w, n + 1)], _in(w, n + 1), n)
     # "TRANSFER KILLINGWORTH": a gazetteer town right after the transfer word, in capitals
     direct = ~np.isin(_hash(w, to), TO) & w.has(to, lx.PLACE) & w.caps[to] & w.capsnotes[to]
     direct &= (to < w.size) & ~w.has(to, _PLAIN | lx.FACILITY) & w.gap(to).space
@@ -383,7 +387,9 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     nx = _in(w, at + 1)
     two = w.gap(nx).space & _alpha(w, nx) & ~w.has(nx, _PLAIN | lx.FACILITY) & (nx < w.size)
     two &= ~np.isin(w.hashes[np.minimum(nx, w.size - 1)], WARDS)
-    two[two] = ~g.wordlike(nx[two])
+    # "Sacaton Eureka": a second word that is a town in the first's case, or no word
+    town2 = w.has(nx, lx.PLACE) & ((w.title[nx] & w.title[at]) | (w.caps[nx] & w.caps[at]))
+    two[two] = ~g.wordlike(nx[two]) | town2[two]
     out.append((w.start[at], np.where(two, w.end[nx], w.end[at]), C_MOVED))
 
 
@@ -437,6 +443,7 @@ def _code_word(w: Words, i: np.ndarray, cred: bool = False) -> np.ndarray:
     return ok & ~np.isin(_hash(w, i), NOT_NAME)
 
 
+_VIA_HASH = lx.hash_set(("via",))[0]
 _JOINERS = np.array([45, 46, 47], dtype=np.uint8)  # "-", ".", "/"
 _HOSPITAL = lx.hash_set(("hospital", "hosp", "campus"))
 _CATH = lx.hash_set(("cath",))[0]

@@ -147,14 +147,18 @@ def _after(w: Words, g: cw.Cues, first: np.ndarray, out: Out, phrase: bool = Fal
         phrase & (gf.first == 32) & (gf.length == 2) & (w.raw[w.start[first] - 1] == 40)
     )
     first = first[near]
-    first = first[_name(w, g, first, True, english_names=_NAMES if phrase else 0, titled=phrase)]
+    # "per K pellegrini": an initial, then the name
+    initial = (w.length(first) == 1) & ((w.c0[first] & (_UP | _LOW)) != 0) & ~phrase
+    initial &= w.gap(np.minimum(first + 1, w.size - 1)).space & (first + 1 < w.size)
+    lead = w.start[first]
+    first = np.where(initial, first + 1, first)
+    keep = _name(w, g, first, True, english_names=_NAMES if phrase else 0, titled=phrase)
+    first, lead = first[keep], lead[keep]
     if first.size == 0:
         return
     nx = first + 1
     two = (nx < w.size) & w.gap(np.minimum(nx, w.size - 1)).space & _name(w, g, nx, False)
-    out.append(
-        (w.start[first], np.where(two, w.end[np.minimum(nx, w.size - 1)], w.end[first]), C_STAFF)
-    )
+    out.append((lead, np.where(two, w.end[np.minimum(nx, w.size - 1)], w.end[first]), C_STAFF))
 
 
 def _dotted(text: str, w: Words, g: cw.Cues, out: Out) -> None:

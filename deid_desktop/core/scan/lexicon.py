@@ -37,6 +37,7 @@ RELATIONS = (
     "roommate", "stepson", "stepdaughter", "sil", "dil", "gf", "bf", "attending", "resident",
     "nurse", "therapist", "coordinator", "worker", "chaplain", "pharmacist", "surgeon",
     "physician", "colleague", "landlord", "pastor", "oncologist", "cardiologist",
+    "caseworker",
 )  # fmt: skip
 CREDENTIALS = (
     "md", "np", "pa", "rn", "lpn", "cna", "pac", "aprn", "crna", "cnm", "dnp", "phd", "msw",
