@@ -340,7 +340,7 @@ _FUNCTION = lx.hash_set(FUNCTION_WORDS)
 _MEASURES = lx.hash_set(MEASURE_WORDS)
 _EVENTS = lx.hash_set(EVENT_WORDS)
 _VIA = lx.hash_set(("to", "at", "from", "into", "in"))
-_UNITS = lx.hash_set(UNIT_WORDS)
+_UNITS = np.sort(lx.hash_set(UNIT_WORDS))
 
 
 def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
@@ -418,8 +418,8 @@ MOVE_WORDS = (
     "amb", "ambulate", "ambulated", "ambulating", "ambulation", "walk", "walked", "walking",
     "gait", "distance", "x", "ft", "feet", "about", "approx", "approximately",
 )  # fmt: skip
-_YEAR_CUES = lx.hash_set(YEAR_CUES)
-_MOVES = lx.hash_set(MOVE_WORDS)
+_YEAR_CUES = np.sort(lx.hash_set(YEAR_CUES))
+_MOVES = np.sort(lx.hash_set(MOVE_WORDS))
 C_YEAR = _code("DATE", "date:year")
 
 
@@ -431,35 +431,37 @@ def _years(w: Words, dig: np.ndarray, out: list) -> None:  # type: ignore[type-a
     v = w.value(four)
     keep = (v >= 1900) & (v <= 2039) & (four > 0)
     four, v = four[keep], v[keep]
-    # after "in", "since"; from 1960 after a clinical word or event
-    late = four[v >= 1960]
-    late = late[w.has(late - 1, lx.CLINICAL) | _event_before(w, late)]
-    four = np.union1d(four[np.isin(w.hashes[four - 1], _YEAR_CUES)], late)
     if four.size:
+        # after "in", "since"; from 1960 after a clinical word or event
+        late = (v >= 1960) & (w.has(four - 1, lx.CLINICAL) | _event_before(w, four))
+        four = four[late | _in_sorted(w.hashes[four - 1], _YEAR_CUES)]
         nx = _in_words(w, four + 1)
         alone = w.gap(four).space & ~(w.digits[nx] & (w.gap(nx).length == 1))
-        alone &= ~np.isin(w.hashes[np.minimum(nx, w.size - 1)], _UNITS) | (nx >= w.size)
+        alone &= ~_in_sorted(w.hashes[np.minimum(nx, w.size - 1)], _UNITS) | (nx >= w.size)
         ok = alone & ~w.digits[four - 1]
         out.append((w.start[four[ok]], w.end[four[ok]], C_YEAR))
-    two = dig[w.length(dig) == 2]
-    e = w.end[two]
-    apos = (w.raw[e] == 39) & ~np.isin(w.raw[e + 1], _NOT_AFTER_FEET)
-    two = two[apos & (two > 0)]
+    two = dig[w.raw[w.end[dig]] == 39]  # a number before an apostrophe: few
+    two = two[(w.length(two) == 2) & _YEAR_AFTER[w.raw[w.end[two] + 1]] & (two > 0)]
     if two.size:
         prev = two - 1
         ok = ((w.c0[prev] & (_UP | _LOW)) != 0) & ~w.digits[prev] & (w.length(prev) >= 2)
-        ok &= w.gap(two).space & ~np.isin(w.hashes[prev], _MOVES)
+        ok &= w.gap(two).space & ~_in_sorted(w.hashes[prev], _MOVES)
         out.append((w.start[two[ok]], w.end[two[ok]] + 1, C_SHORT))
+
+
+def _in_sorted(h: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Whether each hash of ``h`` is in the sorted ``table`` (no sort per call)."""
+    k = np.minimum(np.searchsorted(table, h), table.size - 1)
+    return table[k] == h
 
 
 def _in_words(w: Words, i: np.ndarray) -> np.ndarray:
     return np.minimum(i, w.start.size - 1)
 
 
-#: what may not follow "NN'" as a year: a letter or digit, another apostrophe, a quote
-_NOT_AFTER_FEET = np.array(
-    [*range(48, 58), *range(65, 91), *range(97, 123), 39, 34], dtype=np.uint8
-)
+#: what may follow "NN'" as a year: no letter nor digit, apostrophe or quote ("5'10'")
+_YEAR_AFTER = np.ones(256, dtype=bool)
+_YEAR_AFTER[[*range(48, 58), *range(65, 91), *range(97, 123), 39, 34]] = False
 
 
 def _of_year(w: Words, at: np.ndarray, out: list) -> None:  # type: ignore[type-arg]

@@ -105,7 +105,10 @@ def _name(
     f = w.flags[i[at]]
     named = (f & english_names) != 0
     # a Census surname may end in "s" ("Akins"); another word no plural ("HOURS MD")
-    plain = np.where((f & _NAMES) != 0, ~g.english(i[at]), ~g.wordlike(i[at]))
+    listed_at = (f & _NAMES) != 0
+    plain = np.empty(at.size, dtype=bool)
+    plain[listed_at] = ~g.english(i[at[listed_at]])
+    plain[~listed_at] = ~g.wordlike(i[at[~listed_at]])
     ok[at] = named | plain
     return ok
 
