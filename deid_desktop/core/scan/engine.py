@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from deid_desktop.core.errors import UsageError
+from deid_desktop.core.heap import keep_freed_pages
 from deid_desktop.core.progress import CancelToken, ProgressFn, Reporter
 from deid_desktop.core.scan import context, context_notes, shapes_more, wordcheck
 from deid_desktop.core.scan.dictionary import ScanDictionary
@@ -104,6 +105,7 @@ def scan_text_arrays(
     own is of medium confidence (without it every dictionary name is high);
     ``lengths``: the notes' lengths, when the caller has them."""
     options = options or ScanOptions()
+    keep_freed_pages()  # each batch reuses the pages the one before freed
     n = len(texts)
     if lengths is None:
         lengths = note_lengths(texts)
