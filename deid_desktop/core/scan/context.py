@@ -60,7 +60,8 @@ C_SEASON = _code("DATE", "date:season")
 C_SHORT = _code("DATE", "date:short-year")
 #: what may not follow a two-digit year after an apostrophe: a digit, a per cent sign, an
 #: apostrophe
-_NOT_AFTER_YEAR = np.array([*range(48, 58), 37, 39], dtype=np.uint8)
+_NOT_AFTER_YEAR = np.zeros(256, dtype=bool)  # by byte
+_NOT_AFTER_YEAR[[*range(48, 58), 37, 39]] = True
 C_STREET = _code("LOCATION", "address:street")
 C_BOX = _code("LOCATION", "address:po-box")
 C_FACILITY = _code("LOCATION", "facility")
@@ -315,7 +316,7 @@ def _event_before(w: Words, a: np.ndarray) -> np.ndarray:
     r = w.raw
     past = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100) & (w.length(prev) > 4)
     past &= (w.c0[prev] & (_UP | _LOW)) != 0
-    return (a > 0) & (past | np.isin(w.hashes[prev], _EVENTS))
+    return (a > 0) & (past | lx.in_set(w.hashes[prev], _EVENTS))
 
 
 #: Words before "home" that say where a patient goes, not a facility's name.
@@ -336,7 +337,7 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
         s0 = w.start[two]
         apos = (s0 >= 2) & (w.raw[np.maximum(s0 - 1, 0)] == 39)
         apos &= (w.cls[np.maximum(s0 - 2, 0)] & (_UP | _LOW | _DIG)) == 0
-        apos &= ~np.isin(w.raw[w.end[two]], _NOT_AFTER_YEAR)  # "'92%", "'92's"
+        apos &= ~_NOT_AFTER_YEAR[w.raw[w.end[two]]]  # "'92%", "'92's"
         out.append((s0[apos], w.end[two[apos]], C_SHORT))
         va = w.value(dig)
         a = dig[(va >= 1) & (va <= 12) & (w.length(dig) <= 2)]
@@ -356,11 +357,11 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
             fraction = (va <= vb) & _FRACTION[np.clip(vb, 0, 31)]
             cued = w.has(a - 1, lx.DATE_CUE) | _event_before(w, a)
             # "RR 12-18", "PSV 10/5", "uo 10-30/hr": a measure's range or setting
-            measure = (a > 0) & np.isin(w.hashes[np.maximum(a - 1, 0)], _MEASURES)
+            measure = (a > 0) & lx.in_set(w.hashes[np.maximum(a - 1, 0)], _MEASURES)
             rate = w.raw[w.end[b]] == 47
             # "3-4 breaths", "1-2 days": a day and month joined by a hyphen, without a
             # year, is a range unless a date cue comes before ("on 7-22")
-            ranged = ((gb.first[ok] == 45) & ~cued) | np.isin(
+            ranged = ((gb.first[ok] == 45) & ~cued) | lx.in_set(
                 w.hashes[np.minimum(b + 1, w.size - 1)], _UNITS
             )
             keep = ~third & ~lead & (~fraction | cued) & ~measure & ~rate & ~ranged
@@ -436,7 +437,7 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
             link = g.space | g.dot | ((g.first == 39) & (g.length <= 2))
             pw = word_ok(prev) & ~w.has(prev, lx.COMMON | lx.CLINICAL)
             pw &= ~(w.capsnote(prev) & english_at(w, prev))  # "GO HOME", "CARDIAC REHAB"
-            pw &= ~np.isin(w.hashes[np.clip(prev, 0, max(w.size - 1, 0))], GOING)  # "DC HOME"
+            pw &= ~lx.in_set(w.hashes[np.clip(prev, 0, max(w.size - 1, 0))], GOING)  # "DC HOME"
             gp = w.gap(prev)
             s_of = (w.length(prev) == 1) & (w.raw[w.start[w.at(prev)]] == 115) & (gp.first == 39)
             lo = np.where(link & (pw | s_of) & w.valid(prev), prev, lo)

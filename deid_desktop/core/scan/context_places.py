@@ -315,7 +315,7 @@ def _facilities(w: Words, g: cw.Cues, out: Out) -> None:
         step = ~done & same & _alpha(w, p) & w.gap(lo).space
         step &= ~w.has(p, lx.CLINICAL | _CUE | lx.MONTH | lx.FACILITY) & (g.group(p) != cg.GENERIC)
         # "go home", "DC HOME", "SHIFT NURSING", "BEGIN CARDIAC REHAB": no facility's name
-        step &= ~np.isin(w.hashes[np.clip(p, 0, max(w.size - 1, 0))], _NOT_FACILITY_NAME)
+        step &= ~lx.in_set(w.hashes[np.clip(p, 0, max(w.size - 1, 0))], _NOT_FACILITY_NAME)
         # capitals: "Good Shepherd" in a mixed note, not "PT FELL AT HOME" in capitals
         step &= low | ~w.has(p, lx.PLACE_CUE | lx.DATE_CUE) & (
             ~w.capsnotes[p] | ~w.has(p, lx.COMMON)
@@ -370,7 +370,7 @@ _TO_WORDS = ("to", "from", "into")
 
 
 _UNITS = lx.hash_set(UNIT_WORDS)
-_NOT_FACILITY_NAME = np.concatenate((GOING, lx.hash_set(NOT_FACILITY_WORDS)))
+_NOT_FACILITY_NAME = np.sort(np.concatenate((GOING, lx.hash_set(NOT_FACILITY_WORDS))))
 _TO = lx.hash_set(_TO_WORDS)
 _LATER = lx.hash_set(("today", "tomorrow", "tonight", "back", "directly", "later", "soon"))
 
@@ -384,13 +384,13 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     if a.size == 0:
         return
     # "TRANSFER TODAY TO X": one word of time between
-    later = np.isin(w.hashes[np.minimum(a + 1, w.size - 1)], _LATER) & (a + 1 < w.size)
+    later = lx.in_set(w.hashes[np.minimum(a + 1, w.size - 1)], _LATER) & (a + 1 < w.size)
     to = _in(w, a + 1 + later)
     n = _in(w, to + 1)
-    ok = np.isin(w.hashes[np.minimum(to, w.size - 1)], _TO) & (to < w.size)
+    ok = lx.in_set(w.hashes[np.minimum(to, w.size - 1)], _TO) & (to < w.size)
     ok &= w.gap(to).space & w.gap(n).space & _alpha(w, n)
     ok &= ~w.has(n, _PLAIN | lx.FACILITY | lx.CREDENTIAL | lx.TITLE) & (w.length(n) >= 2)
-    ok &= ~np.isin(w.hashes[np.minimum(n, w.size - 1)], _UNITS) & (n < w.size)
+    ok &= ~lx.in_set(w.hashes[np.minimum(n, w.size - 1)], _UNITS) & (n < w.size)
     mixed = ~w.capsnotes[n]
     ok &= ~mixed | w.title[n] | w.caps[n] | w.lower[n]
     at = n[ok]
@@ -402,6 +402,6 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     at = at[town | ~g.wordlike(at)]
     nx = _in(w, at + 1)
     two = w.gap(nx).space & _alpha(w, nx) & ~w.has(nx, _PLAIN | lx.FACILITY) & (nx < w.size)
-    two &= ~np.isin(w.hashes[np.minimum(nx, w.size - 1)], _UNITS)
+    two &= ~lx.in_set(w.hashes[np.minimum(nx, w.size - 1)], _UNITS)
     two[two] = ~g.wordlike(nx[two])
     out.append((w.start[at], np.where(two, w.end[nx], w.end[at]), C_MOVED))

@@ -53,7 +53,7 @@ def find_staff(w: Words, g: cw.Cues, out: Out) -> None:
     told = hit[~per]
     told = told[w.gap(told).space]
     # a credential no clinical abbreviation shares ("AKINS NP"; not "IJ PA LINE", "OCC PAC")
-    cred = cred[~ambiguous_cue(w, cred) & ~np.isin(h[np.minimum(cred, n - 1)], _PAC)]
+    cred = cred[~ambiguous_cue(w, cred) & ~lx.in_set(h[np.minimum(cred, n - 1)], _PAC)]
     _before(w, g, cred - 1, out, listed=False)
     _before(w, g, told - 1, out, listed=True)  # "aware": a Census name
     _after(w, g, hit[per] + 1, out)
