@@ -37,6 +37,11 @@ _IS_PER = np.arange(_CUES.size) == _CUES.size - 1
 _ORDER = np.argsort(_CUES)
 _PAC = lx.hash_set(("pac",))
 _CUES, _IS_PER = _CUES[_ORDER], _IS_PER[_ORDER]
+#: The cue words by the low bits of their hashes: every word's hash is read there first
+#: (one gather), and only the few words it lets through are searched in ``_CUES``.
+_LOW_BITS = (1 << 12) - 1
+_MAY_BE_CUE = np.zeros(_LOW_BITS + 1, dtype=bool)
+_MAY_BE_CUE[(_CUES & np.uint64(_LOW_BITS)).astype(np.intp)] = True
 
 
 def find_staff(w: Words, g: cw.Cues, out: Out) -> None:
@@ -47,9 +52,11 @@ def find_staff(w: Words, g: cw.Cues, out: Out) -> None:
     h = w.hashes
     cred = g.flagged(lx.CREDENTIAL)
     cred = cred[(w.caps[cred] | (g.group(cred) == cg.CRED)) & w.gap(cred).space]
-    k = np.minimum(np.searchsorted(_CUES, h), _CUES.size - 1)  # one pass over the words
-    hit = np.flatnonzero(_CUES[k] == h)
-    per = _IS_PER[k[hit]]
+    may = np.flatnonzero(np.take(_MAY_BE_CUE, h.view(np.int64) & _LOW_BITS))
+    k = np.minimum(np.searchsorted(_CUES, h[may]), _CUES.size - 1)
+    found = _CUES[k] == h[may]
+    hit = may[found]
+    per = _IS_PER[k[found]]
     told = hit[~per]
     told = told[w.gap(told).space]
     # a credential no clinical abbreviation shares ("AKINS NP"; not "IJ PA LINE", "OCC PAC")
