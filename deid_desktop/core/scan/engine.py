@@ -37,11 +37,13 @@ from deid_desktop.core.scan.rules import (
     dict_code,
 )
 
-#: Characters of note text joined into one batch. Small batches keep the working arrays
-#: in the allocator's reach and the cache: at 4M characters a scan page-faulted ~0.3 s
-#: of system time per 32 MB, and from ~600k the per-word arrays outgrow the cache; at
-#: 250k the fixed Python work per batch (some hundreds of numpy calls) cost ~10 %.
-BATCH_CHARS = 450_000
+#: Characters of note text joined into one batch. Each batch costs some milliseconds of
+#: fixed Python work (over a thousand numpy calls): at 150k characters a dense scan ran
+#: a third slower than at 450k. Larger batches page-faulted (at 4M characters ~0.3 s of
+#: system time per 32 MB) until the heap kept its freed pages (``keep_freed_pages``);
+#: with it, 900k ran ~5-10 % faster than 450k (the per-word arrays outgrow the cache,
+#: but half the batches) for ~15 MB more at the peak.
+BATCH_CHARS = 900_000
 #: Notes turned into Python strings per pass before the scan.
 ROWS_PER_PASS = 100_000
 _NAME_CODE = dict_code("NAME")
