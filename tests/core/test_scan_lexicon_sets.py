@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from deid_desktop.core.scan import context, context_notes, context_places, context_staff
+from deid_desktop.core.scan import (
+    context,
+    context_notes,
+    context_places,
+    context_staff,
+    place_words,
+)
 from deid_desktop.core.scan import lexicon as lx
 
 
@@ -21,12 +27,14 @@ def test_in_set_is_isin(size: int) -> None:
 
 
 def test_the_finders_word_sets_are_sorted() -> None:
-    """in_set reads a sorted table: a set joined from two (``_NOT_FACILITY_NAME``) is
-    sorted again."""
+    """in_set reads a sorted table: a set joined from others (``NOT_NAME``) or written in
+    no order (``_PAIRS``, ``_NOT_AFTER_FEET``) is sorted once."""
     sets = [
-        context._MEASURES, context.GOING, context._EVENTS, context._UNITS,
-        context_notes._AFTER_PA, context_places._UNITS, context_places._NOT_FACILITY_NAME,
-        context_places._TO, context_places._LATER, context_staff._PAC,
+        context._MEASURES, context._EVENTS, context._VIA, context._UNITS, context._FUNCTION,
+        context._YEAR_CUES, context._MOVES, context._NOT_AFTER_FEET, context_notes._AFTER_PA,
+        place_words.NOT_NAME, place_words.WARDS, place_words.TO, place_words.LATER,
+        context_places._HOSPITAL, context_places._LAB, context_places._PREP,
+        context_places._JOINERS, context_staff._HEADS, context_staff._PAC, context_staff._PAIRS,
     ]  # fmt: skip
     for table in sets:
         assert (np.diff(table.astype(object)) >= 0).all()

@@ -20,6 +20,7 @@ import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.cuewords import english_at
+from deid_desktop.core.scan.place_words import NOT_NAME
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.words import (
     _ANCHORS,
@@ -287,7 +288,8 @@ MEASURE_WORDS = (
     "fio2", "o2", "sat", "sats", "spo2", "uo", "uop", "co", "ci", "svr", "temp", "tmax",
     "hct", "hgb", "wbc", "plt", "inr", "ptt", "resp", "rate", "rates", "pulse", "glucose",
     "fs", "fsbs", "bs", "gtt", "drip", "dose", "ratio", "ie", "gcs", "pain", "breaths",
-    "of", "between", "range", "x",
+    "of", "between", "range", "x", "flowby", "flow-by", "ips", "ipap", "epap", "fmv",
+    "settings", "setting",
 )  # fmt: skip
 
 
@@ -295,7 +297,8 @@ MEASURE_WORDS = (
 UNIT_WORDS = (
     "breaths", "bpm", "days", "day", "hours", "hrs", "hr", "weeks", "wks", "months",
     "times", "mins", "min", "minutes", "units", "l", "liters", "lpm", "mg", "mcg", "cc",
-    "ml", "kg", "lbs", "cm", "mm", "x",
+    "ml", "kg", "lbs", "cm", "mm", "x", "hour", "peep", "ps", "psv", "cpap", "fio2", "ns",
+    "nss", "tab", "tabs", "amp", "amps", "strength",
 )  # fmt: skip
 
 
@@ -312,19 +315,30 @@ def _event_before(w: Words, a: np.ndarray) -> np.ndarray:
     """Whether a clinical event (``EVENT_WORDS``) or a past participle ("extubated",
     "placed") stands right before the words ``a``: a day and month then, not a dose."""
     prev = np.maximum(a - 1, 0)
-    e = w.end[prev]
+    before = (a > 0) & (_past(w, prev) | lx.in_set(w.hashes[prev], _EVENTS))
+    # "ADMITTED TO CCU 8/10", "transferred from OSH 4/4": a place between
+    far = np.maximum(a - 3, 0)
+    via = lx.in_set(w.hashes[np.maximum(a - 2, 0)], _VIA) & (a >= 3) & _past(w, far)
+    return before | (via & w.gap(a - 1).space & w.gap(a).space)
+
+
+def _past(w: Words, i: np.ndarray) -> np.ndarray:
+    """Whether the words at ``i`` end in "ed" (a past participle: "extubated")."""
+    e = w.end[i]
     r = w.raw
-    past = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100) & (w.length(prev) > 4)
-    past &= (w.c0[prev] & (_UP | _LOW)) != 0
-    return (a > 0) & (past | lx.in_set(w.hashes[prev], _EVENTS))
+    past = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100) & (w.length(i) > 4)
+    return past & ((w.c0[i] & (_UP | _LOW)) != 0)
 
 
-#: Words before "home" that say where a patient goes, not a facility's name.
-GOING_WORDS = ("dc", "d/c", "discharge", "discharged", "go", "going", "went", "sent", "send",
-               "back", "return", "returned", "returning", "to", "at", "from")  # fmt: skip
+#: Words no street's name holds ("50 BY DR", "110 SR TO ST", "8 TRACH IN PLACE").
+FUNCTION_WORDS = (
+    "to", "by", "in", "not", "of", "at", "on", "with", "w", "and", "or", "for", "is", "was",
+    "given", "per", "via", "from", "into", "than", "then", "as", "placed", "sent", "s/p",
+)  # fmt: skip
+_FUNCTION = lx.hash_set(FUNCTION_WORDS)
 _MEASURES = lx.hash_set(MEASURE_WORDS)
-GOING = lx.hash_set(GOING_WORDS)
 _EVENTS = lx.hash_set(EVENT_WORDS)
+_VIA = lx.hash_set(("to", "at", "from", "into", "in"))
 _UNITS = lx.hash_set(UNIT_WORDS)
 
 
@@ -339,6 +353,7 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
         apos &= (w.cls[np.maximum(s0 - 2, 0)] & (_UP | _LOW | _DIG)) == 0
         apos &= ~_NOT_AFTER_YEAR[w.raw[w.end[two]]]  # "'92%", "'92's"
         out.append((s0[apos], w.end[two[apos]], C_SHORT))
+        _years(w, dig, out)
         va = w.value(dig)
         a = dig[(va >= 1) & (va <= 12) & (w.length(dig) <= 2)]
         b = a + 1
@@ -358,7 +373,11 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
             cued = w.has(a - 1, lx.DATE_CUE) | _event_before(w, a)
             # "RR 12-18", "PSV 10/5", "uo 10-30/hr": a measure's range or setting
             measure = (a > 0) & lx.in_set(w.hashes[np.maximum(a - 1, 0)], _MEASURES)
-            rate = w.raw[w.end[b]] == 47
+            # "10/5/hr", "10-10:30 PM" (a time), "50% 8/5" (a setting after a per cent)
+            after = w.raw[w.end[b] + 1]
+            clock = (w.raw[w.end[b]] == 58) & (after >= 48) & (after <= 57)
+            rate = (w.raw[w.end[b]] == 47) | clock
+            rate |= (ga.first == 37) & (ga.length <= 2)
             # "3-4 breaths", "1-2 days": a day and month joined by a hyphen, without a
             # year, is a range unless a date cue comes before ("on 7-22")
             ranged = ((gb.first[ok] == 45) & ~cued) | lx.in_set(
@@ -391,6 +410,61 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
         _of_year(w, seasons, out)
 
 
+#: Words a year stands after ("IN 1973", "since 1998").
+YEAR_CUES = ("in", "since", "circa", "during", "until", "till", "year", "yr")
+#: Words a distance in feet follows ("AMB 50'"), no year.
+MOVE_WORDS = (
+    "amb", "ambulate", "ambulated", "ambulating", "ambulation", "walk", "walked", "walking",
+    "gait", "distance", "x", "ft", "feet", "about", "approx", "approximately",
+)  # fmt: skip
+_YEAR_CUES = lx.hash_set(YEAR_CUES)
+_MOVES = lx.hash_set(MOVE_WORDS)
+C_YEAR = _code("DATE", "date:year")
+
+
+def _years(w: Words, dig: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
+    """Years in text: four digits 1900-2039 after "in", "since" ("IN 1973"), or 1960-2039
+    after a clinical event or word ("old CVA 1965": no time of day has 60 minutes); two
+    digits and an apostrophe after a word ("CVA 70'.", not "AMB 50'", nor "5'10'")."""
+    four = dig[w.length(dig) == 4]
+    v = w.value(four)
+    four, v = (
+        four[(v >= 1900) & (v <= 2039) & (four > 0)],
+        v[(v >= 1900) & (v <= 2039) & (four > 0)],
+    )
+    if four.size:
+        prev = four - 1
+        gp, gn = w.gap(four), w.gap(_in_words(w, four + 1))
+        cued = lx.in_set(w.hashes[prev], _YEAR_CUES) | (
+            ((w.has(prev, lx.CLINICAL)) | _event_before(w, four)) & (v >= 1960)
+        )
+        alone = gp.space & ~(w.digits[_in_words(w, four + 1)] & (gn.length == 1))
+        alone &= ~lx.in_set(w.hashes[np.minimum(four + 1, w.size - 1)], _UNITS) | (
+            four + 1 >= w.size
+        )
+        ok = cued & alone & ~w.digits[prev]
+        out.append((w.start[four[ok]], w.end[four[ok]], C_YEAR))
+    two = dig[w.length(dig) == 2]
+    e = w.end[two]
+    apos = (w.raw[e] == 39) & ~lx.in_set(w.raw[e + 1], _NOT_AFTER_FEET)
+    two = two[apos & (two > 0)]
+    if two.size:
+        prev = two - 1
+        ok = ((w.c0[prev] & (_UP | _LOW)) != 0) & ~w.digits[prev] & (w.length(prev) >= 2)
+        ok &= w.gap(two).space & ~lx.in_set(w.hashes[prev], _MOVES)
+        out.append((w.start[two[ok]], w.end[two[ok]] + 1, C_SHORT))
+
+
+def _in_words(w: Words, i: np.ndarray) -> np.ndarray:
+    return np.minimum(i, w.start.size - 1)
+
+
+#: what may not follow "NN'" as a year: a letter or digit, another apostrophe, a quote
+_NOT_AFTER_FEET = np.sort(
+    np.array([*range(48, 58), *range(65, 91), *range(97, 123), 39, 34], dtype=np.uint8)
+)
+
+
 def _of_year(w: Words, at: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
     """ "summer of 2018", "July of 2019"."""
     ok = _is_of(w, at + 1) & _year(w, at + 2)
@@ -410,8 +484,14 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
         for k in (2, 3, 4):
             lead = streets - k
             ok = w.digits[lead] & w.valid(lead) & (w.length(lead) <= 5)
+            # "4.0 KCL ...": the number is a decimal's part, no house's
+            ok &= ~((w.gap(lead).length == 1) & (w.gap(lead).first == 46))
             for j in range(1, k):
                 ok &= word_ok(lead + j) & w.gap(lead + j).space
+                # "8 TRACH IN PLACE", "50 BY DR": no clinical nor function word
+                ok &= ~w.has(lead + j, lx.CLINICAL) & ~lx.in_set(
+                    w.hashes[np.minimum(lead + j, w.size - 1)], _FUNCTION
+                )
             ok &= w.gap(streets).space
             out.append((w.start[w.at(lead[ok])], w.end[streets[ok]], C_STREET))
     # P.O. Box 123 ("p o box 123" folded, or "po box")
@@ -437,7 +517,9 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
             link = g.space | g.dot | ((g.first == 39) & (g.length <= 2))
             pw = word_ok(prev) & ~w.has(prev, lx.COMMON | lx.CLINICAL)
             pw &= ~(w.capsnote(prev) & english_at(w, prev))  # "GO HOME", "CARDIAC REHAB"
-            pw &= ~lx.in_set(w.hashes[np.clip(prev, 0, max(w.size - 1, 0))], GOING)  # "DC HOME"
+            # "DC HOME", "AWAITING REHAB", "PMICU NURSING": no facility's name
+            pw &= ~lx.in_set(w.hashes[np.clip(prev, 0, max(w.size - 1, 0))], NOT_NAME)
+            pw &= w.length(prev) > 1  # "D/C HOME"
             gp = w.gap(prev)
             s_of = (w.length(prev) == 1) & (w.raw[w.start[w.at(prev)]] == 115) & (gp.first == 39)
             lo = np.where(link & (pw | s_of) & w.valid(prev), prev, lo)

@@ -41,6 +41,7 @@ C_MONTHYEAR = CODE[("DATE", "date:month-year")]
 C_SHORT = CODE[("DATE", "date:short-year")]
 C_GLUED = CODE[("DATE", "date:glued")]
 C_NOYEAR = CODE[("DATE", "date:no-year")]
+C_HOLIDAY = CODE[("DATE", "date:holiday")]
 _NOT = lx.COMMON | lx.CLINICAL | lx.MONTH | lx.SEASON | lx.FACILITY | lx.STREET | _CUE
 _NAMES = lx.GIVEN | lx.SURNAME
 _EMPTY = np.empty(0, dtype=np.int64)
@@ -73,7 +74,7 @@ def find_notes(text: str, folded: str, w: Words, hashes: np.ndarray | None = Non
         g = cw.Cues(w, folded, hashes)
         _cue_names(w, g, out)
         _names_before(w, g, out)
-        find_staff(w, g, out)
+        find_staff(text, w, g, out)
         _dates(text, w, g, out)
         context_places.find_places(text, w, g, out)
         find_spoken(w, out)
@@ -105,8 +106,8 @@ def namey(
     if unknown.any():  # "dr ordered", "dr available" are no names
         at = np.flatnonzero(unknown)
         keep = ~_verb(w, i[at])
-        if cues is not None:
-            keep &= ~cues.english(i[at])
+        if cues is not None:  # no English word, nor its plural ("ms changes")
+            keep &= ~cues.wordlike(i[at])
         unknown[at] = keep
     return ok & ((title & ~capsn) | ((caps & capsn) | lower) & (listed | unknown))
 
@@ -242,7 +243,10 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
     after = g.flagged(lx.RELATION | lx.CREDENTIAL)
     # the bracket before the relation, or one or two words before ("(health care proxy)")
     rel = after[(w.flags[after] & lx.RELATION) != 0]
-    opens = [after, rel - 1, rel - 2]
+    # "(PT. ON COUMADIN)": a credential that is also a clinical word only closed: "(PT)"
+    vague = ambiguous_cue(w, after)
+    closed = w.raw[w.end[after]] == 41
+    opens = [after[~vague | closed], rel - 1, rel - 2]
     br = np.concatenate([a[w.raw[np.maximum(w.start[a] - 1, 0)] == 40] for a in opens])
     b = br - 1
     b = b[namey(w, b, True, g) & w.valid(b)]
@@ -253,9 +257,13 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
     # "LW, RN", "jg, rn", "JOE COOPER, MD", "peter sanchez, pa-c"
     cred = after[w.gaps.comma[after] & (w.gaps.length[after] <= 2)]
     cred = cred[((w.flags[cred] & lx.RELATION) == 0) & (w.caps[cred] | (g.group(cred) == cg.CRED))]
+    # "3+ TR, PT TRANSFERRED": initials before such a credential only where it ends its
+    # sentence ("LW, PT."); a name before it always ("RAKUSIN, PT SPOKE W/ FAMILY")
+    nx = np.minimum(cred + 1, w.start.size - 1)
+    ends = w.gap(nx).stop | ~w.valid(nx) | _breaks(w, nx)
     c = cred - 1
     if c.size:
-        _before_comma(w, g, c, out)
+        _before_comma(w, g, c, ~ambiguous_cue(w, cred) | ends, out)
     # "J. MIMMO MD", "b. morris rn": an initial, a word, a credential
     cr = after[w.gaps.space[after] & ((w.flags[after] & lx.RELATION) == 0)]
     cr = cr[w.caps[cr] | (g.group(cr) == cg.CRED)]
@@ -275,11 +283,13 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
         out.append((w.start[n], w.end[n], C_PHRASE))
 
 
-def _before_comma(w: Words, g: cw.Cues, c: np.ndarray, out: Out) -> None:
-    """ "LW, RN", "jg, rn", "JOE COOPER, MD": ``c``, the words before the comma."""
-    ini = (w.length(c) <= 3) & ~w.digits[c] & ((w.c0[c] & (_UP | _LOW)) != 0)
+def _before_comma(w: Words, g: cw.Cues, c: np.ndarray, initials: np.ndarray, out: Out) -> None:
+    """ "LW, RN", "jg, rn", "JOE COOPER, MD": ``c``, the words before the comma;
+    ``initials``: whether initials may stand there."""
+    ini = (w.length(c) <= 3) & ~w.digits[c] & ((w.c0[c] & (_UP | _LOW)) != 0) & initials
     ini &= (w.caps[c] | w.lower[c]) & ((w.flags[c] & _NOT) == 0) & w.valid(c)
     name = namey(w, c, True, g) & ~w.title[c]  # a word no list knows too: "DUTTER, CNA"
+    name &= initials | (w.length(c) > 3)  # "TR, PT TRANSFERRED": no short word either
     ok = ini | name
     c = c[ok]
     prev = c - 1
@@ -316,6 +326,8 @@ def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     months = g.flagged(lx.MONTH)
     if months.size:
         _month_words(w, months, out)
+    days = g.at(cg.HOLIDAY)  # "home for thanksgiving"
+    out.append((w.start[days], w.end[days], C_HOLIDAY))
     # "fall '06", "Summer of '19", "June '98"
     anchors = g.flagged(lx.SEASON | lx.MONTH)
     if anchors.size:

@@ -26,7 +26,8 @@ import numpy as np
 from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
-from deid_desktop.core.scan.context import GOING, may_continue_place
+from deid_desktop.core.scan.context import may_continue_place
+from deid_desktop.core.scan.place_words import LATER, NOT_NAME, TO, WARDS
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.words import _CUE, _LOW, _UP, Words
 
@@ -69,6 +70,7 @@ def find_places(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     _facilities(w, g, out)
     _wards(w, g, out)
     _moved_to(w, g, out)
+    _site_codes(w, g, out)
 
 
 def _states(w: Words, g: cw.Cues, out: Out) -> None:
@@ -151,6 +153,11 @@ def _houses(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     num = np.concatenate((streets - 2, streets - 3, streets - 4, cues + 1, cues + 2))
     num = num[num >= 0]
     num = num[w.digits[num] & (w.length(num) <= 6)]
+    # "BP 95-123/47-61 Right radial": a range's or a decimal's part is no house number
+    gn = w.gap(num)
+    num = num[
+        ~((gn.length == 1) & lx.in_set(gn.first, _JOINERS) & w.digits[np.maximum(num - 1, 0)])
+    ]
     n1 = _in(w, num + 1)
     num = num[_alpha(w, n1) & w.gap(n1).space]  # "12 Oak ...", not "80 per Dr"
     if num.size == 0:
@@ -312,10 +319,10 @@ def _facilities(w: Words, g: cw.Cues, out: Out) -> None:
         cued |= cue & (lo < head)
         done |= cue
         same = np.where(low, w.lower[p], _capital(w, p) | (w.caps[p] & w.capsnotes[p]))
-        step = ~done & same & _alpha(w, p) & w.gap(lo).space
+        step = ~done & same & _alpha(w, p) & w.gap(lo).space & (w.length(p) > 1)
         step &= ~w.has(p, lx.CLINICAL | _CUE | lx.MONTH | lx.FACILITY) & (g.group(p) != cg.GENERIC)
         # "go home", "DC HOME", "SHIFT NURSING", "BEGIN CARDIAC REHAB": no facility's name
-        step &= ~lx.in_set(w.hashes[np.clip(p, 0, max(w.size - 1, 0))], _NOT_FACILITY_NAME)
+        step &= ~lx.in_set(w.hashes[np.clip(p, 0, max(w.size - 1, 0))], NOT_NAME)
         # capitals: "Good Shepherd" in a mixed note, not "PT FELL AT HOME" in capitals
         step &= low | ~w.has(p, lx.PLACE_CUE | lx.DATE_CUE) & (
             ~w.capsnotes[p] | ~w.has(p, lx.COMMON)
@@ -338,41 +345,9 @@ def _wards(w: Words, g: cw.Cues, out: Out) -> None:
     n = to + 1
     num = n + 1
     ok = w.has(to, lx.PLACE_CUE) & w.gap(to).space & w.gap(n).space & w.gap(num).space
-    ok &= _capital(w, n) & ~w.has(n, _PLAIN | lx.FACILITY)
+    ok &= _capital(w, n) & ~w.has(n, _PLAIN | lx.FACILITY) & ~lx.in_set(_hash(w, n), WARDS)
     ok &= w.digits[num] & (w.length(num) <= 2)
     out.append((w.start[n[ok]], w.end[num[ok]], C_WARD))
-
-
-#: Words before a facility word that make no facility's name ("go home", "SHIFT
-#: NURSING NOTE", "BEGIN CARDIAC REHAB"): where a patient goes, what a note is about.
-NOT_FACILITY_WORDS = (
-    "begin", "began", "awaiting", "await", "require", "requires", "required", "cont",
-    "continue", "continued", "cardiac", "pulmonary", "pulm", "inpatient", "acute", "shift",
-    "progress", "start", "started", "needs", "need", "for", "screen", "screening", "pt",
-    "ot", "micu", "ccu", "sicu", "csru", "pmicu", "nsg", "poor", "current",
-    "prolonged", "outside", "email", "re", "the", "basic", "funeral",
-)  # fmt: skip
-
-
-#: Where a patient is transferred that is no place's name: units, services, rooms.
-UNIT_WORDS = (
-    "icu", "ccu", "micu", "sicu", "csru", "cvicu", "nicu", "picu", "ctic", "cticu", "pacu",
-    "or", "er", "ew", "ed", "floor", "floors", "rehab", "home", "cath", "ct", "mri", "ir",
-    "ep", "lab", "tele", "telemetry", "stepdown", "snf", "vna", "hospice", "osh", "ward",
-    "unit", "bed", "room", "chair", "commode", "dialysis", "surgery", "ccu's", "nsg",
-    "hosp", "hospital", "facility", "service", "team", "us", "them", "him", "her", "pt",
-    "baseline", "simv", "imv", "cpap", "bipap", "psv", "ac", "sr", "nsr", "afib", "q2",
-    "vicu", "angio", "ctscan", "catscan", "cathlab", "xray", "ultrasound", "echo", "pacu",
-    "step", "holding", "endoscopy", "gi", "nuclear", "radiology", "interventional",
-)  # fmt: skip
-#: the words between a transfer word and the place: "to", "from", "into"
-_TO_WORDS = ("to", "from", "into")
-
-
-_UNITS = lx.hash_set(UNIT_WORDS)
-_NOT_FACILITY_NAME = np.sort(np.concatenate((GOING, lx.hash_set(NOT_FACILITY_WORDS))))
-_TO = lx.hash_set(_TO_WORDS)
-_LATER = lx.hash_set(("today", "tomorrow", "tonight", "back", "directly", "later", "soon"))
 
 
 def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
@@ -384,24 +359,93 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     if a.size == 0:
         return
     # "TRANSFER TODAY TO X": one word of time between
-    later = lx.in_set(w.hashes[np.minimum(a + 1, w.size - 1)], _LATER) & (a + 1 < w.size)
+    later = lx.in_set(w.hashes[np.minimum(a + 1, w.size - 1)], LATER) & (a + 1 < w.size)
     to = _in(w, a + 1 + later)
     n = _in(w, to + 1)
-    ok = lx.in_set(w.hashes[np.minimum(to, w.size - 1)], _TO) & (to < w.size)
+    # "TRANSFER KILLINGWORTH": a gazetteer town right after the transfer word, in capitals
+    direct = ~lx.in_set(_hash(w, to), TO) & w.has(to, lx.PLACE) & w.caps[to] & w.capsnotes[to]
+    direct &= (to < w.size) & ~w.has(to, _PLAIN | lx.FACILITY) & w.gap(to).space
+    n = np.where(direct, to, n)
+    ok = (lx.in_set(_hash(w, to), TO) | direct) & (to < w.size)
     ok &= w.gap(to).space & w.gap(n).space & _alpha(w, n)
-    ok &= ~w.has(n, _PLAIN | lx.FACILITY | lx.CREDENTIAL | lx.TITLE) & (w.length(n) >= 2)
-    ok &= ~lx.in_set(w.hashes[np.minimum(n, w.size - 1)], _UNITS) & (n < w.size)
+    # "transfered to PE for cath", "admitted to EL": capitals in a note in mixed case are
+    # an abbreviation's, whatever word they also spell
+    code = w.caps[n] & ~w.capsnotes[n] & (w.length(n) <= 5)
+    plain = ~w.has(n, _PLAIN | lx.FACILITY | lx.CREDENTIAL | lx.TITLE) | code
+    ok &= plain & (w.length(n) >= 2) & ~lx.in_set(_hash(w, n), WARDS) & (n < w.size)
     mixed = ~w.capsnotes[n]
     ok &= ~mixed | w.title[n] | w.caps[n] | w.lower[n]
-    at = n[ok]
+    at, code = n[ok], code[ok]
     if at.size == 0:
         return
-    # an English word that is a town of the gazetteer, in capitals or capitalised, is the
-    # town ("TRANSFER TO CALUMET"); another is no name ("returned to baseline")
-    town = ((w.flags[at] & lx.PLACE) != 0) & (w.caps[at] | w.title[at])
-    at = at[town | ~g.wordlike(at)]
+    # an English word that is a town of the gazetteer is the town ("TRANSFER TO CALUMET",
+    # "transfer to palisade"); another is no name ("returned to baseline")
+    town = (w.flags[at] & lx.PLACE) != 0
+    at = at[town | code | ~g.wordlike(at)]
     nx = _in(w, at + 1)
     two = w.gap(nx).space & _alpha(w, nx) & ~w.has(nx, _PLAIN | lx.FACILITY) & (nx < w.size)
-    two &= ~lx.in_set(w.hashes[np.minimum(nx, w.size - 1)], _UNITS)
+    two &= ~lx.in_set(w.hashes[np.minimum(nx, w.size - 1)], WARDS)
     two[two] = ~g.wordlike(nx[two])
     out.append((w.start[at], np.where(two, w.end[nx], w.end[at]), C_MOVED))
+
+
+C_SITE = CODE[("LOCATION", "place:site-code")]
+
+
+def _site_codes(w: Words, g: cw.Cues, out: Out) -> None:
+    """A hospital's abbreviated name: two to five capitals before its department ("At RK
+    EW", "-> MP EW", "to AD cath lab", "BROUGHT TO AW ER", "from BP Hospital"), after a
+    place word or an arrow; and a place after "lives in" or an employer's cue ("lives in
+    AW", "retired from HT"): capitals, or a word no list knows. No unit ("OSH ER"), no
+    cue, no common word; a clinical abbreviation only before "Hospital"."""
+    dept = g.at(cg.DEPT)
+    fac = g.flagged(lx.FACILITY)
+    fac = fac[lx.in_set(_hash(w, fac), _HOSPITAL) & (w.caps[fac] | w.title[fac])]
+    dept = dept[(_hash(w, dept) != _CATH) | lx.in_set(_hash(w, dept + 1), _LAB)]
+    at = np.concatenate((dept, fac)) - 1
+    hosp = np.concatenate((np.zeros(dept.size, dtype=bool), np.ones(fac.size, dtype=bool)))
+    keep = (at >= 1) & w.gap(_in(w, at + 1)).space
+    at, hosp = at[keep], hosp[keep]
+    code = _code_word(w, at, cred=True) & (~w.has(at, lx.CLINICAL) | hosp)
+    gap = w.gap(at)
+    arrow = w.raw[np.maximum(w.start[at] - 2, 0)] == 62  # "-> MP EW"
+    code &= (w.has(at - 1, lx.PLACE_CUE) & gap.space) | arrow
+    out.append((w.start[at[code]], w.end[at[code]], C_SITE))
+    # "lives in AW", "resides in bayside", "retired from HT", "works at Raytheon"
+    cue = np.concatenate((g.at(cg.ADDRESS), g.at(cg.EMPLOY)))
+    employ = np.concatenate(
+        (np.zeros(cue.size - g.at(cg.EMPLOY).size, bool), np.ones(g.at(cg.EMPLOY).size, bool))
+    )
+    prep = _in(w, cue + 1)
+    n = _in(w, cue + 2)
+    ok = lx.in_set(_hash(w, prep), _PREP) & w.gap(prep).space & w.gap(n).space & (cue + 2 < w.size)
+    n, employ = n[ok], employ[ok]
+    code = _code_word(w, n) & (~w.has(n, lx.CLINICAL) | employ)
+    plain = _alpha(w, n) & (w.length(n) >= 3) & ~w.has(n, _PLAIN | lx.FACILITY | lx.STATE)
+    plain &= ~lx.in_set(_hash(w, n), WARDS)
+    at = np.flatnonzero(plain & ~code)
+    plain[at] = ~g.wordlike(n[at])
+    hit = n[code | plain]
+    out.append((w.start[hit], w.end[hit], C_SITE))
+
+
+def _code_word(w: Words, i: np.ndarray, cred: bool = False) -> np.ndarray:
+    """Two to five capital letters that are no unit, cue, common word nor state code;
+    ``cred`` (before a department): a credential's or a state's letters may be a
+    place's ("BROUGHT TO PA ER")."""
+    ok = w.caps[i] & _alpha(w, i) & (w.length(i) >= 2) & (w.length(i) <= 5)
+    cue = (lx.TITLE | lx.RELATION) if cred else (_CUE | lx.STATE_CODE)
+    ok &= ~w.has(i, lx.COMMON | cue | lx.MONTH)
+    return ok & ~lx.in_set(_hash(w, i), NOT_NAME)
+
+
+_JOINERS = np.array([45, 46, 47], dtype=np.uint8)  # "-", ".", "/"
+_HOSPITAL = lx.hash_set(("hospital", "hosp", "campus"))
+_CATH = lx.hash_set(("cath",))[0]
+_LAB = lx.hash_set(("lab", "labs"))
+_PREP = lx.hash_set(("in", "at", "from", "for", "by", "near"))
+
+
+def _hash(w: Words, i: np.ndarray) -> np.ndarray:
+    """The hashes of the words at ``i``; past the last word, the last word's."""
+    return w.hashes[np.clip(i, 0, max(w.size - 1, 0))]

@@ -14,6 +14,8 @@ the Census lists ("hovey"), the other may be a word no list knows ("rotz").
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from deid_desktop.core.scan import cuegroups as cg
@@ -31,12 +33,17 @@ _NOT = (
 _NAMES = lx.GIVEN | lx.SURNAME
 #: words after which the names are told of ("X Y aware")
 TOLD_WORDS = ("aware", "notified", "paged", "called", "informed", "updated")
-#: the cue words' hashes, sorted, and for each whether it is "per"
-_CUES = np.concatenate((lx.hash_set(TOLD_WORDS), lx.hash_set(("per",))))
-_IS_PER = np.arange(_CUES.size) == _CUES.size - 1
+#: two-word cues a name follows ("significant other Georgetta", "accompanied by Beery"):
+#: the first word, for each last word
+PHRASES = {"other": ("significant",), "by": ("accompanied", "visited"), "person": ("contact",)}
+_TOLD, _PER, _PHRASE = 0, 1, 2
+#: the cue words' hashes, sorted, and for each its kind (told, "per", a phrase's end)
+_CUES = np.concatenate((lx.hash_set(TOLD_WORDS), lx.hash_set(("per",)), lx.hash_set(PHRASES)))
+_KIND = np.repeat(np.array([_TOLD, _PER, _PHRASE]), [len(TOLD_WORDS), 1, len(PHRASES)])
+_HEADS = np.unique(lx.hash_set(tuple(h for heads in PHRASES.values() for h in heads)))
 _ORDER = np.argsort(_CUES)
 _PAC = lx.hash_set(("pac",))
-_CUES, _IS_PER = _CUES[_ORDER], _IS_PER[_ORDER]
+_CUES, _KIND = _CUES[_ORDER], _KIND[_ORDER]
 #: The cue words by the low bits of their hashes: every word's hash is read there first
 #: (one gather), and only the few words it lets through are searched in ``_CUES``.
 _LOW_BITS = (1 << 12) - 1
@@ -44,11 +51,22 @@ _MAY_BE_CUE = np.zeros(_LOW_BITS + 1, dtype=bool)
 _MAY_BE_CUE[(_CUES & np.uint64(_LOW_BITS)).astype(np.intp)] = True
 
 
-def find_staff(w: Words, g: cw.Cues, out: Out) -> None:
+#: a credential written with full stops ("R.N.", "m.d.", "R.R.T.")
+_PAIRS = np.sort(
+    np.array(
+        [ord(a) * 256 + ord(b) for a, b in ("rn", "lp", "md", "np", "pa", "rr", "cn", "ms", "do")]
+    )
+)
+_DOTTED = re.compile(r"(?:R\.N|L\.P\.N|M\.D|N\.P|P\.A|R\.R\.T|C\.N\.A|M\.S\.W|D\.O)\.", re.I)
+
+
+def find_staff(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     """Append the candidate hits of this module to ``out``."""
     n = w.size
     if n < 2:
         return
+    _dotted(text, w, g, out)
+    _signature(w, g, out)
     h = w.hashes
     cred = g.flagged(lx.CREDENTIAL)
     cred = cred[(w.caps[cred] | (g.group(cred) == cg.CRED)) & w.gap(cred).space]
@@ -56,27 +74,48 @@ def find_staff(w: Words, g: cw.Cues, out: Out) -> None:
     k = np.minimum(np.searchsorted(_CUES, h[may]), _CUES.size - 1)
     found = _CUES[k] == h[may]
     hit = may[found]
-    per = _IS_PER[k[found]]
-    told = hit[~per]
+    kind = _KIND[k[found]]
+    told = hit[kind == _TOLD]
     told = told[w.gap(told).space]
+    # "significant other X", "accompanied by X" (any pair of the first and last words)
+    phrase = hit[kind == _PHRASE]
+    phrase = phrase[(phrase > 0) & w.gap(phrase).space]
+    phrase = phrase[lx.in_set(h[np.maximum(phrase - 1, 0)], _HEADS)]
     # a credential no clinical abbreviation shares ("AKINS NP"; not "IJ PA LINE", "OCC PAC")
     cred = cred[~ambiguous_cue(w, cred) & ~lx.in_set(h[np.minimum(cred, n - 1)], _PAC)]
-    _before(w, g, cred - 1, out, listed=False)
+    _before(w, g, cred - 1, out, listed=False, english=lx.GIVEN)
     _before(w, g, told - 1, out, listed=True)  # "aware": a Census name
-    _after(w, g, hit[per] + 1, out)
+    _after(w, g, hit[kind == _PER] + 1, out)
+    _after(w, g, phrase + 1, out, phrase=True)
 
 
-def _name(w: Words, g: cw.Cues, i: np.ndarray, listed: bool) -> np.ndarray:
+def _name(
+    w: Words,
+    g: cw.Cues,
+    i: np.ndarray,
+    listed: bool,
+    english_names: int = 0,
+    titled: bool = False,
+) -> np.ndarray:
     """Whether the words at ``i`` may be names: letters, two or more, no listed word of
-    another kind, no English word; ``listed``: a Census name too."""
+    another kind, no English word; ``listed``: a Census name too; ``english_names``: the
+    Census lists (``lx.GIVEN``, ``_NAMES``) whose names may be English words too ("PEARL
+    RRT", "Caster, R.N.");
+    ``titled``: capitalised in a mixed note too (after a two-word cue no other rule reads)."""
     i = np.clip(i, 0, w.size - 1)
     ok = ((w.c0[i] & (_UP | _LOW)) != 0) & ~w.digits[i] & (w.length(i) >= 2) & w.valid(i)
     ok &= (w.flags[i] & _NOT) == 0
     if listed:
         ok &= (w.flags[i] & _NAMES) != 0
-    ok &= ~w.title[i] | w.capsnotes[i]  # capitalised in a mixed note: other rules read it
+    if not titled:  # capitalised in a mixed note: other rules read it
+        ok &= ~w.title[i] | w.capsnotes[i]
     at = np.flatnonzero(ok)
-    ok[at] = ~g.english(i[at])  # a surname may end in "s" ("Akins"): no plural read
+    # an English given name ("PEARL RRT"), not an English surname ("CANNOT TELL RN")
+    f = w.flags[i[at]]
+    named = (f & english_names) != 0
+    # a Census surname may end in "s" ("Akins"); another word no plural ("HOURS MD")
+    plain = np.where((f & _NAMES) != 0, ~g.english(i[at]), ~g.wordlike(i[at]))
+    ok[at] = named | plain
     return ok
 
 
@@ -88,19 +127,36 @@ def _listed(w: Words, i: np.ndarray) -> np.ndarray:
     return ok & (w.caps[i] | w.lower[i]) & ~w.digits[i]
 
 
-def _before(w: Words, g: cw.Cues, last: np.ndarray, out: Out, *, listed: bool) -> None:
+def _before(
+    w: Words,
+    g: cw.Cues,
+    last: np.ndarray,
+    out: Out,
+    *,
+    listed: bool,
+    english: int = 0,
+    titled: bool = False,
+) -> None:
     last = last[last >= 0]
-    last = last[_name(w, g, last, listed)]
+    last = last[_name(w, g, last, listed, english, titled)]
     if last.size == 0:
         return
     prev = last - 1
-    two = (prev >= 0) & w.gap(last).space & (_name(w, g, prev, False) | _listed(w, prev))
+    two = _name(w, g, prev, False, titled=titled) | _listed(w, prev)
+    two &= (prev >= 0) & w.gap(last).space
     out.append((np.where(two, w.start[np.maximum(prev, 0)], w.start[last]), w.end[last], C_STAFF))
 
 
-def _after(w: Words, g: cw.Cues, first: np.ndarray, out: Out) -> None:
-    first = first[(first < w.size) & w.gap(np.minimum(first, w.size - 1)).space]
-    first = first[_name(w, g, first, True)]
+def _after(w: Words, g: cw.Cues, first: np.ndarray, out: Out, phrase: bool = False) -> None:
+    """One or two names after "per" or (``phrase``) a two-word cue, where a bracket may
+    open before the name ("CONTACT PERSON (TROST)") and a capitalised name is read."""
+    first = first[first < w.size]
+    gf = w.gap(first)
+    near = gf.space | (
+        phrase & (gf.first == 32) & (gf.length == 2) & (w.raw[w.start[first] - 1] == 40)
+    )
+    first = first[near]
+    first = first[_name(w, g, first, True, english_names=_NAMES if phrase else 0, titled=phrase)]
     if first.size == 0:
         return
     nx = first + 1
@@ -108,3 +164,62 @@ def _after(w: Words, g: cw.Cues, first: np.ndarray, out: Out) -> None:
     out.append(
         (w.start[first], np.where(two, w.end[np.minimum(nx, w.size - 1)], w.end[first]), C_STAFF)
     )
+
+
+def _dotted(text: str, w: Words, g: cw.Cues, out: Out) -> None:
+    """One or two names before a credential written with full stops ("Norred Caster,
+    R.N.", "j smith m.d."): a Census name, English word or not, or a word no list knows.
+    Only single letters followed by a full stop and another single letter are read."""
+    n = w.size
+    one = np.flatnonzero(w.lengths[: n - 1] == 1)
+    nx = one + 1
+    one = one[(w.lengths[nx] == 1) & (w.gaps.length[nx] == 1) & (w.gaps.first[nx] == 46)]
+    s0 = w.start[one]
+    pair = (w.raw[s0].astype(np.int64) | 32) * 256 + (w.raw[s0 + 2] | 32)
+    one = one[lx.in_set(pair, _PAIRS) & (s0 > 0)]
+    at = [
+        i
+        for i, s in zip(one.tolist(), w.start[one].tolist(), strict=True)
+        if s > 0 and text[s - 1] in " ," and _DOTTED.match(text, s)
+    ]
+    if at:
+        last = np.asarray(at, dtype=np.int64) - 1
+        _before(w, g, last, out, listed=False, english=_NAMES, titled=True)
+
+
+def _signature(w: Words, g: cw.Cues, out: Out) -> None:
+    """A note's last sentence or line of one or two names no list knows as words, its
+    writer's signature ("...NOT 1400U/HR. TROJANOWSKI"): letters, three or more, no
+    English, clinical, cue or listed word of another kind, no full stop after."""
+    n = w.size
+    if n == 0:
+        return
+    ends = np.flatnonzero(w.raw[: int(w.end[n - 1]) + 1] == 0)  # the notes' separators
+    last = np.append(np.searchsorted(w.end[:n], ends, side="right") - 1, n - 1)
+    last = np.unique(last[last >= 0])
+    # the last sentence or line: "\nTROJANOWSKI", "...1400U/HR. TROJANOWSKI", no full
+    # stop after ("Cont PSV.")
+    last = last[w.raw[np.minimum(w.end[last], w.raw.size - 1)] != 46]
+    # a note of words before it: the word two before is in the same note (".org" alone)
+    note = np.searchsorted(ends, w.start[:n])
+    before = np.maximum(last - 2, 0)
+    last = last[(last >= 2) & (note[before] == note[last]) & (w.length(last) >= 4)]
+    line = w.gap(last).stop
+    one = last[line]
+    prev = last - 1
+    two = ~line & w.gap(last).space & w.gap(prev).stop
+    for at in (one, last[two]):
+        ok = _signed(w, g, at)
+        if at is one:
+            out.append((w.start[at[ok]], w.end[at[ok]], C_STAFF))
+        else:
+            p = at - 1  # two words: one of them a Census name ("brenda kowalczyk")
+            ok &= _signed(w, g, p) & ((w.flags[at] | w.flags[p]) & _NAMES != 0)
+            out.append((w.start[p[ok]], w.end[at[ok]], C_STAFF))
+
+
+def _signed(w: Words, g: cw.Cues, i: np.ndarray) -> np.ndarray:
+    ok = _name(w, g, i, False, titled=True) & (w.length(i) >= 3)
+    at = np.flatnonzero(ok)
+    ok[at] = ~g.wordlike(i[at])
+    return ok

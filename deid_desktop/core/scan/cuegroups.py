@@ -6,12 +6,12 @@ Plain data, read by ``lexicon`` (which flags the rare groups' words) and by ``cu
 from __future__ import annotations
 
 IS, SPOKE, WITH, COVERING, FROM, ROLE, COUNTY, SAINT, ADDRESS, UNIT, ADMIT, STREET2 = range(1, 13)
-CRED, GENERIC, PLACE_IN, INLAW, FAC_WORD = 13, 14, 15, 16, 17
+CRED, GENERIC, PLACE_IN, INLAW, FAC_WORD, DEPT, EMPLOY, HOLIDAY = 13, 14, 15, 16, 17, 18, 19, 20
 GROUPS: dict[int, tuple[str, ...]] = {
     IS: ("is", "was", "named"),
     SPOKE: ("spoke", "talked", "spoken", "speaking", "met", "discussed"),
     WITH: ("with", "to", "w"),
-    COVERING: ("covering", "attending", "pcp", "cc", "covered"),
+    COVERING: ("covering", "attending", "pcp", "cc"),
     FROM: ("from",),
     ROLE: ("pt", "ot", "sw", "case", "social", "nutrition", "pharmacy", "rehab", "chaplaincy",
            "hospice", "vna", "transport", "radiology", "lab", "admitting", "billing", "psych",
@@ -22,7 +22,8 @@ GROUPS: dict[int, tuple[str, ...]] = {
     UNIT: ("apt", "unit", "suite", "apartment", "fl", "floor", "rm", "lot"),
     ADMIT: ("admitted", "transferred", "moved", "tx", "transfer", "admit", "sent", "returned",
             "transfered", "tranfered", "trans", "brought", "taken", "transported", "flown",
-            "fly", "return", "returning"),
+            "fly", "return", "returning", "came", "presented", "arrived", "go", "went",
+            "going"),
     STREET2: ("alley", "annex", "bay", "bend", "bluff", "bridge", "brook", "burg", "bypass",
               "byway", "camp", "canyon", "cape", "causeway", "cliff", "commons", "corners",
               "cove", "creek", "crescent", "crest", "crossing", "crossroad", "dale", "dam",
@@ -55,11 +56,20 @@ GROUPS: dict[int, tuple[str, ...]] = {
               "veterans"),
     PLACE_IN: ("in", "from", "near", "lives", "live", "living", "moved", "resides", "reside",
                "residing", "outside", "born", "raised", "grew"),
+    # a hospital's department an abbreviated hospital name stands before ("RK EW")
+    DEPT: ("er", "ew", "ed", "cath"),
+    # an employer a place's name follows ("retired from HT")
+    EMPLOY: ("retired", "works", "worked", "employed", "working"),
+    # a holiday names a day ("home for thanksgiving")
+    HOLIDAY: ("thanksgiving", "christmas", "xmas", "easter", "halloween", "hanukkah",
+              "chanukah", "passover", "kwanzaa"),
 }  # fmt: skip
 #: The groups whose words the lexicon flags (``lexicon.NOTE_CUE``): rare words, found
 #: among a batch's anchor words; the other groups' words are frequent ("is", "with",
 #: "from") and are only asked about at the few words next to an anchor.
-FLAGGED = (SPOKE, COVERING, ROLE, COUNTY, SAINT, ADDRESS, ADMIT, STREET2, INLAW)
+FLAGGED = (
+    SPOKE, COVERING, ROLE, COUNTY, SAINT, ADDRESS, ADMIT, STREET2, INLAW, DEPT, EMPLOY, HOLIDAY
+)  # fmt: skip
 FLAGGED_WORDS = tuple(
     sorted({w for g in FLAGGED for w in GROUPS[g]} - {"pt", "ot", "sw", "cm", "slp"})
 )  # those five are credentials: anchors already, and frequent

@@ -71,6 +71,7 @@ _IS_DATE_GROUP = np.array([False, *(g.startswith("date") for g in _GROUP_NAMES)]
 _ISO_GROUP = _DIGITS.groupindex["date_iso"]
 _PHONE_GROUP = _DIGITS.groupindex["phone"]
 _GROUPED_GROUP = _DIGITS.groupindex[_GROUPED]
+_LOCAL_PHONE_CODE = _CODE_OF_GROUP["phone"]
 _YEARS = re.compile(r"(?:(?:19|20)\d\d ?)+")
 _DATE_WIDTH = 10  # the longest numeric date: 2024-12-31, 12/31/2024
 _DATE_SEP = np.zeros(256, dtype=bool)  # by byte: . / -
@@ -432,8 +433,26 @@ def find_digits(text: str, dictionary: ScanDictionary) -> Found:
         at = np.flatnonzero(may & ~date)
         if at.size:
             _look_up_digits(regions, buf, count, lo[at], hi[at], group[at], at, codes, dictionary)
+    local = np.flatnonzero(keep & (codes == _LOCAL_PHONE_CODE) & (hi - lo == 8))
+    for i in local.tolist():  # few: a local number "555-1234" may be a measure's range
+        keep[i] = not _measure_range(text, int(orig[lo[i]]))
     lo, hi = lo[keep], hi[keep]
     return orig[lo], orig[hi - 1] + 1, codes[keep]
+
+
+#: Words before a local phone's shape that make it a measure's range ("VT 900-1500",
+#: "SVR in the 900-1300", "tidal volumes 950-1000").
+_BEFORE_RANGE = re.compile(
+    r"(?i)(?:\b(?:vt|tv|svr|svri|pvr|hr|rr|bp|map|volumes?|vols?|the|between|"
+    r"range|ranging|approx|ci|co|plt|platelets|wbc|uop|uo|intake|output|total)"
+    r"[\s:=]*|/)$"
+)
+
+
+def _measure_range(text: str, start: int) -> bool:
+    """Whether the local phone shape at ``start`` is a range of a measure: a measure word
+    or a slash comes right before it."""
+    return _BEFORE_RANGE.search(text, max(0, start - 16), start) is not None
 
 
 def _look_up_digits(

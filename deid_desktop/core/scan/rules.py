@@ -104,6 +104,13 @@ CONTEXT_RULES = (
     ("ID", "pattern:spoken-digits", HIGH),
     # a dictionary name glued to digits, capitalised: the whole word ("SCOTT9573")
     ("NAME", "dictionary:name-glued", HIGH),
+    # a hospital's abbreviation before its department, a place after "lives in" or an
+    # employer's cue ("At RK EW", "lives in AW", "retired from HT")
+    ("LOCATION", "place:site-code", MEDIUM),
+    # a year alone after "in" or a clinical event ("IN 1973", "CVA 1965"): Safe Harbor
+    # keeps years, so low; a holiday is a day ("home for thanksgiving")
+    ("DATE", "date:year", LOW),
+    ("DATE", "date:holiday", MEDIUM),
 )
 _MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
 

@@ -141,8 +141,9 @@ _PRONOUN = re.compile(
 )
 _MODIFIER = re.compile(r"(?:^|[^a-z0-9])((?:early|mid|late) +)\Z")
 _VITAL_BEFORE = re.compile(
-    r"(?:^|[^a-z0-9])(?:sbp|dbp|bp|hr|pulse|sats?|spo2|o2|map|temp|rr|glucose|fsbg|bs|"
-    r"sugars?|pressures?|rate|weight|wt|lbs|kg|score|was|were|in the)(?![a-z0-9])"
+    r"(?:^|[^a-z0-9])(?:sbp|dbp|bp|hr|pulse|(?:o2|02)?sats?|sat s|saturations?|spo2|o2|map|"
+    r"temp|rr|glucose|fsbg|bs|sugars?|pressures?|rate|weight|wt|lbs|kg|score|was|were|"
+    r"been|to|in the)(?![a-z0-9])"
 )
 #: An age of 90 to 125 glued to its unit: "101yo", "93yoF", "95y/o", "90yrs" (folded).
 #: The folded text writes "y/o" and "y.o." as "y o".
@@ -455,6 +456,12 @@ def _numbers(text: str, folded: str, w: Words, add: _Add) -> None:
     four &= (b2 == 115) & (b3 == 116)  # East, West
     five = (n == 5) & ((b0 == 78) | (b0 == 83)) & (b3 == 116) & ((raw[s + 4] | 32) == 104)
     ok = (one | two | four | five) & w.digits[num] & (w.lengths[num] <= 5)
+    # "12 W ABG", "2100 W PLAN TO" in a note in capitals: W is "with" unless a street
+    # word follows the name
+    with_ = one & (b0 == 87) & w.capsnotes[num]
+    street = w.has(np.minimum(num + 3, w.start.size - 1), lx.STREET)
+    street |= w.has(np.minimum(num + 4, w.start.size - 1), lx.STREET)
+    ok &= ~with_ | street
     for i in num[ok].tolist():
         _directional(text, int(w.start[i]), add)
     num = w.numbers
