@@ -70,6 +70,7 @@ CORE_LAYERS: tuple[frozenset[str], ...] = (
             "constants",
             "resources",
             "gc_pause",
+            "heap",
             "atomic",
             "steps",
             "faults",

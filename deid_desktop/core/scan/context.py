@@ -61,7 +61,8 @@ C_SEASON = _code("DATE", "date:season")
 C_SHORT = _code("DATE", "date:short-year")
 #: what may not follow a two-digit year after an apostrophe: a digit, a per cent sign, an
 #: apostrophe
-_NOT_AFTER_YEAR = np.array([*range(48, 58), 37, 39], dtype=np.uint8)
+_NOT_AFTER_YEAR = np.zeros(256, dtype=bool)  # by byte
+_NOT_AFTER_YEAR[[*range(48, 58), 37, 39]] = True
 C_STREET = _code("LOCATION", "address:street")
 C_BOX = _code("LOCATION", "address:po-box")
 C_FACILITY = _code("LOCATION", "facility")
@@ -316,10 +317,10 @@ def _event_before(w: Words, a: np.ndarray) -> np.ndarray:
     """Whether a clinical event (``EVENT_WORDS``) or a past participle ("extubated",
     "placed") stands right before the words ``a``: a day and month then, not a dose."""
     prev = np.maximum(a - 1, 0)
-    before = (a > 0) & (_past(w, prev) | np.isin(w.hashes[prev], _EVENTS))
+    before = (a > 0) & (_past(w, prev) | lx.in_set(w.hashes[prev], _EVENTS))
     # "ADMITTED TO CCU 8/10", "transferred from OSH 4/4": a place between
     far = np.maximum(a - 3, 0)
-    via = np.isin(w.hashes[np.maximum(a - 2, 0)], _VIA) & (a >= 3) & _past(w, far)
+    via = lx.in_set(w.hashes[np.maximum(a - 2, 0)], _VIA) & (a >= 3) & _past(w, far)
     return before | (via & w.gap(a - 1).space & w.gap(a).space)
 
 
@@ -352,7 +353,7 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
         s0 = w.start[two]
         apos = (s0 >= 2) & (w.raw[np.maximum(s0 - 1, 0)] == 39)
         apos &= (w.cls[np.maximum(s0 - 2, 0)] & (_UP | _LOW | _DIG)) == 0
-        apos &= ~np.isin(w.raw[w.end[two]], _NOT_AFTER_YEAR)  # "'92%", "'92's"
+        apos &= ~_NOT_AFTER_YEAR[w.raw[w.end[two]]]  # "'92%", "'92's"
         out.append((s0[apos], w.end[two[apos]], C_SHORT))
         _years(w, dig, out)
         va = w.value(dig)
@@ -373,7 +374,7 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
             fraction = (va <= vb) & _FRACTION[np.clip(vb, 0, 31)]
             cued = w.has(a - 1, lx.DATE_CUE) | _event_before(w, a)
             # "RR 12-18", "PSV 10/5", "uo 10-30/hr": a measure's range or setting
-            measure = (a > 0) & np.isin(w.hashes[np.maximum(a - 1, 0)], _MEASURES)
+            measure = (a > 0) & lx.in_set(w.hashes[np.maximum(a - 1, 0)], _MEASURES)
             # "10/5/hr", "10-10:30 PM" (a time), "50% 8/5" (a setting after a per cent)
             after = w.raw[w.end[b] + 1]
             clock = (w.raw[w.end[b]] == 58) & (after >= 48) & (after <= 57)
@@ -381,7 +382,7 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
             rate |= (ga.first == 37) & (ga.length <= 2)
             # "3-4 breaths", "1-2 days": a day and month joined by a hyphen, without a
             # year, is a range unless a date cue comes before ("on 7-22")
-            ranged = ((gb.first[ok] == 45) & ~cued) | np.isin(
+            ranged = ((gb.first[ok] == 45) & ~cued) | lx.in_set(
                 w.hashes[np.minimum(b + 1, w.size - 1)], _UNITS
             )
             keep = ~third & ~lead & (~fraction | cued) & ~measure & ~rate & ~ranged
@@ -434,10 +435,10 @@ def _years(w: Words, dig: np.ndarray, out: list) -> None:  # type: ignore[type-a
     if four.size:
         # after "in", "since"; from 1960 after a clinical word or event
         late = (v >= 1960) & (w.has(four - 1, lx.CLINICAL) | _event_before(w, four))
-        four = four[late | _in_sorted(w.hashes[four - 1], _YEAR_CUES)]
+        four = four[late | lx.in_set(w.hashes[four - 1], _YEAR_CUES)]
         nx = _in_words(w, four + 1)
         alone = w.gap(four).space & ~(w.digits[nx] & (w.gap(nx).length == 1))
-        alone &= ~_in_sorted(w.hashes[np.minimum(nx, w.size - 1)], _UNITS) | (nx >= w.size)
+        alone &= ~lx.in_set(w.hashes[np.minimum(nx, w.size - 1)], _UNITS) | (nx >= w.size)
         ok = alone & ~w.digits[four - 1]
         out.append((w.start[four[ok]], w.end[four[ok]], C_YEAR))
     two = dig[w.raw[w.end[dig]] == 39]  # a number before an apostrophe: few
@@ -445,14 +446,8 @@ def _years(w: Words, dig: np.ndarray, out: list) -> None:  # type: ignore[type-a
     if two.size:
         prev = two - 1
         ok = ((w.c0[prev] & (_UP | _LOW)) != 0) & ~w.digits[prev] & (w.length(prev) >= 2)
-        ok &= w.gap(two).space & ~_in_sorted(w.hashes[prev], _MOVES)
+        ok &= w.gap(two).space & ~lx.in_set(w.hashes[prev], _MOVES)
         out.append((w.start[two[ok]], w.end[two[ok]] + 1, C_SHORT))
-
-
-def _in_sorted(h: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Whether each hash of ``h`` is in the sorted ``table`` (no sort per call)."""
-    k = np.minimum(np.searchsorted(table, h), table.size - 1)
-    return table[k] == h
 
 
 def _in_words(w: Words, i: np.ndarray) -> np.ndarray:
@@ -488,7 +483,7 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
             for j in range(1, k):
                 ok &= word_ok(lead + j) & w.gap(lead + j).space
                 # "8 TRACH IN PLACE", "50 BY DR": no clinical nor function word
-                ok &= ~w.has(lead + j, lx.CLINICAL) & ~np.isin(
+                ok &= ~w.has(lead + j, lx.CLINICAL) & ~lx.in_set(
                     w.hashes[np.minimum(lead + j, w.size - 1)], _FUNCTION
                 )
             ok &= w.gap(streets).space
@@ -517,7 +512,7 @@ def _places(text: str, w: Words, names: _Names, out: list) -> None:  # type: ign
             pw = word_ok(prev) & ~w.has(prev, lx.COMMON | lx.CLINICAL)
             pw &= ~(w.capsnote(prev) & english_at(w, prev))  # "GO HOME", "CARDIAC REHAB"
             # "DC HOME", "AWAITING REHAB", "PMICU NURSING": no facility's name
-            pw &= ~np.isin(w.hashes[np.clip(prev, 0, max(w.size - 1, 0))], NOT_NAME)
+            pw &= ~lx.in_set(w.hashes[np.clip(prev, 0, max(w.size - 1, 0))], NOT_NAME)
             pw &= w.length(prev) > 1  # "D/C HOME"
             gp = w.gap(prev)
             s_of = (w.length(prev) == 1) & (w.raw[w.start[w.at(prev)]] == 115) & (gp.first == 39)

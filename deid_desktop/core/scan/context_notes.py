@@ -193,7 +193,7 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
         at = np.flatnonzero(ok & vague)  # Census name that is no word of the pair ("PA brown")
         k = j[at]
         listed = ((w.flags[k] & _NAMES) != 0) & ((w.flags[k] & lx.CLINICAL) == 0)
-        listed &= ~np.isin(w.hashes[np.minimum(k, w.size - 1)], _AFTER_PA)
+        listed &= ~lx.in_set(w.hashes[np.minimum(k, w.size - 1)], _AFTER_PA)
         listed &= _is_pa(w, cues[near][at])  # "PT ABLE", "24 CM MARK": only after "PA"
         ok[at] = ~g.wordlike(k) | listed
     at = j[ok]

@@ -155,7 +155,9 @@ def _houses(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     num = num[w.digits[num] & (w.length(num) <= 6)]
     # "BP 95-123/47-61 Right radial": a range's or a decimal's part is no house number
     gn = w.gap(num)
-    num = num[~((gn.length == 1) & np.isin(gn.first, _JOINERS) & w.digits[np.maximum(num - 1, 0)])]
+    num = num[
+        ~((gn.length == 1) & lx.in_set(gn.first, _JOINERS) & w.digits[np.maximum(num - 1, 0)])
+    ]
     n1 = _in(w, num + 1)
     num = num[_alpha(w, n1) & w.gap(n1).space]  # "12 Oak ...", not "80 per Dr"
     if num.size == 0:
@@ -320,7 +322,7 @@ def _facilities(w: Words, g: cw.Cues, out: Out) -> None:
         step = ~done & same & _alpha(w, p) & w.gap(lo).space & (w.length(p) > 1)
         step &= ~w.has(p, lx.CLINICAL | _CUE | lx.MONTH | lx.FACILITY) & (g.group(p) != cg.GENERIC)
         # "go home", "DC HOME", "SHIFT NURSING", "BEGIN CARDIAC REHAB": no facility's name
-        step &= ~np.isin(w.hashes[np.clip(p, 0, max(w.size - 1, 0))], NOT_NAME)
+        step &= ~lx.in_set(w.hashes[np.clip(p, 0, max(w.size - 1, 0))], NOT_NAME)
         # capitals: "Good Shepherd" in a mixed note, not "PT FELL AT HOME" in capitals
         step &= low | ~w.has(p, lx.PLACE_CUE | lx.DATE_CUE) & (
             ~w.capsnotes[p] | ~w.has(p, lx.COMMON)
@@ -343,7 +345,7 @@ def _wards(w: Words, g: cw.Cues, out: Out) -> None:
     n = to + 1
     num = n + 1
     ok = w.has(to, lx.PLACE_CUE) & w.gap(to).space & w.gap(n).space & w.gap(num).space
-    ok &= _capital(w, n) & ~w.has(n, _PLAIN | lx.FACILITY) & ~np.isin(_hash(w, n), WARDS)
+    ok &= _capital(w, n) & ~w.has(n, _PLAIN | lx.FACILITY) & ~lx.in_set(_hash(w, n), WARDS)
     ok &= w.digits[num] & (w.length(num) <= 2)
     out.append((w.start[n[ok]], w.end[num[ok]], C_WARD))
 
@@ -357,24 +359,24 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     if a.size == 0:
         return
     # "TRANSFER TODAY TO X": one word of time between; "transferred via ambulance to X"
-    later = np.isin(w.hashes[np.minimum(a + 1, w.size - 1)], LATER) & (a + 1 < w.size)
-    via = (_hash(w, a + 1) == _VIA_HASH) & (a + 3 < w.size) & np.isin(_hash(w, a + 3), TO)
+    later = lx.in_set(w.hashes[np.minimum(a + 1, w.size - 1)], LATER) & (a + 1 < w.size)
+    via = (_hash(w, a + 1) == _VIA_HASH) & (a + 3 < w.size) & lx.in_set(_hash(w, a + 3), TO)
     to = _in(w, a + 1 + later + 2 * via)
     n = _in(w, to + 1)
     # "transferred to 209 crowder": a room's number, then the ward's name
     room = w.digits[n] & (w.length(n) <= 4) & w.gap(_in(w, n + 1)).space & (n + 1 < w.size)
     n = np.where(room & w.lower[_in(w, n + 1)], _in(w, n + 1), n)
     # "TRANSFER KILLINGWORTH": a gazetteer town right after the transfer word, in capitals
-    direct = ~np.isin(_hash(w, to), TO) & w.has(to, lx.PLACE) & w.caps[to] & w.capsnotes[to]
+    direct = ~lx.in_set(_hash(w, to), TO) & w.has(to, lx.PLACE) & w.caps[to] & w.capsnotes[to]
     direct &= (to < w.size) & ~w.has(to, _PLAIN | lx.FACILITY) & w.gap(to).space
     n = np.where(direct, to, n)
-    ok = (np.isin(_hash(w, to), TO) | direct) & (to < w.size)
+    ok = (lx.in_set(_hash(w, to), TO) | direct) & (to < w.size)
     ok &= w.gap(to).space & w.gap(n).space & _alpha(w, n)
     # "transfered to PE for cath", "admitted to EL": capitals in a note in mixed case are
     # an abbreviation's, whatever word they also spell
     code = w.caps[n] & ~w.capsnotes[n] & (w.length(n) <= 5)
     plain = ~w.has(n, _PLAIN | lx.FACILITY | lx.CREDENTIAL | lx.TITLE) | code
-    ok &= plain & (w.length(n) >= 2) & ~np.isin(_hash(w, n), WARDS) & (n < w.size)
+    ok &= plain & (w.length(n) >= 2) & ~lx.in_set(_hash(w, n), WARDS) & (n < w.size)
     mixed = ~w.capsnotes[n]
     ok &= ~mixed | w.title[n] | w.caps[n] | w.lower[n]
     at, code = n[ok], code[ok]
@@ -386,7 +388,7 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     at = at[town | code | ~g.wordlike(at)]
     nx = _in(w, at + 1)
     two = w.gap(nx).space & _alpha(w, nx) & ~w.has(nx, _PLAIN | lx.FACILITY) & (nx < w.size)
-    two &= ~np.isin(w.hashes[np.minimum(nx, w.size - 1)], WARDS)
+    two &= ~lx.in_set(w.hashes[np.minimum(nx, w.size - 1)], WARDS)
     # "Sacaton Eureka": a second word that is a town in the first's case, or no word
     town2 = w.has(nx, lx.PLACE) & ((w.title[nx] & w.title[at]) | (w.caps[nx] & w.caps[at]))
     two[two] = ~g.wordlike(nx[two]) | town2[two]
@@ -404,8 +406,8 @@ def _site_codes(w: Words, g: cw.Cues, out: Out) -> None:
     cue, no common word; a clinical abbreviation only before "Hospital"."""
     dept = g.at(cg.DEPT)
     fac = g.flagged(lx.FACILITY)
-    fac = fac[np.isin(_hash(w, fac), _HOSPITAL) & (w.caps[fac] | w.title[fac])]
-    dept = dept[(_hash(w, dept) != _CATH) | np.isin(_hash(w, dept + 1), _LAB)]
+    fac = fac[lx.in_set(_hash(w, fac), _HOSPITAL) & (w.caps[fac] | w.title[fac])]
+    dept = dept[(_hash(w, dept) != _CATH) | lx.in_set(_hash(w, dept + 1), _LAB)]
     at = np.concatenate((dept, fac)) - 1
     hosp = np.concatenate((np.zeros(dept.size, dtype=bool), np.ones(fac.size, dtype=bool)))
     keep = (at >= 1) & w.gap(_in(w, at + 1)).space
@@ -422,11 +424,11 @@ def _site_codes(w: Words, g: cw.Cues, out: Out) -> None:
     )
     prep = _in(w, cue + 1)
     n = _in(w, cue + 2)
-    ok = np.isin(_hash(w, prep), _PREP) & w.gap(prep).space & w.gap(n).space & (cue + 2 < w.size)
+    ok = lx.in_set(_hash(w, prep), _PREP) & w.gap(prep).space & w.gap(n).space & (cue + 2 < w.size)
     n, employ = n[ok], employ[ok]
     code = _code_word(w, n) & (~w.has(n, lx.CLINICAL) | employ)
     plain = _alpha(w, n) & (w.length(n) >= 3) & ~w.has(n, _PLAIN | lx.FACILITY | lx.STATE)
-    plain &= ~np.isin(_hash(w, n), WARDS)
+    plain &= ~lx.in_set(_hash(w, n), WARDS)
     at = np.flatnonzero(plain & ~code)
     plain[at] = ~g.wordlike(n[at])
     hit = n[code | plain]
@@ -440,7 +442,7 @@ def _code_word(w: Words, i: np.ndarray, cred: bool = False) -> np.ndarray:
     ok = w.caps[i] & _alpha(w, i) & (w.length(i) >= 2) & (w.length(i) <= 5)
     cue = (lx.TITLE | lx.RELATION) if cred else (_CUE | lx.STATE_CODE)
     ok &= ~w.has(i, lx.COMMON | cue | lx.MONTH)
-    return ok & ~np.isin(_hash(w, i), NOT_NAME)
+    return ok & ~lx.in_set(_hash(w, i), NOT_NAME)
 
 
 _VIA_HASH = lx.hash_set(("via",))[0]

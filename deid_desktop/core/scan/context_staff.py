@@ -44,11 +44,18 @@ _HEADS = np.unique(lx.hash_set(tuple(h for heads in PHRASES.values() for h in he
 _ORDER = np.argsort(_CUES)
 _PAC = lx.hash_set(("pac",))
 _CUES, _KIND = _CUES[_ORDER], _KIND[_ORDER]
+#: The cue words by the low bits of their hashes: every word's hash is read there first
+#: (one gather), and only the few words it lets through are searched in ``_CUES``.
+_LOW_BITS = (1 << 12) - 1
+_MAY_BE_CUE = np.zeros(_LOW_BITS + 1, dtype=bool)
+_MAY_BE_CUE[(_CUES & np.uint64(_LOW_BITS)).astype(np.intp)] = True
 
 
 #: a credential written with full stops ("R.N.", "m.d.", "R.R.T.")
-_PAIRS = np.array(
-    [ord(a) * 256 + ord(b) for a, b in ("rn", "lp", "md", "np", "pa", "rr", "cn", "ms", "do")]
+_PAIRS = np.sort(
+    np.array(
+        [ord(a) * 256 + ord(b) for a, b in ("rn", "lp", "md", "np", "pa", "rr", "cn", "ms", "do")]
+    )
 )
 _DOTTED = re.compile(r"(?:R\.N|L\.P\.N|M\.D|N\.P|P\.A|R\.R\.T|C\.N\.A|M\.S\.W|D\.O)\.", re.I)
 
@@ -63,17 +70,19 @@ def find_staff(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     h = w.hashes
     cred = g.flagged(lx.CREDENTIAL)
     cred = cred[(w.caps[cred] | (g.group(cred) == cg.CRED)) & w.gap(cred).space]
-    k = np.minimum(np.searchsorted(_CUES, h), _CUES.size - 1)  # one pass over the words
-    hit = np.flatnonzero(_CUES[k] == h)
-    kind = _KIND[k[hit]]
+    may = np.flatnonzero(np.take(_MAY_BE_CUE, h.view(np.int64) & _LOW_BITS))
+    k = np.minimum(np.searchsorted(_CUES, h[may]), _CUES.size - 1)
+    found = _CUES[k] == h[may]
+    hit = may[found]
+    kind = _KIND[k[found]]
     told = hit[kind == _TOLD]
     told = told[w.gap(told).space]
     # "significant other X", "accompanied by X" (any pair of the first and last words)
     phrase = hit[kind == _PHRASE]
     phrase = phrase[(phrase > 0) & w.gap(phrase).space]
-    phrase = phrase[np.isin(h[np.maximum(phrase - 1, 0)], _HEADS)]
+    phrase = phrase[lx.in_set(h[np.maximum(phrase - 1, 0)], _HEADS)]
     # a credential no clinical abbreviation shares ("AKINS NP"; not "IJ PA LINE", "OCC PAC")
-    cred = cred[~ambiguous_cue(w, cred) & ~np.isin(h[np.minimum(cred, n - 1)], _PAC)]
+    cred = cred[~ambiguous_cue(w, cred) & ~lx.in_set(h[np.minimum(cred, n - 1)], _PAC)]
     _before(w, g, cred - 1, out, listed=False, english=lx.GIVEN)
     _before(w, g, told - 1, out, listed=True)  # "aware": a Census name
     _after(w, g, hit[kind == _PER] + 1, out)
@@ -174,7 +183,7 @@ def _dotted(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     one = one[(w.lengths[nx] == 1) & (w.gaps.length[nx] == 1) & (w.gaps.first[nx] == 46)]
     s0 = w.start[one]
     pair = (w.raw[s0].astype(np.int64) | 32) * 256 + (w.raw[s0 + 2] | 32)
-    one = one[np.isin(pair, _PAIRS) & (s0 > 0)]
+    one = one[lx.in_set(pair, _PAIRS) & (s0 > 0)]
     at = [
         i
         for i, s in zip(one.tolist(), w.start[one].tolist(), strict=True)

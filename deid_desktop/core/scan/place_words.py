@@ -38,7 +38,7 @@ WARD_WORDS = (
 GOING = lx.hash_set(GOING_WORDS)
 WARDS = lx.hash_set(WARD_WORDS)
 #: no part of a facility's name: where a patient goes, what a note is about, a unit
-NOT_NAME = np.concatenate((GOING, lx.hash_set(NOT_FACILITY_WORDS), WARDS))
+NOT_NAME = np.sort(np.concatenate((GOING, lx.hash_set(NOT_FACILITY_WORDS), WARDS)))
 #: the words between a transfer word and the place: "to", "from", "into"
 TO = lx.hash_set(("to", "from", "into"))
 #: a word of time between a transfer word and "to" ("TRANSFER TODAY TO X")
