@@ -105,6 +105,9 @@ def test_form_is_found(text: str, value: str, kind: str, rule: str) -> None:
         ("Returned at 1400 in good condition. Accompanied by Beery and a relative", "Beery"),
         ("LIMIT PHONE CALLS TO ONE CONTACT PERSON (TROST) \n", "TROST"),
         ("SISTER IN TO VISIT, MET W/ CASEWORKER GERALD RAYO. \n", "GERALD RAYO"),
+        ("Seen in clinic. PCP: Gwendolyn Oakes, MD 617-555-0199", "Gwendolyn Oakes"),
+        ("Dictated By: NOVAK, ROSALIND", "NOVAK, ROSALIND"),
+        ("Treated with aspirin. Dictated By: NOVAK, ROSALIND. Follow up.", "NOVAK, ROSALIND"),
         ("Pt admitted from BP Hospital at 1900.", "BP"),
         ("SEEN BY SHONDRA KEHL, PT. NEIGHBOR CALLED", "SHONDRA KEHL"),
         ("SISTER AT BEDSIDE, EDWARD RAKUSIN, PT SPOKE W/ FAMILY", "EDWARD RAKUSIN"),
@@ -148,6 +151,7 @@ def test_value_is_covered(text: str, value: str) -> None:
         ("PT ADMITTED TO OSH 4/4 WITH C/O CHEST PAIN", "LOCATION"),  # OSH is no ward
         ("admitted to ICU 1/2 NS at 100", "DATE"),  # half normal saline
         ("transferred via wheelchair to chair; per a rx from md", "LOCATION"),
+        ("Signed by: the attending; reviewed by pharmacy; visited by family, friends", "NAME"),
         ("stable overnight\nCONT TO MONITOR", "NAME"),  # a last line of words
         ("No changes made overnoc. Cont PSV.\n\n", "NAME"),
         ("PT CANNOT TELL RN HER NAME. WITHIN TWO HOURS MD NOTIFIED", "NAME"),

@@ -35,7 +35,11 @@ _NAMES = lx.GIVEN | lx.SURNAME
 TOLD_WORDS = ("aware", "notified", "paged", "called", "informed", "updated")
 #: two-word cues a name follows ("significant other Georgetta", "accompanied by Beery"):
 #: the first word, for each last word
-PHRASES = {"other": ("significant",), "by": ("accompanied", "visited"), "person": ("contact",)}
+PHRASES = {
+    "other": ("significant",),
+    "by": ("accompanied", "visited", "dictated", "signed", "transcribed", "reviewed"),
+    "person": ("contact",),
+}
 _TOLD, _PER, _PHRASE = 0, 1, 2
 #: the cue words' hashes, sorted, and for each its kind (told, "per", a phrase's end)
 _CUES = np.concatenate((lx.hash_set(TOLD_WORDS), lx.hash_set(("per",)), lx.hash_set(PHRASES)))
@@ -155,8 +159,11 @@ def _after(w: Words, g: cw.Cues, first: np.ndarray, out: Out, phrase: bool = Fal
     open before the name ("CONTACT PERSON (TROST)") and a capitalised name is read."""
     first = first[first < w.size]
     gf = w.gap(first)
+    # "CONTACT PERSON (TROST)", "Dictated By: NOVAK, ROSALIND"
     near = gf.space | (
-        phrase & (gf.first == 32) & (gf.length == 2) & (w.raw[w.start[first] - 1] == 40)
+        phrase
+        & (gf.length == 2)
+        & (((gf.first == 32) & (w.raw[w.start[first] - 1] == 40)) | (gf.first == 58))
     )
     first = first[near]
     # "per K pellegrini": an initial, then the name
@@ -168,9 +175,13 @@ def _after(w: Words, g: cw.Cues, first: np.ndarray, out: Out, phrase: bool = Fal
     first, lead = first[keep], lead[keep]
     if first.size == 0:
         return
-    nx = first + 1
-    two = (nx < w.size) & w.gap(np.minimum(nx, w.size - 1)).space & _name(w, g, nx, False)
-    out.append((lead, np.where(two, w.end[np.minimum(nx, w.size - 1)], w.end[first]), C_STAFF))
+    nx = np.minimum(first + 1, w.size - 1)
+    gn = w.gap(nx)
+    two = (first + 1 < w.size) & gn.space & _name(w, g, nx, False)
+    # "NOVAK, ROSALIND": surname, comma, a given name of the Census list
+    two |= phrase & gn.comma & (gn.length <= 2) & _name(w, g, nx, True, titled=True)
+    two &= first + 1 < w.size
+    out.append((lead, np.where(two, w.end[nx], w.end[first]), C_STAFF))
 
 
 def _dotted(text: str, w: Words, g: cw.Cues, out: Out) -> None:
