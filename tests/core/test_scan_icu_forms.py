@@ -173,3 +173,24 @@ def test_trap_gives_no_hit_of_its_kind(text: str, kind: str) -> None:
 )
 def test_a_local_phone_is_still_found(text: str) -> None:
     assert [k for _, k, _ in found(text)] == ["PHONE"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Unit No: 555-55-55", "555-55-55"),
+        ("MRN: 12-34-567 verified", "12-34-567"),
+        ("Acct # 4455-21", "4455-21"),
+        ("MR# 55 12 33", "55 12 33"),
+        ("Hospital #: 48213", "48213"),
+    ],
+)
+def test_a_record_number_in_groups_after_its_cue_is_found(text: str, value: str) -> None:
+    assert (value, "MRN", "record:cued") in found(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["unit 5 bed 12", "hospital day 3", "2 units of insulin", "mr 2+ on echo"]
+)
+def test_a_cue_word_before_a_small_number_is_no_record(text: str) -> None:
+    assert [h for h in found(text) if h[2] == "record:cued"] == []

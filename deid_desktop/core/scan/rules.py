@@ -111,6 +111,8 @@ CONTEXT_RULES = (
     # keeps years, so low; a holiday is a day ("home for thanksgiving")
     ("DATE", "date:year", LOW),
     ("DATE", "date:holiday", MEDIUM),
+    # a record number in groups after its cue ("Unit No: 555-55-55", "MR# 55 12 33")
+    ("MRN", "record:cued", HIGH),
 )
 _MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
 

@@ -28,6 +28,7 @@ from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.fold import ascii_projection
 from deid_desktop.core.scan.lexicon import word_hash
 from deid_desktop.core.scan.rules import CODE
+from deid_desktop.core.scan.shapes_record import record_number
 from deid_desktop.core.scan.words import Words
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -184,8 +185,10 @@ _CUES = {
     "thursday": "weekday", "friday": "weekday", "saturday": "weekday", "sunday": "weekday",
     "tues": "weekday", "weds": "weekday", "thurs": "weekday",
     "turned": "turned", "turns": "turned", "turning": "turned",
+    "mrn": "record", "mr": "record", "acct": "record", "account": "record",
+    "record": "record", "chart": "record", "hospital": "record", "member": "record",
 }  # fmt: skip
-_FINDERS = ("ssn", "email", "plate", "serial", "unit", "decade", "weekday", "turned")
+_FINDERS = ("ssn", "email", "plate", "serial", "unit", "decade", "weekday", "turned", "record")
 _CUE_HASH = word_hash(
     b"".join(c.encode().ljust(16, b" ") for c in _CUES) + bytes(16),
     np.arange(len(_CUES), dtype=np.int64) * 16,
@@ -273,8 +276,10 @@ def _cued(text: str, folded: str, w: Words, at: np.ndarray, finder: np.ndarray, 
             _decade(folded, p, add)
         elif f == 6:
             _weekday_day(folded, p, add)
-        else:
+        elif f == 7:
             _turned(folded, p, add)
+        else:
+            record_number(text, p, add)
 
 
 def _word_start(folded: str, at: int) -> bool:
@@ -524,6 +529,7 @@ def _on_street(text: str, p: int, add: _Add) -> None:
 
 
 def _unit(text: str, folded: str, p: int, add: _Add) -> None:
+    record_number(text, p, add)  # "Unit No: 555-55-55"
     m = _UNIT.match(folded, p)
     if m is None:
         return
