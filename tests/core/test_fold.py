@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pyarrow as pa
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.facts.fold import fold_text, folded
@@ -78,3 +78,26 @@ def test_the_persons_own_mrn_digits_in_full_width_fail_the_check() -> None:
     outcome = verify_release(extract, release, project).outcome("no_direct_values")
     assert not outcome.passed
     assert outcome.detail["found"]["people.hosp_ref"]["rows"] == N
+
+
+def test_a_columns_lower_folded_text_is_made_once_while_the_column_lives() -> None:
+    from deid_desktop.core.facts.fold import lower_folded
+    from deid_desktop.core.facts.text import STRING, lower
+
+    column = pd.Series(["Müller", None, "ЅСОТТ", "Ann"], dtype=STRING)
+    first = lower_folded(column)
+    assert first.to_pylist() == lower(folded(pa.array(column.array))).to_pylist()
+    assert first.to_pylist() == ["muller", None, "scott", "ann"]
+    assert lower_folded(column.copy(deep=False)) is first  # the same data: made once
+    other = pd.Series(["Müller", None, "ЅСОТТ", "Anne"], dtype=STRING)
+    assert lower_folded(other).to_pylist()[-1] == "anne"  # other data: made for it
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(alphabet=" \t\u00a0\u3000\u2003aBİẞΣÉé\u200b"))))
+def test_names_are_trimmed_and_lowered_in_either_order(values: list[str | None]) -> None:
+    from deid_desktop.core.facts.text import STRING
+    from deid_desktop.core.verify.direct import _lowered
+
+    column = pd.Series(values, dtype=STRING)
+    assert _lowered(column, names=True).to_pylist() == _lowered(column).to_pylist()

@@ -54,6 +54,18 @@ def test_product_imports_no_network_module() -> None:
     assert offenders == []
 
 
+def test_the_run_loads_no_http_or_ssl_module_at_start() -> None:
+    """xml.sax.saxutils imported urllib.request, http.client, ssl and email: tens of
+    milliseconds of CPU at every start of a run, for one escape function."""
+    code = (
+        "import sys, deid_desktop.cli, deid_desktop.core.engine, deid_desktop.core.export\n"
+        "heavy = ('ssl', 'http.client', 'urllib.request', 'email', 'xml.sax')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 # --------------------------------------------------------------------------- import contracts
 
 ROOT = PACKAGE.parent

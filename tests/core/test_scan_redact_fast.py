@@ -7,6 +7,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deid_desktop.core.facts.text import STRING
 from deid_desktop.core.scan import (
     REDACT_LEVELS,
     ColumnSpans,
@@ -25,8 +26,10 @@ notes_st = st.lists(
 
 
 @st.composite
-def column_hits(draw: st.DrawFn) -> tuple[list[str], list[Hit]]:
-    notes = draw(notes_st)
+def column_hits(
+    draw: st.DrawFn, notes_of: st.SearchStrategy[list[str]] = notes_st
+) -> tuple[list[str], list[Hit]]:
+    notes = draw(notes_of)
     hits: list[Hit] = []
     for row, text in enumerate(notes):
         for _ in range(draw(st.integers(0, 5))):
@@ -67,6 +70,30 @@ def test_redact_spans_is_redact_text_per_note(
     assert done.hits == len(wanted)  # counted as the record counts them
     assert done.notes == len({h.row for h in wanted})
     assert redact_column(series, hits, level=level).iloc[:-1].tolist() == expected
+    assert series.iloc[:-1].tolist() == notes  # the input is not changed
+
+
+arrow_notes_st = st.lists(
+    st.text(alphabet="ab .\u00f1\u2044\U0001d400", min_size=0, max_size=30), min_size=1, max_size=8
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(column_hits(arrow_notes_st), st.sampled_from(sorted(REDACT_LEVELS)))
+def test_an_arrow_column_is_spliced_as_redact_text_per_note(
+    case: tuple[list[str], list[Hit]], level: str
+) -> None:
+    """An Arrow-backed column's notes are rebuilt from their bytes (characters of one
+    to four bytes, ASCII notes and others side by side), as ``redact_text`` does."""
+    notes, hits = case
+    series = pd.Series([*notes, None], dtype=STRING, index=range(5, 6 + len(notes)), name="n")
+    wanted = [h for h in hits if h.confidence in REDACT_LEVELS[level]]
+    expected = [redact_text(t, [h for h in wanted if h.row == r]) for r, t in enumerate(notes)]
+    done = redact_spans(series, [_spans(hits)], level=level)
+    assert done.series.iloc[:-1].tolist() == expected
+    assert done.series.isna().iloc[-1]
+    assert done.series.dtype == STRING and done.series.name == "n"
+    assert done.series.index.equals(series.index)
     assert series.iloc[:-1].tolist() == notes  # the input is not changed
 
 

@@ -19,7 +19,6 @@ import io
 import re
 import zipfile
 from pathlib import Path
-from xml.sax.saxutils import escape as xml_escape
 
 import numpy as np
 import pandas as pd
@@ -135,6 +134,12 @@ def _rows_xml(table: pa.Table, first_row: int) -> tuple[pa.Buffer, int]:
         pa.scalar("", _TEXT),
     )[0]
     return joined.as_buffer(), removed
+
+
+def xml_escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` escaped, as ``xml.sax.saxutils.escape`` does (importing it
+    imports urllib, http and ssl: ~40-100 ms of CPU at every start of the engine)."""
+    return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
 
 
 def _header_xml(columns: list[str]) -> bytes:

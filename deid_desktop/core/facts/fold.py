@@ -17,19 +17,22 @@ identifier it copies, so the gate folds both sides before it compares them:
   letter, case kept).
 
 Text that is all ASCII is returned as it is, untouched and uncopied: only values with a
-byte of 0x80 or more are folded, one by one in Python (few in a clinical extract).
+byte of 0x80 or more are folded, each distinct one once in Python (few in a clinical
+extract: a column of names repeats the same few accented ones).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+import weakref
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.text import arrow_text, value_bytes
+from deid_desktop.core.facts.text import arrow_data, arrow_text, lower, value_bytes
 
 #: Cyrillic and Greek letters drawn like one Latin letter (case kept): from Unicode's
 #: confusables data (Unicode Technical Standard #39), the letters of these two
@@ -74,10 +77,11 @@ def _wide_cells(values: pa.Array) -> np.ndarray:
     high = np.flatnonzero(data >= 0x80)
     if not len(high):
         return np.zeros(0, dtype=np.int64)
-    return np.unique(np.searchsorted(starts, high, side="right") - 1)
+    cells = np.searchsorted(starts, high, side="right") - 1  # ascending, as ``high`` is
+    return cells[np.r_[True, cells[1:] != cells[:-1]]]
 
 
-def _replaced(values: pa.Array, at: np.ndarray, new: list[str]) -> pa.Array:
+def _replaced(values: pa.Array, at: np.ndarray, new: list[str] | pa.Array) -> pa.Array:
     """``values`` with the cells at positions ``at`` replaced by ``new``."""
     mask = np.zeros(len(values), dtype=bool)
     mask[at] = True
@@ -91,7 +95,29 @@ def folded(values: pa.Array) -> pa.Array:
     at = _wide_cells(values)
     if not len(at):
         return values
-    return _replaced(values, at, [fold_text(v) for v in values.take(pa.array(at)).to_pylist()])
+    wide = pc.dictionary_encode(values.take(pa.array(at)))
+    new = pa.array([fold_text(v) for v in wide.dictionary.to_pylist()], pa.large_string())
+    return _replaced(values, at, new.take(wide.indices))
+
+
+#: id of a column's Arrow data -> (that data, weakly; the column lower-cased and folded)
+_LOWER_FOLDED: dict[int, tuple[weakref.ref[object], pa.Array]] = {}
+
+
+def lower_folded(values: pd.Series | pa.Array) -> pa.Array:
+    """``lower(folded(arrow_text(values)))``, nulls kept; of an Arrow column, made once
+    while its data lives: the gate reads each name column so twice (the direct values,
+    then the persons' own names), a million cells each."""
+    data = arrow_data(values) if isinstance(values, pd.Series) else None
+    found = _LOWER_FOLDED.get(id(data)) if data is not None else None
+    if found is not None and found[0]() is data:
+        return found[1]
+    out = lower(folded(arrow_text(values)))
+    if data is not None:
+        key = id(data)
+        _LOWER_FOLDED[key] = (weakref.ref(data), out)
+        weakref.finalize(data, _LOWER_FOLDED.pop, key, None)
+    return out
 
 
 # --------------------------------------------------------------------------- plain notes

@@ -113,7 +113,9 @@ def trim(values: pa.Array, characters: str) -> pa.Array:
 _KNOWN: dict[int, tuple[weakref.ref[object], np.ndarray, pa.Array]] = {}
 
 
-def _arrow_data(values: pd.Series) -> object | None:
+def arrow_data(values: pd.Series) -> object | None:
+    """The Arrow data of an Arrow-backed column (None: another column): the same object
+    for every frame and series sharing the column, gone when its data goes."""
     arrow = getattr(values.array, "__arrow_array__", None)
     return None if arrow is None else arrow()
 
@@ -121,7 +123,7 @@ def _arrow_data(values: pd.Series) -> object | None:
 def remember_codes(values: pd.Series, codes: np.ndarray, dictionary: pa.Array) -> pd.Series:
     """Note that each cell of ``values`` is ``dictionary[code]`` (-1: missing); returns
     ``values``. Forgotten when its data goes; a changed column is new data."""
-    data = _arrow_data(values)
+    data = arrow_data(values)
     if data is None:  # not an Arrow array: not noted
         return values
     key = id(data)
@@ -134,7 +136,7 @@ def known_codes(values: pd.Series | pa.Array) -> tuple[np.ndarray, pa.Array] | N
     """(codes, -1 missing; distinct values) of a column noted by ``remember_codes``."""
     data = values if isinstance(values, pa.ChunkedArray) else None
     if isinstance(values, pd.Series):
-        data = _arrow_data(values)
+        data = arrow_data(values)
     found = _KNOWN.get(id(data)) if data is not None else None
     if found is None or found[0]() is not data:
         return None

@@ -2,7 +2,8 @@
 
 A whole column is redacted from its hits as arrays (``redact_spans``): the spans are
 filtered, sorted and merged with numpy, and each note with hits is rebuilt once from
-its merged spans; ``redact_text`` is the one-note reference.
+its merged spans (an Arrow column's notes as bytes, in numpy: ``_spliced``);
+``redact_text`` is the one-note reference.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from deid_desktop.core.facts.text import arrow_text, value_bytes
 
 if TYPE_CHECKING:
     from deid_desktop.core.scan.report import ColumnSpans
@@ -150,8 +155,11 @@ def _redact(
     m_start = start[first]
     m_end = np.maximum.reduceat(end, first)
     m_row = row[first]
-    labels = np.asarray([f"[{k}]" for k in names.tolist()], dtype=object)[kind_rank[first]]
     rows, at = np.unique(m_row, return_index=True)
+    if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
+        spliced = _spliced(series, rows, at, m_start, m_end, kind_rank[first], names.tolist())
+        return Redacted(spliced, int(row.size), int(rows.size))
+    labels = np.asarray([f"[{k}]" for k in names.tolist()], dtype=object)[kind_rank[first]]
     bounds = np.append(at, m_row.size).tolist()
     values = series.iloc[rows].tolist()
     s_list, e_list, l_list = m_start.tolist(), m_end.tolist(), labels.tolist()
@@ -167,3 +175,73 @@ def _redact(
         new.append("".join(parts))
     out.iloc[rows] = new
     return Redacted(out, int(row.size), int(rows.size))
+
+
+def _spliced(
+    series: pd.Series,
+    rows: np.ndarray,
+    at: np.ndarray,
+    m_start: np.ndarray,
+    m_end: np.ndarray,
+    label: np.ndarray,
+    names: list[str],
+) -> pd.Series:
+    """``series`` (Arrow text) with the merged spans of each note in ``rows`` (spans
+    ``at[k]`` up to ``at[k + 1]`` of ``m_start``/``m_end``, character offsets, sorted and
+    apart) replaced by ``[names[label]]``, as the Python loop of ``_redact`` does: the
+    notes' bytes are cut into pieces (text between spans, labels, the text after the
+    last span) and gathered in one numpy pass. Offsets past a note's end read as its
+    end, as Python's slicing does."""
+    text = arrow_text(series)
+    picked = text.take(pa.array(rows))
+    found = value_bytes(picked)
+    assert found is not None
+    data, starts, ends = found
+    n_sp, n_rows = m_start.size, rows.size
+    owner = np.repeat(np.arange(n_rows), np.diff(np.append(at, n_sp)))
+    size_of = (ends - starts)[owner]
+    wide = np.zeros(n_rows, dtype=bool)  # notes holding a character beyond ASCII
+    wide[np.searchsorted(starts, np.flatnonzero(data >= 0x80), side="right") - 1] = True
+
+    prev_end = np.empty(n_sp, dtype=np.int64)
+    prev_end[1:] = m_end[:-1]
+    prev_end[at] = 0
+    # a character is a byte in an ASCII note; in the others its byte is counted
+    b_pos, b_start, b_end = (np.minimum(c, size_of) for c in (prev_end, m_start, m_end))
+    for j in np.flatnonzero(wide[owner]).tolist():
+        k = int(owner[j])
+        note = data[starts[k] : ends[k]].tobytes().decode("utf-8")
+        for b, c in ((b_pos, prev_end), (b_start, m_start), (b_end, m_end)):
+            b[j] = len(note[: int(c[j])].encode("utf-8"))
+    encoded = [f"[{n}]".encode() for n in names]
+    lab_len = np.asarray([len(e) for e in encoded], dtype=np.int64)
+    lab_off = np.cumsum(lab_len) - lab_len + data.size  # after the notes' bytes
+    source = np.concatenate([data, np.frombuffer(b"".join(encoded), dtype=np.uint8)])
+    # pieces in output order: per span its gap and label, per note then its tail
+    src = np.empty(2 * n_sp + n_rows, dtype=np.int64)
+    size = np.empty(2 * n_sp + n_rows, dtype=np.int64)
+    gap = 2 * np.arange(n_sp, dtype=np.int64) + owner
+    src[gap], size[gap] = starts[owner] + b_pos, np.maximum(b_start - b_pos, 0)
+    src[gap + 1], size[gap + 1] = lab_off[label], lab_len[label]
+    last = np.append(at[1:], n_sp) - 1
+    tail = 2 * (last + 1) + np.arange(n_rows, dtype=np.int64)
+    src[tail] = starts + b_end[last]
+    size[tail] = ends - src[tail]
+    reach = np.cumsum(size)
+    index = np.int32 if source.size < 2**31 else np.int64
+    gather = np.repeat((src - (reach - size)).astype(index), size)
+    gather += np.arange(int(reach[-1]), dtype=index)
+    new = pa.LargeStringArray.from_buffers(
+        n_rows,
+        pa.py_buffer(np.concatenate([[0], reach[tail]]).astype(np.int64)),
+        pa.py_buffer(source[gather]),
+    )
+    mask = np.zeros(len(text), dtype=bool)
+    mask[rows] = True
+    out = pc.replace_with_mask(text, pa.array(mask), new)
+    return pd.Series(
+        series.dtype.__from_arrow__(pa.chunked_array([out])),
+        index=series.index,
+        name=series.name,
+        copy=False,
+    )

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.digits import all_digits, only_digits
-from deid_desktop.core.facts.fold import folded
+from deid_desktop.core.facts.fold import folded, lower_folded
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.shared import event_keys_linked
 from deid_desktop.core.facts.text import arrow_text, lower, trim_whitespace
@@ -133,7 +133,12 @@ def _where(values: pa.Array, keep: np.ndarray) -> pa.Array:
     return values.filter(pa.array(keep))
 
 
-def _lowered(values: pd.Series) -> pa.Array:
+def _lowered(values: pd.Series, *, names: bool = False) -> pa.Array:
+    """Folded, lower-cased and trimmed, missing values left out. ``names``: lower-cased
+    and folded once for the own-names check too (``lower_folded``; trimming commutes
+    with lower-casing, which makes no whitespace and changes none)."""
+    if names:
+        return trim_whitespace(lower_folded(values)).drop_null()
     return lower(trim_whitespace(folded(arrow_text(values)))).drop_null()
 
 
@@ -173,8 +178,9 @@ def _direct_parts(
                 continue
             if is_key and covered and table is not extract.person:
                 continue
-            text = _lowered(table.frame[tag.name])
-            if tag.category in WORD_CATEGORIES:
+            is_name = tag.category in WORD_CATEGORIES
+            text = _lowered(table.frame[tag.name], names=is_name)
+            if is_name:
                 names.append(text)
                 continue
             ids.append(text)

@@ -14,8 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.fold import folded
-from deid_desktop.core.facts.text import arrow_text, lower
+from deid_desktop.core.facts.fold import lower_folded
 from deid_desktop.core.verify.own_tokens import (
     INITIALS,
     MIN_LETTERS,
@@ -49,7 +48,7 @@ class _Names:
 
     @classmethod
     def of(cls, values: pa.Array) -> _Names:
-        encoded = pc.dictionary_encode(lower(folded(arrow_text(values))))
+        encoded = pc.dictionary_encode(lower_folded(values))
         codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         dictionary = encoded.dictionary.cast(pa.large_string())
         parts = pc.split_pattern_regex(dictionary, "[^a-z]+")
