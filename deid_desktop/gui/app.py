@@ -18,7 +18,6 @@ from deid_desktop.buildinfo import VersionAction
 from deid_desktop.core.errors import unexpected_error_summary
 from deid_desktop.core.steps import Step
 from deid_desktop.core.transaction import recover_pending
-from deid_desktop.gui import latency
 
 log = logging.getLogger("deid.gui")
 
@@ -112,8 +111,6 @@ def make_app(argv: Sequence[str]) -> QApplication:
     if isinstance(app, QApplication):
         return app
     os.environ.setdefault(*SINGLE_THREADED_PAINT)  # read when Qt first paints
-    # before Qt and the job pool start their threads, which inherit it
-    latency.short_slice()
     skip_pyside_source_scan()
     QCoreApplication.setOrganizationName(ORGANIZATION)
     QCoreApplication.setApplicationName(APPLICATION)

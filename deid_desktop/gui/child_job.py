@@ -37,7 +37,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from deid_desktop.core.progress import CancelToken, ProgressFn
-from deid_desktop.gui import latency
 
 if TYPE_CHECKING:
     from deid_desktop.core.model import Extract
@@ -211,7 +210,6 @@ def _child(fn: Callable[[ProgressFn, CancelToken], Any], fd: int) -> None:
     code = 1
     try:
         gc.freeze()  # the inherited objects: a collection here neither walks nor copies them
-        latency.default_slice()  # batch work: not the window's short slice (gui.latency)
         with contextlib.suppress(OSError, AttributeError):  # die with the app
             ctypes.CDLL("libc.so.6").prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
