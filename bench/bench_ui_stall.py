@@ -347,6 +347,10 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
         "peak_exact": can_reset,
         "earlier_releases": earlier,
         "worst_step": worst[1],
+        # every stall over the target, and those in which the UI thread itself hardly ran
+        # (woken late: waiting for a CPU or Python's lock, not its own work)
+        "stall_count": len(probe.stalls),
+        "idle_stall_count": sum(1 for st in probe.stalls if st[3] < 5),
         "steps": steps,
         "stalls": [],
         "collections": [
@@ -386,6 +390,11 @@ def print_result(r: dict[str, Any]) -> None:
         f"in step {r['worst_step']}), p99 {r['p99_ms']:.0f} ms; peak RSS {r['peak_mb']:,.0f} MB "
         f"({mem} the {TARGET_MB:,.0f} MB target)"
     )
+    if "stall_count" in r:
+        print(
+            f"{r['stall_count']} stall(s) >= {TARGET_MS:.0f} ms, {r['idle_stall_count']} of them "
+            "with the UI thread running < 5 ms (woken late, not its own work)"
+        )
     if r.get("child_peak_mb"):
         print(
             f"the heavy jobs ran in a child process (gui.child_job), whose own peak was "
@@ -455,7 +464,9 @@ def main() -> int:
             print(
                 f"run {i + 1}: stall {r['stall_ms']:,.0f} ms (step {r['worst_step']}), "
                 f"p99 {r['p99_ms']:.0f} ms, peak {r['peak_mb']:,.0f} MB, "
-                f"load {r['load_before']:.2f} -> {r['load_after']:.2f}",
+                f"load {r['load_before']:.2f} -> {r['load_after']:.2f}, "
+                f"{r.get('stall_count', '?')} stalls >= {TARGET_MS:.0f} ms "
+                f"({r.get('idle_stall_count', '?')} woken late)",
                 flush=True,
             )
             for st in r["stalls"][:3]:

@@ -9,6 +9,9 @@ from PySide6.QtCharts import QBarCategoryAxis, QBarSeries, QBarSet, QChart, QVal
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 
+SIZE_BUCKETS = ((1, 1, "1"), (2, 2, "2"), (3, 3, "3"), (4, 4, "4"), (5, 9, "5–9"),
+                (10, 19, "10–19"), (20, 49, "20–49"), (50, 10**12, "50+"))  # fmt: skip
+
 
 def draw_bars(
     chart: QChart,
@@ -48,3 +51,19 @@ def draw_bars(
     series.attachAxis(x)
     series.attachAxis(y)
     return series, bar, text
+
+
+def draw_class_sizes(chart: QChart, palette: QPalette, sizes: Sequence[tuple[int, int]]) -> None:
+    """The residual-risk chart: records by class size (``sizes``: (size, records) pairs)
+    in ``SIZE_BUCKETS``, drawn anew in ``chart``."""
+    chart.removeAllSeries()
+    for axis in chart.axes():
+        chart.removeAxis(axis)
+    bucket_records = [0] * len(SIZE_BUCKETS)
+    for size, records in sizes:
+        for i, (lo, hi, _label) in enumerate(SIZE_BUCKETS):
+            if lo <= size <= hi:
+                bucket_records[i] += records
+                break
+    labels = [b[2] for b in SIZE_BUCKETS]
+    draw_bars(chart, palette, "Records", bucket_records, labels, "Class size")

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from deid_desktop.core.model import RiskSettings
 from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend, child_job
-from deid_desktop.gui.bar_chart import draw_bars
+from deid_desktop.gui.bar_chart import draw_class_sizes
 from deid_desktop.gui.models import FrameModel, size_columns_from_sample
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review_failures import FailurePanel, detail_text
@@ -48,17 +48,18 @@ from deid_desktop.gui.pages.review_text import FreeTextPanel
 from deid_desktop.gui.widgets import MessageBanner, VerdictBanner, heading, plain_error
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
     from deid_desktop.core.engine import ReviewResult
-    from deid_desktop.core.risk import RiskReport
     from deid_desktop.core.scan.notes import NoteIndex
     from deid_desktop.core.verify import CheckOutcome
 
 DEFAULT_BANDS = "0, 18, 30, 45, 65, 75, 90"
 RISK_TAB = 1  # the "Residual risk" tab, where the verdict's next steps are done
-SIZE_BUCKETS = ((1, 1, "1"), (2, 2, "2"), (3, 3, "3"), (4, 4, "4"), (5, 9, "5–9"),
-                (10, 19, "10–19"), (20, 49, "20–49"), (50, 10**12, "50+"))  # fmt: skip
+#: From this many rows (all tables) the review's tabs are drawn one per turn of the loop.
+STEPWISE_ROWS = 200_000
 
 
 # -- helpers over the engine's result (ReviewResult: release, verification, risk, scan) --
@@ -91,6 +92,7 @@ class ReviewPage(Page):
         super().__init__(session, runner, parent)
         self.banner = MessageBanner()
         self._error = False  # the last review failed (its message is in the banner)
+        self._drawn = 0  # how many times a review was drawn (a queued part is of one)
         self.gate = MessageBanner()
         self.verdict = VerdictBanner()
         self.verdict.action.setText("Open the residual risk tab")
@@ -197,6 +199,7 @@ class ReviewPage(Page):
 
     def _failed(self, exc: BaseException) -> None:
         """The review did not finish: nothing of an older review stays on screen."""
+        self._drawn += 1  # nor a part of it still queued
         self.gate.clear()
         self.verdict.clear()
         self.checks.clear()
@@ -442,7 +445,8 @@ class ReviewPage(Page):
             else ""
         )
         self.not_counted.setVisible(bool(left_out))
-        self._show_chart(risk)
+        sizes = [(cs.size, cs.records) for cs in risk.class_size_distribution]
+        draw_class_sizes(self.chart, self.palette(), sizes)
         self.generalize.show_review(review)
         if self._lone is None or self._lone[0] is not risk:  # else built with the review
             project = self.session.project
@@ -518,26 +522,6 @@ class ReviewPage(Page):
             f"({p.share:.1%}) in {p.classes_removed:,} classes below k = {p.k_target}."
         )
 
-    def _show_chart(self, risk: RiskReport) -> None:
-        chart = self.chart
-        chart.removeAllSeries()
-        for axis in chart.axes():
-            chart.removeAxis(axis)
-        bucket_records = [0] * len(SIZE_BUCKETS)
-        for cs in risk.class_size_distribution:
-            for i, (lo, hi, _label) in enumerate(SIZE_BUCKETS):
-                if lo <= cs.size <= hi:
-                    bucket_records[i] += cs.records
-                    break
-        draw_bars(
-            chart,
-            self.palette(),
-            "Records",
-            bucket_records,
-            [b[2] for b in SIZE_BUCKETS],
-            "Class size",
-        )
-
     def apply_risk_settings(self) -> None:
         project = self.session.project
         if project is None:
@@ -571,14 +555,28 @@ class ReviewPage(Page):
             self.verdict.show_verdict(self.session.review.verdict)
 
     def _show(self) -> None:
+        """Draw the review: the verdict, the gate and the tab on screen at once; at
+        ``STEPWISE_ROWS`` and more, each other tab on its own turn of the event loop
+        (all at once held the window ~25 ms at a million persons, plus the paint)."""
         review = self.session.review
+        self._drawn += 1  # what is still queued for an earlier review is dropped
         if review is None:
             return
         self.banner.clear()
         self.verdict.show_verdict(review.verdict)
-        self._show_checks(review)
-        self._show_risk(review)
-        self.text.show_scan(review, self._notes_index)
+        parts = [
+            (self.tabs.indexOf(self.text), partial(self.text.show_scan, review, self._notes_index)),
+            (RISK_TAB, partial(self._show_risk, review)),
+            (0, partial(self._show_checks, review)),
+        ]
+        parts.sort(key=lambda p: p[0] != self.tabs.currentIndex())  # the tab on screen first
+        extract = self.session.extract
+        stepwise = extract is not None and child_job.extract_rows(extract) >= STEPWISE_ROWS
+        for i, (_tab, draw) in enumerate(parts):
+            if i and stepwise:
+                QTimer.singleShot(0, self, partial(self._draw_later, self._drawn, draw))
+            else:
+                draw()
         reason = gate_reason(review)
         if reason:
             self.gate.show_error_text(f"Export is blocked. {reason}")
@@ -592,3 +590,7 @@ class ReviewPage(Page):
                 f"export ({Step.EXPORT.short})." + ("\n" + "\n".join(warnings) if warnings else "")
             )
         self.readinessChanged.emit()
+
+    def _draw_later(self, drawn: int, draw: Callable[[], None]) -> None:
+        if drawn == self._drawn:  # no review drawn or failed since
+            draw()
