@@ -6,22 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from deid_desktop.core.scan import build_dictionary_from_values, scan_texts
-
-EMPTY = build_dictionary_from_values({"name": ["John Doe"]})
-
-
-def found(text: str) -> list[tuple[str, str, str]]:
-    """(covered text, kind, rule) of every hit in one note."""
-    return [(text[s:e], k, r) for _, s, e, k, r in scan_texts([text], EMPTY)]
-
-
-def covered(text: str, value: str) -> bool:
-    at = text.index(value)
-    hits = [(s, e) for _, s, e, _, _ in scan_texts([text], EMPTY)]
-    return all(
-        any(s <= i < e for s, e in hits) for i in range(at, at + len(value)) if text[i].isalnum()
-    )
+from tests.core.test_scan_context_notes import covered, found
 
 
 @pytest.mark.parametrize(
