@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.digits import all_digits, only_digits
+from deid_desktop.core.facts.digits import all_digits, digits_and_counts
 from deid_desktop.core.facts.fold import folded, lower_folded
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.shared import event_keys_linked
@@ -182,13 +182,13 @@ def _event_keys_covered(extract: Extract, project: Project, ctx: VerifyContext |
 
 def _direct_parts(
     extract: Extract, project: Project, ctx: VerifyContext | None
-) -> tuple[list[pa.Array], list[pa.Array]]:
+) -> tuple[list[_Part], list[_Part]]:
     """Every direct value, lower-cased and trimmed (not deduplicated): those searched as
     IDs (with the digits of a formatted value, e.g. a phone) and those searched as
     names. With ``ctx``, the event tables' keys are left out when each is a person key
-    (they add no value)."""
-    ids: list[pa.Array] = []
-    names: list[pa.Array] = []
+    (they add no value). Each part with its values' ``all_digits`` when it is known."""
+    ids: list[_Part] = []
+    names: list[_Part] = []
     covered = _event_keys_covered(extract, project, ctx)
     for table in extract.tables:
         spec = spec_for(project, table)
@@ -201,16 +201,23 @@ def _direct_parts(
             is_name = tag.category in WORD_CATEGORIES
             text = _lowered(table.frame[tag.name], names=is_name)
             if is_name:
-                names.append(text)
+                names.append((text, None))
                 continue
-            ids.append(text)
-            if not is_key:  # "(858) 555-0101" is also searched as 8585550101
-                digits = only_digits(text)
-                wanted = pc.and_(
-                    pc.greater_equal(pc.utf8_length(digits), 7), pc.not_equal(digits, text)
-                )
-                ids.append(pc.filter(digits, wanted))
+            if is_key:
+                ids.append((text, None))
+                continue
+            # "(858) 555-0101" is also searched as 8585550101: the digits of a value
+            # not all digits (else the same value), seven or more
+            digits, counts, numeric = digits_and_counts(text)
+            ids.append((text, numeric))
+            wanted = (counts >= 7) & ~numeric
+            if wanted.any():
+                ids.append((_where(digits, wanted), None))
     return ids, names
+
+
+#: A part of a list of direct values, with its values' ``all_digits`` (None: not known).
+_Part = tuple[pa.Array, np.ndarray | None]
 
 
 #: Parts of a list of direct values (Arrow arrays, read together as one).
@@ -229,13 +236,13 @@ class _Sorted:
     small: _Parts
 
     @classmethod
-    def of(cls, parts: list[pa.Array]) -> _Sorted:
+    def of(cls, parts: list[_Part]) -> _Sorted:
         kept: dict[str, list[pa.Array]] = {"text": [], "numbers": [], "short": [], "small": []}
-        for part in parts:
+        for part, known in parts:
             if len(part) == 0:
                 continue
             length = char_lengths(part)
-            numeric = all_digits(part)
+            numeric = all_digits(part) if known is None else known
             short = length < MIN_VALUE_LENGTH
             small = numeric & (length < MIN_NUMBER_LENGTH) & ~short
             for name, keep in (
