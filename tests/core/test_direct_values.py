@@ -13,7 +13,12 @@ import pyarrow as pa
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from deid_desktop.core.scan.candidates import TextCandidates, may_occur
+from deid_desktop.core.scan.candidates import (
+    TextCandidates,
+    _digit_values,
+    _number_hash,
+    may_occur,
+)
 from deid_desktop.core.scan.dictionary import dictionary_from_columns
 from deid_desktop.core.scan.direct_values import DirectValues
 from deid_desktop.core.scan.engine import scan_text_arrays
@@ -105,3 +110,44 @@ def test_the_read_back_dictionary_of_a_million_values_keeps_what_the_cells_hold(
         [["2019", "stable", "HF0000042 seen", "syn 0000007"]]
     )
     assert dict(small.terms) == {"hf0000042": "ID", "syn 0000007": "MRN"}
+
+
+def _digit_values_reference(
+    digits: np.ndarray, first: np.ndarray, count: np.ndarray, is_digit: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``candidates._digit_values`` as it was written first: a digit position at a time
+    over every run, the runs shorter than it left as they are."""
+    value = np.zeros(first.size, dtype=np.uint64)
+    whole = np.ones(first.size, dtype=bool)
+    last = max(digits.size - 1, 0)
+    for k in range(int(count.max(initial=0))):
+        inside = k < count
+        at = np.minimum(first + k, last)
+        if is_digit is not None:
+            whole &= ~inside | is_digit[at]
+        with np.errstate(over="ignore"):
+            value = np.where(inside, value * np.uint64(10) + digits[at].astype(np.uint64), value)
+    return whole, _number_hash(value, count)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 19), st.integers(0, 40)), max_size=30),
+    st.binary(min_size=80, max_size=120),
+    st.booleans(),
+)
+def test_digit_values_read_a_length_at_a_time_are_the_same(
+    runs: list[tuple[int, int]], raw: bytes, check: bool
+) -> None:
+    """Runs of several lengths (none, one, all the same, 19 digits that overflow 64
+    bits), over bytes that are digits or not: the same flags and hashes."""
+    data = np.frombuffer(raw, dtype=np.uint8)
+    digits = data - np.uint8(48)
+    is_digit = np.zeros(data.size + 1, dtype=bool)
+    is_digit[:-1] = digits < 10
+    count = np.array([n for n, _ in runs], dtype=np.int64)
+    first = np.array([s for _, s in runs], dtype=np.int64)
+    flags = is_digit if check else None
+    got = _digit_values(digits, first, count, flags)
+    want = _digit_values_reference(digits, first, count, flags)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from deid_desktop.core.errors import InputError
 from deid_desktop.core.facts.dates import earliest_per_person
-from deid_desktop.core.facts.digits import all_digits, only_digits
+from deid_desktop.core.facts.digits import all_digits, digits_and_counts, only_digits
 from deid_desktop.core.facts.persons import all_positions
 from deid_desktop.core.pathways.common import row_order, take_rows
 from deid_desktop.core.pathways.subject_ids import _contains_own_key, _equals_an_id, _format_ids
@@ -125,6 +125,10 @@ def test_digit_helpers_match_the_regular_expressions(values: list[str]) -> None:
         )
         expected = pc.match_substring_regex(part, r"^\d+$").to_numpy(zero_copy_only=False)
         assert all_digits(part).tolist() == expected.tolist()
+        digits, counts, numeric = digits_and_counts(part)
+        assert digits.to_pylist() == only_digits(part).to_pylist()
+        assert counts.tolist() == [len(d) for d in digits.to_pylist()]
+        assert numeric.tolist() == expected.tolist()
 
 
 @settings(max_examples=100, deadline=None)

@@ -10,15 +10,17 @@ from dataclasses import replace
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from deid_desktop.core.facts.fold import fold_text
 from deid_desktop.core.facts.persons import positions_in
+from deid_desktop.core.facts.text import char_lengths
 from deid_desktop.core.facts.years import year_numbers
 from deid_desktop.core.pathways.safe_harbor import build_safe_harbor
 from deid_desktop.core.verify import VerifyContext
-from deid_desktop.core.verify.direct import _direct_dictionary, direct_values_finding
+from deid_desktop.core.verify.direct import _Cells, _direct_dictionary, direct_values_finding
 from deid_desktop.core.verify.safe_harbor import _containing_own_key, _equal_to_a_key
 from tests.core.test_safe_harbor_support import make_case, people
 
@@ -174,3 +176,28 @@ def test_direct_values_searched_only_where_the_cells_may_hold_them_find_the_same
         extract, release, project, VerifyContext(extract, project), restrict=False
     )
     assert fast == whole
+
+
+_TEXT_BITS = st.sampled_from(["ab", "abc", "ABC", "x", "", " ", "é", "Peña", "syn-", "12"])
+#: Searched values: three characters or more (``MIN_VALUE_LENGTH``).
+_VALUES = st.lists(
+    st.lists(_TEXT_BITS, max_size=3).map("".join).filter(lambda v: len(v) >= 3), max_size=12
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES, st.lists(st.one_of(_TEXT_BITS, _VALUES.map("".join)), max_size=6))
+def test_values_kept_when_their_first_three_characters_are_in_the_cells(
+    values: list[str], cells: list[str]
+) -> None:
+    """An ASCII array's first three bytes looked up in a table, any other array through
+    Arrow's strings (``é`` among the values): the values whose first three characters
+    are a run of the cells, sliced arrays too; ``char_lengths`` counts as Arrow does."""
+    haystack = "\x00".join(cells)
+    runs = {haystack[i : i + 3] for i in range(len(haystack) - 2)}
+    found = _Cells.of(haystack)
+    for arr in (pa.array(values, pa.large_string()), pa.array(values, pa.large_string())[1:]):
+        want = [v for v in arr.to_pylist() if v[:3] in runs]
+        assert found.may_hold_text(arr).to_pylist() == want
+        lengths = pc.utf8_length(arr).to_numpy(zero_copy_only=False).tolist()
+        assert char_lengths(arr).tolist() == lengths

@@ -45,6 +45,21 @@ def only_digits(arr: pa.Array) -> pa.Array:
     )
 
 
+def digits_and_counts(arr: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """``only_digits(arr)``, each value's digit count and ``all_digits(arr)``, from one
+    read of the bytes (a large_string array without nulls; else each as its own)."""
+    if arr.null_count or len(arr) == 0:
+        digits = only_digits(arr)
+        counts = pc.utf8_length(digits).to_numpy(zero_copy_only=False).astype(np.int64)
+        return digits, counts, all_digits(arr)
+    chunk, digit, counts, size = _digit_counts(arr)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    digits = pa.LargeStringArray.from_buffers(
+        len(arr), pa.py_buffer(offsets), pa.py_buffer(chunk[digit])
+    )
+    return digits, counts, (size > 0) & (counts == size)
+
+
 def all_digits(arr: pa.Array) -> np.ndarray:
     """Per value: one or more characters, all 0-9 (RE2's ``^\\d+$``), with numpy."""
     if arr.null_count or len(arr) == 0:

@@ -63,6 +63,16 @@ def value_bytes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray] | No
     return data, offsets[:-1] - lo, offsets[1:] - lo
 
 
+def char_lengths(values: pa.Array) -> np.ndarray:
+    """``pc.utf8_length(values)`` as int64 numpy, for a string array without nulls: text
+    all ASCII (its bytes below 0x80) is one character a byte, read from the offsets."""
+    plain = isinstance(values, pa.Array) and not values.null_count
+    found = value_bytes(values) if plain else None
+    if found is not None and (found[0].size == 0 or int(found[0].max()) < 0x80):
+        return found[2] - found[1]
+    return np.asarray(pc.utf8_length(values).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
 def lower(values: pa.Array) -> pa.Array:
     """``pc.utf8_lower(values)``: the same array. Text all ASCII (its bytes, nulls' slots
     included, below 0x80) is lowered by the ASCII kernel, which maps A-Z as the Unicode

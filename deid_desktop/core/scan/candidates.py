@@ -147,20 +147,32 @@ def _digit_values(
     count: np.ndarray,
     is_digit: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Whether each run ``digits[first : first + count]`` (``count`` <= 19) is digits
-    only (with ``is_digit`` per position; else all are) and a hash of its number with
-    its length (leading zeros count)."""
+    """Whether each run ``digits[first : first + count]`` (``count`` <= 19, each run
+    inside ``digits``) is digits only (with ``is_digit`` per position; else all are)
+    and a hash of its number with its length (leading zeros count).
+
+    The runs are read a length at a time (IDs and phones come in a few lengths): each
+    digit position of a run is one gather, with no test of which runs are that long."""
     value = np.zeros(first.size, dtype=np.uint64)
     whole = np.ones(first.size, dtype=bool)
-    last = max(digits.size - 1, 0)
-    for k in range(int(count.max(initial=0))):
-        inside = k < count
-        at = np.minimum(first + k, last)
-        if is_digit is not None:
-            whole &= ~inside | is_digit[at]
-        d = digits[at].astype(np.uint64)
+    lengths = np.flatnonzero(np.bincount(count, minlength=1)) if count.size else _EMPTY_I
+    for length in lengths.tolist():
+        if length == 0:
+            continue
+        at = np.flatnonzero(count == length) if lengths.size > 1 else None
+        start = first if at is None else first[at]
+        run = np.zeros(start.size, dtype=np.uint64)
+        ok = np.ones(start.size, dtype=bool)
         with np.errstate(over="ignore"):
-            value = np.where(inside, value * np.uint64(10) + d, value)
+            for k in range(length):
+                pos = start + k
+                if is_digit is not None:
+                    ok &= is_digit[pos]
+                run = run * np.uint64(10) + digits[pos].astype(np.uint64)
+        if at is None:
+            value, whole = run, ok
+        else:
+            value[at], whole[at] = run, ok
     return whole, _number_hash(value, count)
 
 

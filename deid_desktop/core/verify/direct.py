@@ -21,11 +21,17 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from deid_desktop.core.facts.digits import all_digits, only_digits
+from deid_desktop.core.facts.digits import all_digits, digits_and_counts
 from deid_desktop.core.facts.fold import folded, lower_folded
 from deid_desktop.core.facts.persons import spec_for
 from deid_desktop.core.facts.shared import event_keys_linked
-from deid_desktop.core.facts.text import arrow_text, lower, trim_whitespace
+from deid_desktop.core.facts.text import (
+    arrow_text,
+    char_lengths,
+    lower,
+    trim_whitespace,
+    value_bytes,
+)
 from deid_desktop.core.model import ColumnClass, Extract, IdentifierCategory, Project, Release
 from deid_desktop.core.verify.base import Finding, VerifyContext, released_columns
 from deid_desktop.core.verify.own_values import own_identifier_rows
@@ -95,21 +101,35 @@ class _Dictionary:
 class _Cells:
     """What the release's distinct cells can hold (``_direct_dictionary`` keeps only the
     direct values that may be found in them): the runs of three characters, and the
-    whole runs of digits (as Python's ``\\d+`` finds them)."""
+    whole runs of digits (as Python's ``\\d+`` finds them). ``ascii_trigrams``: the
+    runs of three ASCII characters as a table (``_ascii_key`` -> present), where an
+    ASCII value's first three bytes are looked up with no string made."""
 
     trigrams: pa.Array
     digit_runs: pa.Array
+    ascii_trigrams: np.ndarray
 
     @classmethod
     def of(cls, haystack: str) -> _Cells:
         runs = pa.array(re.findall(r"\d+", haystack), type=pa.large_string())
-        return cls(_present_trigrams(haystack), pc.unique(runs))
+        chars = _trigram_chars(haystack)
+        return cls(_trigram_text(chars), pc.unique(runs), _ascii_table(chars))
 
     def may_hold_text(self, values: pa.Array) -> pa.Array:
         """The values whose first three characters occur in the cells (each searched
         value has three or more): a value found in a cell passes, whatever its kind."""
         if len(values) == 0:
             return values
+        found = value_bytes(values) if not values.null_count else None
+        if found is not None and (found[0].size == 0 or int(found[0].max()) < 0x80):
+            data, starts, ends = found  # ASCII: a character a byte
+            keep = np.zeros(len(values), dtype=bool)
+            at = np.flatnonzero(ends - starts >= 3)  # shorter: no run of three
+            first = starts[at]
+            keep[at] = self.ascii_trigrams[
+                _ascii_key(data[first], data[first + 1], data[first + 2])
+            ]
+            return _where(values, keep)
         first = pc.utf8_slice_codeunits(values, 0, 3)
         return _where(
             values, pc.is_in(first, value_set=self.trigrams).to_numpy(zero_copy_only=False)
@@ -162,13 +182,13 @@ def _event_keys_covered(extract: Extract, project: Project, ctx: VerifyContext |
 
 def _direct_parts(
     extract: Extract, project: Project, ctx: VerifyContext | None
-) -> tuple[list[pa.Array], list[pa.Array]]:
+) -> tuple[list[_Part], list[_Part]]:
     """Every direct value, lower-cased and trimmed (not deduplicated): those searched as
     IDs (with the digits of a formatted value, e.g. a phone) and those searched as
     names. With ``ctx``, the event tables' keys are left out when each is a person key
-    (they add no value)."""
-    ids: list[pa.Array] = []
-    names: list[pa.Array] = []
+    (they add no value). Each part with its values' ``all_digits`` when it is known."""
+    ids: list[_Part] = []
+    names: list[_Part] = []
     covered = _event_keys_covered(extract, project, ctx)
     for table in extract.tables:
         spec = spec_for(project, table)
@@ -181,16 +201,23 @@ def _direct_parts(
             is_name = tag.category in WORD_CATEGORIES
             text = _lowered(table.frame[tag.name], names=is_name)
             if is_name:
-                names.append(text)
+                names.append((text, None))
                 continue
-            ids.append(text)
-            if not is_key:  # "(858) 555-0101" is also searched as 8585550101
-                digits = only_digits(text)
-                wanted = pc.and_(
-                    pc.greater_equal(pc.utf8_length(digits), 7), pc.not_equal(digits, text)
-                )
-                ids.append(pc.filter(digits, wanted))
+            if is_key:
+                ids.append((text, None))
+                continue
+            # "(858) 555-0101" is also searched as 8585550101: the digits of a value
+            # not all digits (else the same value), seven or more
+            digits, counts, numeric = digits_and_counts(text)
+            ids.append((text, numeric))
+            wanted = (counts >= 7) & ~numeric
+            if wanted.any():
+                ids.append((_where(digits, wanted), None))
     return ids, names
+
+
+#: A part of a list of direct values, with its values' ``all_digits`` (None: not known).
+_Part = tuple[pa.Array, np.ndarray | None]
 
 
 #: Parts of a list of direct values (Arrow arrays, read together as one).
@@ -209,13 +236,13 @@ class _Sorted:
     small: _Parts
 
     @classmethod
-    def of(cls, parts: list[pa.Array]) -> _Sorted:
+    def of(cls, parts: list[_Part]) -> _Sorted:
         kept: dict[str, list[pa.Array]] = {"text": [], "numbers": [], "short": [], "small": []}
-        for part in parts:
+        for part, known in parts:
             if len(part) == 0:
                 continue
-            length = pc.utf8_length(part).to_numpy(zero_copy_only=False)
-            numeric = all_digits(part)
+            length = char_lengths(part)
+            numeric = all_digits(part) if known is None else known
             short = length < MIN_VALUE_LENGTH
             small = numeric & (length < MIN_NUMBER_LENGTH) & ~short
             for name, keep in (
@@ -290,18 +317,38 @@ def _direct_dictionary(
     return _Dictionary(id_text, name_text, numbers, skipped_short, skipped_numbers, searched)
 
 
-def _present_trigrams(haystack: str) -> pa.Array:
-    """Every distinct run of three characters in ``haystack`` (vectorised)."""
+def _trigram_chars(haystack: str) -> np.ndarray:
+    """Every distinct run of three characters in ``haystack`` as rows of three code
+    points (uint32), sorted (vectorised)."""
     codes = np.frombuffer(haystack.encode("utf-32-le"), dtype=np.uint32)
     if len(codes) < 3:
-        return pa.array([], type=pa.large_string())
+        return np.empty((0, 3), dtype=np.uint32)
     wide = codes.astype(np.uint64)
     packed = np.unique((wide[:-2] << np.uint64(42)) | (wide[1:-1] << np.uint64(21)) | wide[2:])
     mask = np.uint64((1 << 21) - 1)
-    chars = np.stack(
+    return np.stack(
         [packed >> np.uint64(42), (packed >> np.uint64(21)) & mask, packed & mask], axis=1
     ).astype(np.uint32)
+
+
+def _trigram_text(chars: np.ndarray) -> pa.Array:
+    """The runs of ``_trigram_chars`` as text."""
+    if len(chars) == 0:
+        return pa.array([], type=pa.large_string())
     return pa.array(np.ascontiguousarray(chars).view("<U3").ravel()).cast(pa.large_string())
+
+
+def _ascii_key(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Three ASCII characters (code points below 128) as one index below 128**3."""
+    return (a.astype(np.intp) << 14) | (b.astype(np.intp) << 7) | c.astype(np.intp)
+
+
+def _ascii_table(chars: np.ndarray) -> np.ndarray:
+    """Per ``_ascii_key``: whether those three ASCII characters are a run of ``chars``."""
+    table = np.zeros(1 << 21, dtype=bool)
+    ascii_rows = chars[(chars < 128).all(axis=1)]
+    table[_ascii_key(ascii_rows[:, 0], ascii_rows[:, 1], ascii_rows[:, 2])] = True
+    return table
 
 
 def _plausible(values: pa.Array, present: pa.Array) -> pa.Array:
