@@ -272,7 +272,7 @@ def _scan_batch(
         find_digits(text, dictionary),
         find_emails_urls(text, folded, url_starts),
         extra,
-        shapes_more.find_more(text, folded, w, tokens[0][4] if tokens else None),
+        shapes_more.find_more(text, folded, w),
         context_notes.find_notes(text, folded, w, tokens[0][4] if tokens else None),
     ]
     start, end, code = (np.concatenate(a) for a in zip(*found, strict=True))

@@ -18,6 +18,7 @@ import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.fold import ascii_projection, padded_projection
+from deid_desktop.core.scan.screen import screen as screen_words
 
 _CUE = lx.TITLE | lx.RELATION | lx.CREDENTIAL
 
@@ -78,6 +79,18 @@ class Words:
     def anchor_flags(self) -> np.ndarray:
         """The flags of the words at ``anchors``."""
         return self.flags[self.anchors]
+
+    @cached_property
+    def screened(self) -> tuple[np.ndarray, np.ndarray]:
+        """The words the finders' shared screen lets through, and their bits
+        (``screen``)."""
+        return screen_words(self.hashes[: self.size])
+
+    def screen(self, bit: int) -> np.ndarray:
+        """The indices of the words that may be words of the set of ``bit`` (a
+        ``screen.register`` bit): every such word, and a few others."""
+        at, bits = self.screened
+        return at[(bits & bit) != 0]
 
     @cached_property
     def numbers(self) -> np.ndarray:
