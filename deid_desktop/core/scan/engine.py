@@ -269,7 +269,7 @@ def _scan_batch(
     found = [
         words,
         glued_names(dictionary.matcher, w),
-        find_digits(text, dictionary),
+        find_digits(text, dictionary, w.digit_runs),
         find_emails_urls(text, folded, url_starts),
         extra,
         shapes_more.find_more(text, folded, w),

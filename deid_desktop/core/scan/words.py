@@ -93,6 +93,16 @@ class Words:
         return at[(bits & bit) != 0]
 
     @cached_property
+    def digit_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The runs of digits of the batch (bytes 0-9 in a row): the offset of each one's
+        first digit and one past its last (read once, for the glued words and the digit
+        patterns)."""
+        digit = np.zeros(self.cls.size + 2, dtype=bool)
+        np.not_equal(self.cls & _DIG, 0, out=digit[1:-1])
+        edges = np.flatnonzero(digit[1:] != digit[:-1])
+        return edges[0::2], edges[1::2]
+
+    @cached_property
     def numbers(self) -> np.ndarray:
         """The indices of the words that start with a digit."""
         return np.flatnonzero((self.c0[: self.size] & _DIG) != 0)
