@@ -178,7 +178,7 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     # "MS: OPENS EYES": a title before a colon heads a section (mental status)
     near &= ~((first == 58) & ((f & lx.TITLE) != 0))
     # "500 CC NEG": "cc" after a number is a volume, no copy to a clinician
-    near &= ~(w.digits[np.maximum(cues - 1, 0)] & (g.group(cues) == cg.COVERING))
+    near &= ~(w.digits[np.maximum(cues - 1, 0)] & (group == cg.COVERING))
     # after a full stop only a title's or an abbreviation's ("Dr. X", "dtr. X"), not
     # a sentence's ("... chaplain. Lungs clear")
     near &= (first != 46) | ((f & lx.TITLE) != 0) | (w.lengths[cues] <= 3)
