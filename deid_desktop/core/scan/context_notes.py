@@ -309,7 +309,7 @@ def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
         if a.size:
             _month_slash(w, a, out)
         # "9NOV00": glued, checked one by one (few words start with a digit and are 5-9 long)
-        size = w.lengths[dig]
+        size = w.number_lengths
         glued = dig[(size >= 5) & (size <= 9)]
         s0, e0 = w.start[glued], w.end[glued]
         letter = ((w.cls[s0 + 1] | w.cls[s0 + 2]) & (_UP | _LOW)) != 0  # "14MAR19"

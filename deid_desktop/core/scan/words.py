@@ -93,6 +93,16 @@ class Words:
         return at[(bits & bit) != 0]
 
     @cached_property
+    def number_lengths(self) -> np.ndarray:
+        """The lengths of the words at ``numbers`` (read once for the finders)."""
+        return self.lengths[self.numbers]
+
+    @cached_property
+    def number_values(self) -> np.ndarray:
+        """The values (``values``) of the words at ``numbers``."""
+        return self.values[self.numbers]
+
+    @cached_property
     def digit_runs(self) -> tuple[np.ndarray, np.ndarray]:
         """The runs of digits of the batch (bytes 0-9 in a row): the offset of each one's
         first digit and one past its last (read once, for the glued words and the digit
