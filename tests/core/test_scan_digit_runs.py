@@ -1,6 +1,6 @@
-"""The batch's runs of digits (``Words.digit_runs``), read once for the glued words and
-the digit patterns, give what each read from the bytes itself before: the words where
-a letter meets a digit, and the digit regions."""
+"""Readings of a batch moved to shared or anchor-based passes (scan speed) give what
+each read before: the runs of digits (``Words.digit_runs``), read once for the glued
+words and the digit patterns; the state codes after a town, read from the place anchors."""
 
 from __future__ import annotations
 
@@ -56,3 +56,25 @@ def test_glued_words_examples() -> None:
         "12ab",
         "ab12cd",
     ]
+
+
+def test_state_codes_after_a_town_read_from_the_place_anchors() -> None:
+    """State codes are read from the words after a town or a two-word place's head (the
+    anchors), not from every word's flags: the same codes are found."""
+    from deid_desktop.core.scan import build_dictionary_from_values, scan_texts
+
+    d = build_dictionary_from_values({"name": ["Zed"]})
+    texts = [
+        "Lives in Omaha, NE with wife",
+        "moved from North Andover NH last year",
+        "pt from weymouth ky",
+        "home in Weymouth KY.",
+        "IN BED OR CHAIR, ME TOO",
+    ]
+    states = [
+        (i, t[s:e])
+        for i, s, e, _k, r in scan_texts(texts, d)
+        if r == "gazetteer:state"
+        for t in [texts[i]]
+    ]
+    assert states == [(0, "NE"), (1, "NH"), (2, "ky"), (3, "KY")]
