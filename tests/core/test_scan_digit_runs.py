@@ -78,3 +78,52 @@ def test_state_codes_after_a_town_read_from_the_place_anchors() -> None:
         for t in [texts[i]]
     ]
     assert states == [(0, "NE"), (1, "NH"), (2, "ky"), (3, "KY")]
+
+
+def _spoken_reference(text: str) -> list[tuple[int, int]]:
+    """Runs of digit words read over every word of the batch (the reading before)."""
+    from deid_desktop.core.scan import spoken
+
+    w = cut_words(text, fold(text))
+    n = w.size
+    digit = np.zeros(n + 1, dtype=bool)
+    digit[:n] = np.isin(w.hashes[:n], spoken._HASHES)
+    pairs = np.flatnonzero(digit[1:n] & digit[: n - 1]) + 1
+    pairs = pairs[(w.gaps.length[pairs] <= 3) & spoken._separators_only(w, pairs)]
+    members = np.flatnonzero(digit[:n])
+    cont = np.zeros(n, dtype=bool)
+    cont[pairs] = True
+    head = ~cont[members]
+    if members.size == 0:
+        return []
+    size = np.bincount(np.cumsum(head) - 1)
+    first = members[head]
+    long = size >= spoken.MIN_SAID
+    return list(
+        zip(
+            w.start[first[long]].tolist(),
+            w.end[first[long] + size[long] - 1].tolist(),
+            strict=True,
+        )
+    )
+
+
+said = st.lists(
+    st.sampled_from(["one", "two", "oh", "five", "NINE", "x", "the", "12"]), max_size=40
+).flatmap(
+    lambda ws: st.lists(
+        st.sampled_from([" ", ", ", "-", " . ", "; "]), min_size=len(ws), max_size=len(ws)
+    ).map(lambda gaps: "".join(a + b for a, b in zip(ws, gaps, strict=True)))
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(said)
+def test_spoken_runs_read_among_the_digit_words_only(text: str) -> None:
+    from deid_desktop.core.scan import spoken
+
+    w = cut_words(text, fold(text))
+    out: list[tuple[np.ndarray, np.ndarray, int]] = []
+    spoken.find_spoken(w, out)
+    got = [(s, e) for a, b, _ in out for s, e in zip(a.tolist(), b.tolist(), strict=True)]
+    assert got == _spoken_reference(text)

@@ -47,19 +47,17 @@ def find_spoken(w: Words, out: list[tuple[np.ndarray, np.ndarray, int]]) -> None
     if maybe.size < MIN_SAID:
         return
     at = np.minimum(np.searchsorted(_HASHES, h[maybe]), _HASHES.size - 1)
-    digit = np.zeros(n + 1, dtype=bool)
-    digit[maybe] = _HASHES[at] == h[maybe]
-    if np.count_nonzero(digit) < MIN_SAID:
+    members = maybe[_HASHES[at] == h[maybe]]  # the digit words, in order
+    if members.size < MIN_SAID:
         return
     # word i continues a run from word i - 1: both digit words, a short gap of separators
-    pairs = np.flatnonzero(digit[1:n] & digit[: n - 1]) + 1
-    if pairs.size < MIN_SAID - 1:
+    # (read among the digit words only, not over every word of the batch)
+    joined = np.flatnonzero(members[1:] == members[:-1] + 1) + 1
+    if joined.size < MIN_SAID - 1:
         return
-    pairs = pairs[(w.gaps.length[pairs] <= 3) & _separators_only(w, pairs)]
-    members = np.flatnonzero(digit[:n])
-    cont = np.zeros(n, dtype=bool)
-    cont[pairs] = True
-    head = ~cont[members]  # a run starts at a digit word not joined to the one before
+    pairs = members[joined]
+    head = np.ones(members.size, dtype=bool)  # a run starts at a digit word not joined
+    head[joined[(w.gaps.length[pairs] <= 3) & _separators_only(w, pairs)]] = False
     size = np.bincount(np.cumsum(head) - 1)
     first = members[head]
     long = size >= MIN_SAID
