@@ -241,7 +241,7 @@ def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None
 def _ages(w: Words, out: list) -> None:  # type: ignore[type-arg]
     dig = w.numbers
     if dig.size:
-        v = w.value(dig)
+        v = w.number_values
         old = dig[(v >= 90) & (v <= 125)]
         if old.size:
             after = w.has(old + 1, lx.AGE_AFTER) & ~w.gap(old + 1).stop  # 93 yo, 93-year-old
@@ -349,15 +349,15 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
     dig = w.numbers
     if dig.size:
         # "MI '92", "s/p CABG '05": a year of two digits after an apostrophe alone
-        two = dig[w.length(dig) == 2]
+        two = dig[w.number_lengths == 2]
         s0 = w.start[two]
         apos = (s0 >= 2) & (w.raw[np.maximum(s0 - 1, 0)] == 39)
         apos &= (w.cls[np.maximum(s0 - 2, 0)] & (_UP | _LOW | _DIG)) == 0
         apos &= ~_NOT_AFTER_YEAR[w.raw[w.end[two]]]  # "'92%", "'92's"
         out.append((s0[apos], w.end[two[apos]], C_SHORT))
-        _years(w, dig, out)
-        va = w.value(dig)
-        a = dig[(va >= 1) & (va <= 12) & (w.length(dig) <= 2)]
+        _years(w, out)
+        va = w.number_values
+        a = dig[(va >= 1) & (va <= 12) & (w.number_lengths <= 2)]
         b = a + 1
         gb = w.gap(b)
         vb = w.value(b)
@@ -424,11 +424,12 @@ _MOVES = np.sort(lx.hash_set(MOVE_WORDS))
 C_YEAR = _code("DATE", "date:year")
 
 
-def _years(w: Words, dig: np.ndarray, out: list) -> None:  # type: ignore[type-arg]
+def _years(w: Words, out: list) -> None:  # type: ignore[type-arg]
     """Years in text: four digits 1900-2039 after "in", "since" ("IN 1973"), or 1960-2039
     after a clinical event or word ("old CVA 1965": no time of day has 60 minutes); two
     digits and an apostrophe after a word ("CVA 70'.", not "AMB 50'", nor "5'10'")."""
-    four = dig[w.length(dig) == 4]
+    dig = w.numbers
+    four = dig[w.number_lengths == 4]
     v = w.value(four)
     keep = (v >= 1900) & (v <= 2039) & (four > 0)
     four, v = four[keep], v[keep]

@@ -178,7 +178,7 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     # "MS: OPENS EYES": a title before a colon heads a section (mental status)
     near &= ~((first == 58) & ((f & lx.TITLE) != 0))
     # "500 CC NEG": "cc" after a number is a volume, no copy to a clinician
-    near &= ~(w.digits[np.maximum(cues - 1, 0)] & (g.group(cues) == cg.COVERING))
+    near &= ~(w.digits[np.maximum(cues - 1, 0)] & (group == cg.COVERING))
     # after a full stop only a title's or an abbreviation's ("Dr. X", "dtr. X"), not
     # a sentence's ("... chaplain. Lungs clear")
     near &= (first != 46) | ((f & lx.TITLE) != 0) | (w.lengths[cues] <= 3)
@@ -309,7 +309,7 @@ def _dates(text: str, w: Words, g: cw.Cues, out: Out) -> None:
         if a.size:
             _month_slash(w, a, out)
         # "9NOV00": glued, checked one by one (few words start with a digit and are 5-9 long)
-        size = w.lengths[dig]
+        size = w.number_lengths
         glued = dig[(size >= 5) & (size <= 9)]
         s0, e0 = w.start[glued], w.end[glued]
         letter = ((w.cls[s0 + 1] | w.cls[s0 + 2]) & (_UP | _LOW)) != 0  # "14MAR19"

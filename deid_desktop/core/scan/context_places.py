@@ -84,9 +84,14 @@ def _states(w: Words, g: cw.Cues, out: Out) -> None:
         ok = after & cap & ~w.has(states, lx.GIVEN | lx.COMMON)
         ok |= after & cap & w.has(states, lx.GIVEN) & (prev_place | gs.comma)
         out.append((w.start[states[ok]], w.end[states[ok]], C_STATE))
-    # a state code after a town: "Weymouth KY", "Omaha, NE", "from lincoln ms"
-    codes = np.flatnonzero((w.flags[: w.size] & lx.STATE_CODE) != 0)
-    codes = codes[w.has(codes - 1, lx.PLACE | lx.STATE) | w.has(codes - 2, lx.PLACE_HEAD)]
+    # a state code after a town: "Weymouth KY", "Omaha, NE", "from lincoln ms"; read
+    # from the place words (anchors), not from every word's flags
+    an, af = w.anchors, w.anchor_flags
+    after_town = an[(af & (lx.PLACE | lx.STATE)) != 0] + 1
+    after_head = an[(af & lx.PLACE_HEAD) != 0] + 2
+    codes = np.union1d(
+        after_town[w.has(after_town, lx.STATE_CODE)], after_head[w.has(after_head, lx.STATE_CODE)]
+    )
     codes = codes[(w.length(codes) == 2) & ~w.has(codes, _NOT_CODE)]  # MD, PA, IN, OR
     if codes.size:
         gc = w.gap(codes)

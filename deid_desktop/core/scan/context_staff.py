@@ -22,6 +22,7 @@ from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.rules import CODE
+from deid_desktop.core.scan.screen import register
 from deid_desktop.core.scan.words import _CUE, _LOW, _UP, Words, ambiguous_cue
 
 Out = list[tuple[np.ndarray, np.ndarray, int]]
@@ -48,11 +49,9 @@ _HEADS = np.unique(lx.hash_set(tuple(h for heads in PHRASES.values() for h in he
 _ORDER = np.argsort(_CUES)
 _PAC = lx.hash_set(("pac",))
 _CUES, _KIND = _CUES[_ORDER], _KIND[_ORDER]
-#: The cue words by the low bits of their hashes: every word's hash is read there first
-#: (one gather), and only the few words it lets through are searched in ``_CUES``.
-_LOW_BITS = (1 << 12) - 1
-_MAY_BE_CUE = np.zeros(_LOW_BITS + 1, dtype=bool)
-_MAY_BE_CUE[(_CUES & np.uint64(_LOW_BITS)).astype(np.intp)] = True
+#: The cue words' bit in the batch's word screen: only the few words it lets through
+#: are searched in ``_CUES``.
+_SCREEN = register(_CUES)
 
 
 #: a credential written with full stops ("R.N.", "m.d.", "R.R.T.")
@@ -74,7 +73,7 @@ def find_staff(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     h = w.hashes
     cred = g.flagged(lx.CREDENTIAL)
     cred = cred[(w.caps[cred] | (g.group(cred) == cg.CRED)) & w.gap(cred).space]
-    may = np.flatnonzero(np.take(_MAY_BE_CUE, h.view(np.int64) & _LOW_BITS))
+    may = w.screen(_SCREEN)
     k = np.minimum(np.searchsorted(_CUES, h[may]), _CUES.size - 1)
     found = _CUES[k] == h[may]
     hit = may[found]

@@ -269,10 +269,10 @@ def _scan_batch(
     found = [
         words,
         glued_names(dictionary.matcher, w),
-        find_digits(text, dictionary),
+        find_digits(text, dictionary, w.digit_runs),
         find_emails_urls(text, folded, url_starts),
         extra,
-        shapes_more.find_more(text, folded, w, tokens[0][4] if tokens else None),
+        shapes_more.find_more(text, folded, w),
         context_notes.find_notes(text, folded, w, tokens[0][4] if tokens else None),
     ]
     start, end, code = (np.concatenate(a) for a in zip(*found, strict=True))

@@ -17,24 +17,25 @@ import numpy as np
 
 from deid_desktop.core.scan.dictionary import WordMatcher
 from deid_desktop.core.scan.rules import CODE, dict_code
-from deid_desktop.core.scan.words import DIGIT, LOWER, UPPER, Words
+from deid_desktop.core.scan.words import LOWER, UPPER, Words
 
 _EMPTY = np.empty(0, dtype=np.int64)
 _SPACE = 32
 _NAME = dict_code("NAME")
 C_GLUED = CODE[("NAME", "dictionary:name-glued")]
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]
-_LETTER_OR_DIGIT = UPPER | LOWER | DIGIT
+_LETTER = UPPER | LOWER
 
 
 def _glued_words(w: Words) -> tuple[np.ndarray, np.ndarray]:
     """Start and end (exclusive, offsets in the batch) of each word of ``w`` where a
-    letter meets a digit, read from the class of each byte of the batch (``w.cls``)."""
-    kind = w.cls & _LETTER_OR_DIGIT  # a letter 16 or 32, a digit 64, else 0
-    pair = kind[:-1] + kind[1:]
-    pair -= 80  # a letter beside a digit: 80 or 96 -> 0 or 16 (uint8 wraps the others)
-    pair &= 0xEF
-    meet = np.flatnonzero(pair == 0)
+    letter meets a digit: a letter just before a run of digits, or just after one
+    (``w.digit_runs``; the class of a byte from ``w.cls``)."""
+    first, end = w.digit_runs
+    before = (first >= 1) & ((w.cls[np.maximum(first - 1, 0)] & _LETTER) != 0)
+    after = (w.cls[end] & _LETTER) != 0  # (the batch ends in spare zero bytes)
+    # per run the letter before it, then the one after: in order, as the runs are
+    meet = np.stack((first - 1, end - 1), axis=1)[np.stack((before, after), axis=1)]
     if meet.size == 0:
         return _EMPTY, _EMPTY
     at = np.searchsorted(w.start[: w.size], meet, side="right") - 1

@@ -335,7 +335,9 @@ def _valid_dates(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: np.ndarra
     return np.where(iso, ok_iso, ok_num) & (first_sep == last_sep) & ~decimal & ~percent
 
 
-def digit_regions(text: str) -> tuple[str, np.ndarray]:
+def digit_regions(
+    text: str, runs: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[str, np.ndarray]:
     """The parts of ``text`` around runs of digits that some digit pattern could match,
     joined by NUL, and the original offset of each character of that string (-1 for a
     NUL).
@@ -347,15 +349,17 @@ def digit_regions(text: str) -> tuple[str, np.ndarray]:
     (555-1234). So '120/80' or '98.6' are never searched.
 
     Read as groups of digits in a row (a third as many as digits in notes), not digit
-    by digit."""
+    by digit. ``runs``: those groups (``Words.digit_runs``), when the words have them."""
     raw = np.frombuffer(ascii_projection(text), dtype=np.uint8)
-    digit = np.zeros(raw.size + 2, dtype=bool)
-    np.less_equal(raw, 57, out=digit[1:-1])
-    digit[1:-1] &= raw >= 48
-    edges = np.flatnonzero(digit[1:] != digit[:-1])
-    if edges.size == 0:
+    if runs is None:
+        digit = np.zeros(raw.size + 2, dtype=bool)
+        np.less_equal(raw, 57, out=digit[1:-1])
+        digit[1:-1] &= raw >= 48
+        edges = np.flatnonzero(digit[1:] != digit[:-1])
+        runs = edges[0::2], edges[1::2]
+    g_start, g_end = runs  # each group: first digit, one past its last
+    if g_start.size == 0:
         return "", np.empty(0, dtype=np.int64)
-    g_start, g_end = edges[0::2], edges[1::2]  # each group: first digit, one past its last
     g_len = g_end - g_start
     breaks = np.flatnonzero(g_start[1:] - g_end[:-1] > 2)  # more than 2 characters between
     first = np.concatenate(([0], breaks + 1))  # each run's first and last group
@@ -398,10 +402,13 @@ def _useful_runs(g_len: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.n
     return (longest >= 5) | (n_groups >= 3) | ((n_groups == 2) & (g1 >= 3) & (g2 >= 4))
 
 
-def find_digits(text: str, dictionary: ScanDictionary) -> Found:
+def find_digits(
+    text: str, dictionary: ScanDictionary, runs: tuple[np.ndarray, np.ndarray] | None = None
+) -> Found:
     """SSNs, phones, numeric dates, IPs, ZIPs, MRN-like codes and numbers of 7 digits or
-    more in groups split by single spaces (``207 6796``: an MRN written in groups)."""
-    regions, orig = digit_regions(text)
+    more in groups split by single spaces (``207 6796``: an MRN written in groups).
+    ``runs``: the text's runs of digits (``Words.digit_runs``), when the words have them."""
+    regions, orig = digit_regions(text, runs)
     if not regions:
         return _EMPTY, _EMPTY, _EMPTY
     # the regex runs over the digit regions only, never over the text between them, and

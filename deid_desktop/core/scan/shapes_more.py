@@ -19,15 +19,14 @@ the original one), and what it finds is checked one by one.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
 
 import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
-from deid_desktop.core.scan.fold import ascii_projection
 from deid_desktop.core.scan.lexicon import word_hash
 from deid_desktop.core.scan.rules import CODE
+from deid_desktop.core.scan.screen import register
 from deid_desktop.core.scan.shapes_record import record_number
 from deid_desktop.core.scan.words import Words
 
@@ -197,21 +196,21 @@ _CUE_HASH = word_hash(
 _CUE_FINDER = np.array([_FINDERS.index(f) for f in _CUES.values()], dtype=np.int64)
 _HASH_ORDER = np.argsort(_CUE_HASH)
 _SORTED_HASH = _CUE_HASH[_HASH_ORDER]
-_LITTLE = sys.byteorder == "little"
-_TABLE = np.zeros(1 << 16, dtype=bool)
-_TABLE[(_CUE_HASH >> np.uint64(48)).astype(np.int64)] = True
+#: The cues' bit in the batch's word screen: only the few words it lets through are
+#: searched in ``_SORTED_HASH``.
+_SCREEN = register(_CUE_HASH)
 _OPEN = np.zeros(256, dtype=bool)
 _OPEN[list(b"[({<")] = True
 _DIR_FIRST = np.zeros(256, dtype=bool)
 _DIR_FIRST[list(b"NSEW")] = True
 
 
-def find_more(text: str, folded: str, w: Words, hashes: np.ndarray | None = None) -> Found:
+def find_more(text: str, folded: str, w: Words) -> Found:
     """Candidate hits of every finder of this module in one batch. ``w``: the batch's
-    words; ``hashes``: their ``lexicon.word_hash`` when the word pass made them. Each
-    finder starts from its few anchor words (a cue, a number before a direction, a
-    17-character word, a month after "of", a street word after "on"), found with numpy,
-    and reads the text only there."""
+    words (their hashes are screened for the cues, ``screen``). Each finder starts from
+    its few anchor words (a cue, a number before a direction, a 17-character word, a
+    month after "of", a street word after "on"), found with numpy, and reads the text
+    only there."""
     starts: list[int] = []
     ends: list[int] = []
     codes: list[int] = []
@@ -223,16 +222,9 @@ def find_more(text: str, folded: str, w: Words, hashes: np.ndarray | None = None
 
     n = w.size
     if n:
-        start, length = w.start[:n], w.lengths[:n]
-        if hashes is None:
-            hashes = word_hash(ascii_projection(folded) + bytes(16), start, length)
-        if _LITTLE and hashes.flags.c_contiguous:
-            top = hashes.view(np.uint16)[3::4]  # the top 16 bits, no copy
-        else:
-            top = (hashes >> np.uint64(48)).astype(np.intp)
-        maybe = np.flatnonzero(np.take(_TABLE, top))
+        maybe = w.screen(_SCREEN)
         if maybe.size:
-            h = hashes[maybe]
+            h = w.hashes[maybe]
             k = np.minimum(np.searchsorted(_SORTED_HASH, h), _SORTED_HASH.size - 1)
             hit = _SORTED_HASH[k] == h
             at, finder = maybe[hit], _CUE_FINDER[_HASH_ORDER[k[hit]]]

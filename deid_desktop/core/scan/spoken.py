@@ -12,6 +12,7 @@ import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.rules import CODE
+from deid_desktop.core.scan.screen import register
 from deid_desktop.core.scan.words import Words
 
 C_SPOKEN = CODE[("ID", "pattern:spoken-digits")]
@@ -32,10 +33,8 @@ def _hashes(words: tuple[str, ...]) -> np.ndarray:
 
 
 _HASHES = _hashes(tuple(DIGIT_WORDS))
-#: A table of the hashes' top 12 bits: a word whose slot is unset is no digit word.
-_SHIFT = np.uint64(52)
-_SLOT = np.zeros(1 << 12, dtype=bool)
-_SLOT[(_HASHES >> _SHIFT).astype(np.int64)] = True
+#: The digit words' bit in the batch's word screen: a word without it is no digit word.
+_SCREEN = register(_HASHES)
 
 
 def find_spoken(w: Words, out: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
@@ -44,23 +43,21 @@ def find_spoken(w: Words, out: list[tuple[np.ndarray, np.ndarray, int]]) -> None
     if n < MIN_SAID or w.hashes.size < n:
         return
     h = w.hashes[:n]
-    maybe = np.flatnonzero(np.take(_SLOT, h >> _SHIFT))  # one gather; few words pass
+    maybe = w.screen(_SCREEN)  # few words pass
     if maybe.size < MIN_SAID:
         return
     at = np.minimum(np.searchsorted(_HASHES, h[maybe]), _HASHES.size - 1)
-    digit = np.zeros(n + 1, dtype=bool)
-    digit[maybe] = _HASHES[at] == h[maybe]
-    if np.count_nonzero(digit) < MIN_SAID:
+    members = maybe[_HASHES[at] == h[maybe]]  # the digit words, in order
+    if members.size < MIN_SAID:
         return
     # word i continues a run from word i - 1: both digit words, a short gap of separators
-    pairs = np.flatnonzero(digit[1:n] & digit[: n - 1]) + 1
-    if pairs.size < MIN_SAID - 1:
+    # (read among the digit words only, not over every word of the batch)
+    joined = np.flatnonzero(members[1:] == members[:-1] + 1) + 1
+    if joined.size < MIN_SAID - 1:
         return
-    pairs = pairs[(w.gaps.length[pairs] <= 3) & _separators_only(w, pairs)]
-    members = np.flatnonzero(digit[:n])
-    cont = np.zeros(n, dtype=bool)
-    cont[pairs] = True
-    head = ~cont[members]  # a run starts at a digit word not joined to the one before
+    pairs = members[joined]
+    head = np.ones(members.size, dtype=bool)  # a run starts at a digit word not joined
+    head[joined[(w.gaps.length[pairs] <= 3) & _separators_only(w, pairs)]] = False
     size = np.bincount(np.cumsum(head) - 1)
     first = members[head]
     long = size >= MIN_SAID

@@ -18,6 +18,7 @@ import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.fold import ascii_projection, padded_projection
+from deid_desktop.core.scan.screen import screen as screen_words
 
 _CUE = lx.TITLE | lx.RELATION | lx.CREDENTIAL
 
@@ -78,6 +79,38 @@ class Words:
     def anchor_flags(self) -> np.ndarray:
         """The flags of the words at ``anchors``."""
         return self.flags[self.anchors]
+
+    @cached_property
+    def screened(self) -> tuple[np.ndarray, np.ndarray]:
+        """The words the finders' shared screen lets through, and their bits
+        (``screen``)."""
+        return screen_words(self.hashes[: self.size])
+
+    def screen(self, bit: int) -> np.ndarray:
+        """The indices of the words that may be words of the set of ``bit`` (a
+        ``screen.register`` bit): every such word, and a few others."""
+        at, bits = self.screened
+        return at[(bits & bit) != 0]
+
+    @cached_property
+    def number_lengths(self) -> np.ndarray:
+        """The lengths of the words at ``numbers`` (read once for the finders)."""
+        return self.lengths[self.numbers]
+
+    @cached_property
+    def number_values(self) -> np.ndarray:
+        """The values (``values``) of the words at ``numbers``."""
+        return self.values[self.numbers]
+
+    @cached_property
+    def digit_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The runs of digits of the batch (bytes 0-9 in a row): the offset of each one's
+        first digit and one past its last (read once, for the glued words and the digit
+        patterns)."""
+        digit = np.zeros(self.cls.size + 2, dtype=bool)
+        np.not_equal(self.cls & _DIG, 0, out=digit[1:-1])
+        edges = np.flatnonzero(digit[1:] != digit[:-1])
+        return edges[0::2], edges[1::2]
 
     @cached_property
     def numbers(self) -> np.ndarray:
