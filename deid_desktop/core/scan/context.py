@@ -437,7 +437,7 @@ def _years(w: Words, out: list) -> None:  # type: ignore[type-arg]
         # after "in", "since"; from 1960 after a clinical word or event
         late = (v >= 1960) & (w.has(four - 1, lx.CLINICAL) | _event_before(w, four))
         four = four[late | lx.in_set(w.hashes[four - 1], _YEAR_CUES)]
-        nx = _in_words(w, four + 1)
+        nx = in_words(w, four + 1)
         alone = w.gap(four).space & ~(w.digits[nx] & (w.gap(nx).length == 1))
         alone &= ~lx.in_set(w.hashes[np.minimum(nx, w.size - 1)], _UNITS) | (nx >= w.size)
         ok = alone & ~w.digits[four - 1]
@@ -451,7 +451,8 @@ def _years(w: Words, out: list) -> None:  # type: ignore[type-arg]
         out.append((w.start[two[ok]], w.end[two[ok]] + 1, C_SHORT))
 
 
-def _in_words(w: Words, i: np.ndarray) -> np.ndarray:
+def in_words(w: Words, i: np.ndarray) -> np.ndarray:
+    """``i`` kept within the sentinel words (an index past them reads as the last)."""
     return np.minimum(i, w.start.size - 1)
 
 

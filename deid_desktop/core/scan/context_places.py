@@ -26,6 +26,7 @@ import numpy as np
 from deid_desktop.core.scan import cuegroups as cg
 from deid_desktop.core.scan import cuewords as cw
 from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.context import in_words as _in
 from deid_desktop.core.scan.context import may_continue_place
 from deid_desktop.core.scan.place_words import LATER, NOT_NAME, TO, WARDS
 from deid_desktop.core.scan.rules import CODE
@@ -43,11 +44,6 @@ C_WARD = CODE[("LOCATION", "unit:ward")]
 C_MOVED = CODE[("LOCATION", "place:after-transfer")]
 _PLAIN = lx.COMMON | lx.CLINICAL | lx.MONTH | lx.SEASON | _CUE
 _NOT_CODE = lx.CREDENTIAL | lx.TITLE | lx.CLINICAL | lx.COMMON
-
-
-def _in(w: Words, i: np.ndarray) -> np.ndarray:
-    """``i`` kept within the sentinel words (an index past them reads as the last)."""
-    return np.minimum(i, w.start.size - 1)
 
 
 def _alpha(w: Words, i: np.ndarray) -> np.ndarray:
@@ -423,10 +419,9 @@ def _site_codes(w: Words, g: cw.Cues, out: Out) -> None:
     code &= (w.has(at - 1, lx.PLACE_CUE) & gap.space) | arrow
     out.append((w.start[at[code]], w.end[at[code]], C_SITE))
     # "lives in AW", "resides in bayside", "retired from HT", "works at Raytheon"
-    cue = np.concatenate((g.at(cg.ADDRESS), g.at(cg.EMPLOY)))
-    employ = np.concatenate(
-        (np.zeros(cue.size - g.at(cg.EMPLOY).size, bool), np.ones(g.at(cg.EMPLOY).size, bool))
-    )
+    lives = g.at(cg.ADDRESS)
+    cue = np.concatenate((lives, g.at(cg.EMPLOY)))
+    employ = np.arange(cue.size) >= lives.size
     prep = _in(w, cue + 1)
     n = _in(w, cue + 2)
     ok = lx.in_set(_hash(w, prep), _PREP) & w.gap(prep).space & w.gap(n).space & (cue + 2 < w.size)

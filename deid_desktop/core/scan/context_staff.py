@@ -197,7 +197,7 @@ def _dotted(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     at = [
         i
         for i, s in zip(one.tolist(), w.start[one].tolist(), strict=True)
-        if s > 0 and text[s - 1] in " ," and _DOTTED.match(text, s)
+        if text[s - 1] in " ," and _DOTTED.match(text, s)
     ]
     if at:
         last = np.asarray(at, dtype=np.int64) - 1
@@ -221,14 +221,12 @@ def _signature(w: Words, g: cw.Cues, out: Out) -> None:
     one = last[line]
     prev = last - 1
     two = ~line & w.gap(last).space & w.gap(prev).stop
-    for at in (one, last[two]):
-        ok = _signed(w, g, at)
-        if at is one:
-            out.append((w.start[at[ok]], w.end[at[ok]], C_STAFF))
-        else:
-            p = at - 1  # two words: one of them a Census name ("brenda kowalczyk")
-            ok &= _signed(w, g, p) & ((w.flags[at] | w.flags[p]) & _NAMES != 0)
-            out.append((w.start[p[ok]], w.end[at[ok]], C_STAFF))
+    one = one[_signed(w, g, one)]
+    out.append((w.start[one], w.end[one], C_STAFF))
+    at = last[two]
+    p = at - 1  # two words: one of them a Census name ("brenda kowalczyk")
+    ok = _signed(w, g, at) & _signed(w, g, p) & ((w.flags[at] | w.flags[p]) & _NAMES != 0)
+    out.append((w.start[p[ok]], w.end[at[ok]], C_STAFF))
 
 
 def _signed(w: Words, g: cw.Cues, i: np.ndarray) -> np.ndarray:
