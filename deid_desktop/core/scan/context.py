@@ -212,7 +212,9 @@ def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None
     f = w.flags[up]
     g = w.gap(up)
     place_ctx = w.has(up - 1, lx.PLACE_CUE) & g.space  # "in Linda": the town
-    given = tn & ((f & lx.GIVEN) != 0) & ~(((f & lx.PLACE) != 0) & place_ctx)
+    given = tn & ((f & lx.GIVEN) != 0) & ~(((f & (lx.PLACE | lx.STATE)) != 0) & place_ctx)
+    given &= (f & (lx.MONTH | lx.CLINICAL)) == 0  # "month of April", "Max temp"
+    given &= ~((g.first == 45) & (g.length == 1) & (w.length(up - 1) == 1))  # "X-Ray"
     nx = up + 1
     ntn, _, _ = names.kinds(nx)
     ng = w.gap(nx)

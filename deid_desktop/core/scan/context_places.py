@@ -73,9 +73,13 @@ def _states(w: Words, g: cw.Cues, out: Out) -> None:
     states = g.flagged(lx.STATE)
     if states.size:
         gs = w.gap(states)
-        prev_place = w.has(states - 1, lx.PLACE | lx.PLACE_HEAD)
+        prev_place = w.has(states - 1, lx.PLACE)  # not "on", "back" (first words of places)
+        prev_place |= w.has(states - 1, lx.PLACE_HEAD) & ~w.has(states - 1, lx.COMMON)
         cue = w.has(states - 1, lx.PLACE_CUE) & gs.space
-        after = (gs.comma & (gs.length <= 2)) | cue | (prev_place & gs.space)
+        # a state is no identifier (Safe Harbor keeps it): only as part of an address,
+        # after a town ("Omaha, Nebraska", "Weymouth Massachusetts"), not "sister in
+        # CALIFORNIA"
+        after = (gs.comma & (gs.length <= 2)) | (prev_place & gs.space)
         cap = _capital(w, states) | (w.lower[states] & (prev_place | cue) & w.lower[states - 1])
         ok = after & cap & ~w.has(states, lx.GIVEN | lx.COMMON)
         ok |= after & cap & w.has(states, lx.GIVEN) & (prev_place | gs.comma)
@@ -183,6 +187,16 @@ def _houses(text: str, w: Words, g: cw.Cues, out: Out) -> None:
         hi = np.where((hi < 0) & ends, i, hi)
         if not run.any():
             break
+    # in a note in capitals, before a weaker street word ("green", "hill", "well"), no
+    # English word that is no name or place: "2 ASSISTS TOL WELL", "4 LARGE ... GREEN"
+    weak = (hi >= 0) & ~w.has(hi, lx.STREET) & w.capsnotes[num]
+    for k in (1, 2, 3):
+        i = _in(w, num + k)
+        inside = weak & (i < hi)
+        if inside.any():
+            word = g.wordlike(i[inside]) & ~w.has(i[inside], lx.GIVEN | lx.SURNAME | lx.PLACE)
+            hi[np.flatnonzero(inside)[word]] = -1
+            weak &= hi >= 0
     # after an address cue: the words up to the comma
     n1 = num + 1
     free = cued & (hi < 0) & _alpha(w, n1) & w.gap(n1).space & (g.group(n1) != cg.GENERIC)
@@ -369,14 +383,18 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     n = np.where(room & w.lower[_in(w, n + 1)], _in(w, n + 1), n)
     # "TRANSFER KILLINGWORTH": a gazetteer town right after the transfer word, in capitals
     direct = ~lx.in_set(_hash(w, to), TO) & w.has(to, lx.PLACE) & w.caps[to] & w.capsnotes[to]
+    direct &= lx.in_set(_hash(w, a), _TRANSFER)  # not "GREEN RETURN HEARD"
     direct &= (to < w.size) & ~w.has(to, _PLAIN | lx.FACILITY) & w.gap(to).space
     n = np.where(direct, to, n)
     ok = (lx.in_set(_hash(w, to), TO) | direct) & (to < w.size)
+    # "went into SVT", "going into ARF": a rhythm or a state, not a place
+    ok &= ~(lx.in_set(_hash(w, a), _WENT) & (_hash(w, to) == _INTO_HASH))
     ok &= w.gap(to).space & w.gap(n).space & _alpha(w, n)
     # "transfered to PE for cath", "admitted to EL": capitals in a note in mixed case are
     # an abbreviation's, whatever word they also spell
     code = w.caps[n] & ~w.capsnotes[n] & (w.length(n) <= 5)
     plain = ~w.has(n, _PLAIN | lx.FACILITY | lx.CREDENTIAL | lx.TITLE) | code
+    plain &= ~w.has(n, lx.STATE)  # "BACK TO CALIFORNIA": a state is no identifier
     ok &= plain & (w.length(n) >= 2) & ~lx.in_set(_hash(w, n), WARDS) & (n < w.size)
     mixed = ~w.capsnotes[n]
     ok &= ~mixed | w.title[n] | w.caps[n] | w.lower[n]
@@ -446,6 +464,11 @@ def _code_word(w: Words, i: np.ndarray, cred: bool = False) -> np.ndarray:
 
 
 _VIA_HASH = lx.hash_set(("via",))[0]
+_INTO_HASH = lx.hash_set(("into",))[0]
+#: transfer words a town may follow without "to" ("TRANSFER KILLINGWORTH")
+_TRANSFER = lx.hash_set(("transfer", "transferred", "transfered", "tranfered", "trans", "tx"))
+#: words before "into" that say what a patient went into ("went into SVT"), not where
+_WENT = lx.hash_set(("went", "going", "go"))
 _JOINERS = np.array([45, 46, 47], dtype=np.uint8)  # "-", ".", "/"
 _HOSPITAL = lx.hash_set(("hospital", "hosp", "campus"))
 _CATH = lx.hash_set(("cath",))[0]

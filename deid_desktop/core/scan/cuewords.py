@@ -108,23 +108,62 @@ class Cues:
 
     def wordlike(self, i: np.ndarray) -> np.ndarray:
         """Whether the (real) words at ``i`` are English words of the bundled list, or
-        such a word with an "s" added ("pressures", "numbers"), or clinical words."""
+        such a word inflected (``inflected``: "pressures", "requesting"), or clinical
+        words."""
         if i.size == 0:
             return np.zeros(0, dtype=bool)
         found = self.english(i) | ((self.w.f(i) & lx.CLINICAL) != 0)
-        plural = np.flatnonzero(~found & (self.w.lengths[i] > 3))
-        if plural.size:
-            at = i[plural]
-            last = self.w.raw[self.w.end[at] - 1] | 32
-            s = plural[last == 115]
-            if s.size:
-                if self._fb is None:
-                    self._fb = ascii_projection(self.folded) + bytes(16)
-                h = word_hash(self._fb, self.w.start[i[s]], self.w.lengths[i[s]] - 1)
-                table = _english()
-                k = np.minimum(np.searchsorted(table, h), table.size - 1)
-                found[s] = table[k] == h
+        rest = np.flatnonzero(~found)
+        if rest.size:
+            found[rest] = inflected(self.w, i[rest])
         return found
+
+
+#: Suffixes an inflected English word ends in, each with the lengths its stem may have
+#: (counted back from the word's end): "pressures" -> "pressure", "requested" ->
+#: "request", "encouraged" -> "encourage", "stopped" -> "stop", "running" -> "run",
+#: "boxes" -> "box". (Not "-ly": surnames end so, "Lavely".)
+_SUFFIXES = ((b"s", (1,)), (b"es", (2,)), (b"ed", (1, 2, 3)), (b"ing", (3, 4)))
+_SPAN = 16  # at most this many letters of a word are read (``lexicon.MAX_LEN``)
+
+
+def inflected(w: Words, i: np.ndarray) -> np.ndarray:
+    """Whether the (real) words at ``i`` are an English word of the bundled list with
+    one of ``_SUFFIXES`` added (the list has no inflected forms): only words of more
+    than four letters, and a stem of three letters or more."""
+    out = np.zeros(i.size, dtype=bool)
+    n = w.lengths[i]
+    cand = np.flatnonzero((n > 4) & (n <= _SPAN) & ~w.digits[i])
+    if cand.size == 0:
+        return out
+    at, length = i[cand], n[cand]
+    # the candidates' letters, lower case, one row of _SPAN bytes each
+    idx = np.minimum(w.start[at][:, None] + np.arange(_SPAN), w.raw.size - 1)
+    letters = w.raw[idx] * (np.arange(_SPAN) < length[:, None])
+    letters = letters | ((letters >= 65) & (letters <= 90)).astype(np.uint8) * 32
+    buf = letters.astype(np.uint8).tobytes() + bytes(16)
+    starts = np.arange(cand.size, dtype=np.int64) * _SPAN
+    rows = np.arange(cand.size)
+    table = _english()
+    found = np.zeros(cand.size, dtype=bool)
+    # "-es" after s, x, z or h only ("boxes", "pushes"; not "sparkes": "spark")
+    before_es = letters[rows, np.maximum(length - 3, 0)]
+    sibilant = np.isin(before_es, np.frombuffer(b"sxzh", dtype=np.uint8))
+    for suffix, cuts in _SUFFIXES:
+        k = len(suffix)
+        tail = letters[rows[:, None], length[:, None] - k + np.arange(k)]
+        ends = (tail == np.frombuffer(suffix, dtype=np.uint8)).all(axis=1) & ~found
+        if suffix == b"es":
+            ends &= sibilant
+        for cut in cuts:
+            todo = np.flatnonzero(ends & (length - cut >= 3))
+            if todo.size:
+                h = word_hash(buf, starts[todo], length[todo] - cut)
+                hit = table[np.minimum(np.searchsorted(table, h), table.size - 1)] == h
+                found[todo[hit]] = True
+                ends[todo[hit]] = False
+    out[cand] = found
+    return out
 
 
 def english_at(w: Words, i: np.ndarray) -> np.ndarray:

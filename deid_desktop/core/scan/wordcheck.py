@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
+from deid_desktop.core.scan.cuewords import english_at, inflected
 from deid_desktop.core.scan.words import _CUE, Words
 
 
@@ -27,8 +28,23 @@ def keep_dictionary_hits(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarr
     f = w.f(at)
     title, caps = w.title[at], w.caps[at]
     wordlike = (f & (lx.COMMON | lx.NAME_WORD)) != 0
-    shows = (title | caps) & ~w.capsnote(at)
+    shows = (title | caps) & ~w.capsnote(at) & ~_word_at_start(w, at)
     return ~wordlike | shows | (cued & ((f & lx.COMMON) == 0)) | _after_title(w, at)
+
+
+def _word_at_start(w: Words, at: np.ndarray) -> np.ndarray:
+    """A capitalised word read as a word, not a name: at a sentence's start and before
+    a lower-case word that is no verb of a person ("May need", "Back to bed", "Will
+    call"; not "Will reports", "Dawn visited", "Rose is", "Summer asking")."""
+    at = np.maximum(at, 0)
+    nx = np.minimum(at + 1, w.start.size - 1)
+    e = w.end[nx]
+    r = w.raw
+    person = (r[e - 1] | 32) == 115  # "reports", "is", "has"
+    ed = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100)
+    person |= ed & (w.lengths[nx] >= 5)  # "called", not "need"
+    person |= ((r[e - 3] | 32) == 105) & ((r[e - 2] | 32) == 110) & ((r[e - 1] | 32) == 103)
+    return w.gaps.stop[at] & w.gaps.space[nx] & w.lower[nx] & ~person & w.valid(nx)
 
 
 def english_uncued(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarray:
@@ -74,9 +90,11 @@ def common_capture(w: Words, at: np.ndarray) -> np.ndarray:
     named = title & ~capsnote  # "Dr. Aki", "father Thu": Title-case after a cue
     bad = ((f & lx.COMMON) != 0) & ~(((f & lx.NAME_WORD) != 0) & named)
     bad |= ((f & lx.CLINICAL) != 0) & ~named
-    lower_word = (capsnote | lower) & ((f & lx.ENGLISH) != 0)
-    lower_word &= (f & (lx.GIVEN | lx.SURNAME)) == 0
-    return bad | lower_word
+    lower_word = (capsnote | lower) & ((f & (lx.GIVEN | lx.SURNAME)) == 0)
+    at = np.where(lower_word, at, -1)  # the English list read for these words only
+    english = ((f & lx.ENGLISH) != 0) | english_at(w, at)
+    english |= inflected(w, np.where(_after_title(w, at), -1, at))  # "dr lavely": a name
+    return bad | (lower_word & english)
 
 
 def trim_cue_names(w: Words, at: np.ndarray, end: np.ndarray) -> np.ndarray:

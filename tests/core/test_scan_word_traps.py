@@ -1,0 +1,94 @@
+"""Words of ICU notes that are no identifiers though a cue, a capital or a list says
+they might be: inflected English words after a relation ("WIFE REQUESTING", "SON
+SEEMS"), a name that is also a word at a sentence's start ("May need", "Back to bed"),
+a state alone (Safe Harbor keeps states), a rhythm after "went into", clinical words that
+are also given names or surnames ("Max temp", "24 French"), a count of things in a note
+in capitals read as a house number ("2 ASSISTS TOL WELL"). Beside each, the form with a
+name or a place that must still be found."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from deid_desktop.core.scan import build_dictionary_from_values, scan_frames
+from tests.core.test_scan_context_notes import covered, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "R. AT PRESENT WIFE REQUESTING TO SPEND TIME WITH PT.",
+        "SOCIAL=DISCUSSED W DAUGHTER POSSIBLE LONG TERM PX",
+        "SO FAR, SON SEEMS UNABLE TO AGREE TO PLAN",
+        "SOCIAL: MOTHER, AUNTS IN TO VISIT THIS EVENING",
+        "FRIENDS IN TO VISIT- DAUGHTER ENCOURAGED TO GO HOME FOR SLEEP",
+        "A sister on Illinois was called and spoke with MD",
+        "PT CAME TO VISIT SISTER IN MASSACHUSETTS AND DEVELOPED CP",
+        "SON WENT BACK TO CALIFORNIA, DAUGHTER WILL RETURN",
+        "CV: AV paced, went into SVT 130's. Amiodarone bolus",
+        "Cr 2.0-2.4, going into ARF s/p cath",
+        "LGHT GREEN RETURN HEARD IN STOMACH",
+        "ID- Max temp 103.4, tx w/ tylenol",
+        'could state month of "April." Given Trazadone',
+        "Chest X-Ray was done this AM",
+        "At 1400 anterior CT (24 French, 16 cm) placed to sxn",
+        "warm with Bair hugger, send cultures",
+        "ACTIVITY OOB TO CHAIR WITH 2 ASSISTS TOL WELL",
+        "45CC/HR W/ MINIMAL RESIDUALS. 4 LARGE THICK LIQ GREEN STOOLS.",
+        "Dopplerable DP/PT bilat. Lytes replaced prn",
+        "TRY WEAN IN AM IF MS CONT TO IMPROVE.",
+    ],
+)
+def test_no_hit_on_words_of_notes(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("DAUGHTER JENNIFER IN TO VISIT.", "JENNIFER"),
+        ("SON ANTWON CALLED FOR UPDATE.", "ANTWON"),
+        ("per dr lavely hold seroquel tonight", "lavely"),  # "lave" + "ly": a name
+        ("discussed with pcp sparkes, will f/u.", "sparkes"),  # not "spark" + "es"
+        ("lives in Omaha, Nebraska with son", "Omaha"),
+        ("TRANSFER KILLINGWORTH TODAY", "KILLINGWORTH"),
+        ("46 year old male came into PP on 9/10 with", "PP"),  # "came into": a place
+        ("LIVES AT 519 STOKES HOLLOW WITH WIFE", "519 STOKES HOLLOW"),
+        ("lives at 12 maple glen with wife", "12 maple glen"),
+    ],
+)
+def test_names_and_places_beside_the_traps_are_found(text: str, value: str) -> None:
+    assert covered(text, value)
+
+
+def test_a_state_after_its_town_is_part_of_the_address() -> None:
+    assert ("Nebraska", "LOCATION", "gazetteer:state") in found("lives in Omaha, Nebraska")
+
+
+def _other_persons_hits(note: str) -> list[str]:
+    """What the scan flags in person p2's note, the dictionary holding person p1's name
+    May Back (two everyday words)."""
+    d = build_dictionary_from_values(
+        {"name": ["May Back", "Bo Xylo"]}, owners=[("p1", "May Back"), ("p2", "Bo Xylo")]
+    )
+    frame = pd.DataFrame({"pid": ["p2"], "note": pd.Series([note], dtype="string")})
+    report = scan_frames({"n": frame}, {"n": ["note"]}, d, person_keys={"n": "pid"})
+    return [note[h.start : h.end] for h in report.hits]
+
+
+@pytest.mark.parametrize(
+    ("note", "flagged"),
+    [
+        ("Cont. antibxs. May need further IV access.", []),
+        ("Tol CPAP poorly. Back on IMV overnight.", []),
+        ("Afebrile. May reports pain improved.", ["May"]),  # a verb of a person
+        ("Afebrile. May asking for water.", ["May"]),
+        ("neighbor called re: May. Question.", ["May"]),  # no word after it
+        ("Spoke with May about the plan.", ["May"]),  # inside a sentence
+    ],
+)
+def test_another_persons_name_that_is_a_word_at_a_sentences_start(
+    note: str, flagged: list[str]
+) -> None:
+    assert _other_persons_hits(note) == flagged
