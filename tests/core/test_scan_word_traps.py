@@ -38,6 +38,12 @@ from tests.core.test_scan_context_notes import covered, found
         "45CC/HR W/ MINIMAL RESIDUALS. 4 LARGE THICK LIQ GREEN STOOLS.",
         "Dopplerable DP/PT bilat. Lytes replaced prn",
         "TRY WEAN IN AM IF MS CONT TO IMPROVE.",
+        "reactive and equal to light. Riker scale 4",  # a score's scale, its author's name
+        "Renal consult this afternoon. Neuro consult called.",
+        "PT consult and SW consult requested.",
+        "SON FROM ICU CALLED. wife from work called.",
+        "son from Florida called",  # a state
+        "n placed on 50% face tent per RT, MD aware. ABG done",
     ],
 )
 def test_no_hit_on_words_of_notes(text: str) -> None:
@@ -56,10 +62,41 @@ def test_no_hit_on_words_of_notes(text: str) -> None:
         ("46 year old male came into PP on 9/10 with", "PP"),  # "came into": a place
         ("LIVES AT 519 STOKES HOLLOW WITH WIFE", "519 STOKES HOLLOW"),
         ("lives at 12 maple glen with wife", "12 maple glen"),
+        ("with Dr Reena. April will bring clothes", "April"),  # a month's name before "will"
+        ("Spoke with August about discharge.", "August"),
+        ("msg routed to EP, RN.", "EP"),  # initials that spell a clinical abbreviation
+        ("per CR, RN hold Lopressor", "CR"),
+        ("Last seen November 16th by Max Ebert PT. Father", "Max Ebert"),
     ],
 )
 def test_names_and_places_beside_the_traps_are_found(text: str, value: str) -> None:
     assert covered(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind", "rule"),
+    [
+        ("also intubated 1/16-7/1 for CHF", "1/16-7/1", "DATE", "date:no-year"),
+        ("DAUGHTER FROM TFCN JUST CALLED FOR UPDATE", "TFCN", "LOCATION", "place:relative-from"),
+        ("SISTER FROM KALAMA CALLED", "KALAMA", "LOCATION", "place:relative-from"),
+        ("P: Yoakum Mcdonough consult for sliding scale", "Yoakum Mcdonough", "LOCATION",
+         "place:service-name"),
+        ("will need Joslin consult today", "Joslin", "LOCATION", "place:service-name"),
+        ("insulin drip following Hartwell scale. asked team", "Hartwell", "LOCATION",
+         "place:service-name"),
+        ("transferred from er jena campus. this is", "jena", "LOCATION", "place:service-name"),
+        ("Placed on servo vent. Erazo Klopp CRT", "Erazo Klopp", "NAME", "cue:credential"),
+    ],
+)  # fmt: skip
+def test_forms_of_places_dates_and_staff(text: str, value: str, kind: str, rule: str) -> None:
+    assert (value, kind, rule) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["gave 1/2-3/4 tab", "BP 120/80-130/90 today", "dates 1/16-7/1/20 were"]
+)
+def test_no_date_range_in_fractions_pressures_or_longer_dates(text: str) -> None:
+    assert not [h for h in found(text) if h[2] == "date:no-year" and "-" in h[0]]
 
 
 def test_a_state_after_its_town_is_part_of_the_address() -> None:

@@ -20,6 +20,7 @@ import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.cuewords import english_at
+from deid_desktop.core.scan.date_ranges import date_ranges
 from deid_desktop.core.scan.place_words import NOT_NAME
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.words import (
@@ -213,7 +214,9 @@ def _census_names(w: Words, names: _Names, out: list, high_recall: bool) -> None
     g = w.gap(up)
     place_ctx = w.has(up - 1, lx.PLACE_CUE) & g.space  # "in Linda": the town
     given = tn & ((f & lx.GIVEN) != 0) & ~(((f & (lx.PLACE | lx.STATE)) != 0) & place_ctx)
-    given &= (f & (lx.MONTH | lx.CLINICAL)) == 0  # "month of April", "Max temp"
+    given &= ((f & lx.CLINICAL) == 0) & ~(w.has(up, lx.MONTH) & w.has(up - 1, lx.DATE_CUE))
+    measure = lx.in_set(w.hashes[np.minimum(up + 1, w.size - 1)], _MEASURES)
+    given &= ~(measure & w.gap(up + 1).space)  # "Max temp", "month of April"
     given &= ~((g.first == 45) & (g.length == 1) & (w.length(up - 1) == 1))  # "X-Ray"
     nx = up + 1
     ntn, _, _ = names.kinds(nx)
@@ -389,6 +392,7 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
             )
             keep = ~third & ~lead & (~fraction | cued) & ~measure & ~rate & ~ranged
             out.append((w.start[a[keep]], w.end[b[keep]], C_NOYEAR))
+            date_ranges(w, a, b, third & ~lead & ~measure & (~fraction | cued), out)
     months = _flag_idx(w, lx.MONTH)
     if months.size:
         lower = w.lower[months]

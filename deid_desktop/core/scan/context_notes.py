@@ -59,6 +59,7 @@ AFTER_PA_WORDS = (
     "pulse", "rate", "states", "reports", "has", "was", "is", "will", "and", "or",
 )  # fmt: skip
 _AFTER_PA = lx.hash_set(AFTER_PA_WORDS)
+_TOLD = lx.hash_set(("aware", "notified", "informed"))
 
 
 def _is_pa(w: Words, i: np.ndarray) -> np.ndarray:
@@ -287,7 +288,12 @@ def _before_comma(w: Words, g: cw.Cues, c: np.ndarray, initials: np.ndarray, out
     """ "LW, RN", "jg, rn", "JOE COOPER, MD": ``c``, the words before the comma;
     ``initials``: whether initials may stand there."""
     ini = (w.length(c) <= 3) & ~w.digits[c] & ((w.c0[c] & (_UP | _LOW)) != 0) & initials
-    ini &= (w.caps[c] | w.lower[c]) & ((w.flags[c] & _NOT) == 0) & w.valid(c)
+    # initials in capitals may spell a clinical abbreviation ("CR, RN", "EP, RN"), not
+    # before "MD aware" ("per RT, MD aware")
+    told = lx.in_set(w.hashes[np.minimum(c + 2, w.size - 1)], _TOLD) & (c + 2 < w.size)
+    clinical = w.caps[c] & ~told
+    not_name = np.where(clinical, _NOT & ~lx.CLINICAL, _NOT)
+    ini &= (w.caps[c] | w.lower[c]) & ((w.flags[c] & not_name) == 0) & w.valid(c)
     name = namey(w, c, True, g) & ~w.title[c]  # a word no list knows too: "DUTTER, CNA"
     name &= initials | (w.length(c) > 3)  # "TR, PT TRANSFERRED": no short word either
     ok = ini | name

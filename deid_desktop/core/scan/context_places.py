@@ -66,6 +66,8 @@ def find_places(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     _facilities(w, g, out)
     _wards(w, g, out)
     _moved_to(w, g, out)
+    _relative_from(w, g, out)
+    _service_names(w, g, out)
     _site_codes(w, g, out)
 
 
@@ -414,6 +416,57 @@ def _moved_to(w: Words, g: cw.Cues, out: Out) -> None:
     out.append((w.start[at], np.where(two, w.end[nx], w.end[at]), C_MOVED))
 
 
+C_FROM = CODE[("LOCATION", "place:relative-from")]
+
+
+def _relative_from(w: Words, g: cw.Cues, out: Out) -> None:
+    """ "DAUGHTER FROM TFCN JUST CALLED", "son from Weymouth": after a relation and
+    "from", a town of the gazetteer or a word no list knows, in a name's case (an
+    abbreviation's in a note in mixed case); no state, unit or common word."""
+    rel = g.flagged(lx.RELATION)
+    rel = rel[_hash(w, rel + 1) == _FROM_HASH]
+    n = _in(w, rel + 2)
+    ok = w.gap(rel + 1).space & w.gap(n).space & _alpha(w, n) & (w.length(n) >= 2)
+    ok &= ~w.has(n, _PLAIN | lx.FACILITY | lx.CREDENTIAL | lx.TITLE | lx.STATE | lx.RELATION)
+    ok &= ~lx.in_set(_hash(w, n), WARDS) & (n < w.size)
+    ok &= np.where(w.capsnotes[n], w.caps[n], w.title[n] | (w.caps[n] & (w.length(n) <= 5)))
+    at = n[ok]
+    at = at[w.has(at, lx.PLACE) | ~g.wordlike(at)]
+    out.append((w.start[at], w.end[at], C_FROM))
+
+
+C_SERVICE = CODE[("LOCATION", "place:service-name")]
+
+
+def _service_names(w: Words, g: cw.Cues, out: Out) -> None:
+    """ "Joslin consult", "following Hartwell Ames scale", "er norborne campus": one or
+    two words no list knows as an English, clinical or cue word (names and towns may
+    be) before a service word, in a mixed-case note Title case or a short abbreviation
+    ("BIDMC consult"); lower case before "campus" only; none after a title ("Dr. Ruiz
+    consult" is the name finders')."""
+    svc = g.at(cg.SERVICE)
+    # "Riker scale 4", "Braden scale #18": a score's scale, named for its author
+    nx = _in(w, svc + 1)
+    svc = svc[~((_hash(w, svc) == _SCALE_HASH) & (w.digits[nx] | (w.gaps.first[nx] == 35)))]
+    campus = _hash(w, svc) == _CAMPUS_HASH
+    b = svc - 1
+    ok = w.gap(svc).space & _alpha(w, b) & (w.length(b) >= 2) & (b >= 0) & ~w.capsnotes[b]
+    ok &= w.title[b] | (w.caps[b] & (w.length(b) <= 5)) | (w.lower[b] & campus)
+    ok &= ~w.has(b, _PLAIN | lx.CREDENTIAL | lx.TITLE | lx.RELATION | lx.STATE)
+    ok &= ~lx.in_set(_hash(w, b), NOT_NAME) & ~w.has(b - 1, lx.TITLE)
+    at = b[ok]
+    at = at[~g.wordlike(at)]
+    if at.size == 0:
+        return
+    a = at - 1  # a first word of the same case: "Hartwell Ames"
+    two = w.gap(at).space & _alpha(w, a) & (w.length(a) >= 2) & (a >= 0)
+    two &= (w.title[a] & w.title[at]) | (w.lower[a] & w.lower[at])
+    two &= ~w.has(a, _PLAIN | lx.CREDENTIAL | lx.TITLE | lx.RELATION | lx.STATE)
+    two &= ~lx.in_set(_hash(w, a), NOT_NAME) & ~w.has(a - 1, lx.TITLE)
+    two[two] = ~g.wordlike(a[two])
+    out.append((w.start[np.where(two, a, at)], w.end[at], C_SERVICE))
+
+
 C_SITE = CODE[("LOCATION", "place:site-code")]
 
 
@@ -465,6 +518,9 @@ def _code_word(w: Words, i: np.ndarray, cred: bool = False) -> np.ndarray:
 
 _VIA_HASH = lx.hash_set(("via",))[0]
 _INTO_HASH = lx.hash_set(("into",))[0]
+_FROM_HASH = lx.hash_set(("from",))[0]
+_CAMPUS_HASH = lx.hash_set(("campus",))[0]
+_SCALE_HASH = lx.hash_set(("scale",))[0]
 #: transfer words a town may follow without "to" ("TRANSFER KILLINGWORTH")
 _TRANSFER = lx.hash_set(("transfer", "transferred", "transfered", "tranfered", "trans", "tx"))
 #: words before "into" that say what a patient went into ("went into SVT"), not where

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 IS, SPOKE, WITH, COVERING, FROM, ROLE, COUNTY, SAINT, ADDRESS, UNIT, ADMIT, STREET2 = range(1, 13)
 CRED, GENERIC, PLACE_IN, INLAW, FAC_WORD, DEPT, EMPLOY, HOLIDAY = 13, 14, 15, 16, 17, 18, 19, 20
+SERVICE = 21
 GROUPS: dict[int, tuple[str, ...]] = {
     IS: ("is", "was", "named"),
     SPOKE: ("spoke", "talked", "spoken", "speaking", "met", "discussed"),
@@ -63,12 +64,15 @@ GROUPS: dict[int, tuple[str, ...]] = {
     # a holiday names a day ("home for thanksgiving")
     HOLIDAY: ("thanksgiving", "christmas", "xmas", "easter", "halloween", "hanukkah",
               "chanukah", "passover", "kwanzaa"),
+    # what a hospital's or a service's name stands before ("Joslin consult", "... scale")
+    SERVICE: ("consult", "consults", "scale", "campus"),
 }  # fmt: skip
 #: The groups whose words the lexicon flags (``lexicon.NOTE_CUE``): rare words, found
 #: among a batch's anchor words; the other groups' words are frequent ("is", "with",
 #: "from") and are only asked about at the few words next to an anchor.
 FLAGGED = (
-    SPOKE, COVERING, ROLE, COUNTY, SAINT, ADDRESS, ADMIT, STREET2, INLAW, DEPT, EMPLOY, HOLIDAY
+    SPOKE, COVERING, ROLE, COUNTY, SAINT, ADDRESS, ADMIT, STREET2, INLAW, DEPT, EMPLOY, HOLIDAY,
+    SERVICE,
 )  # fmt: skip
 FLAGGED_WORDS = tuple(
     sorted({w for g in FLAGGED for w in GROUPS[g]} - {"pt", "ot", "sw", "cm", "slp"})

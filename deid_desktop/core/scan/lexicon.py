@@ -37,12 +37,12 @@ RELATIONS = (
     "roommate", "stepson", "stepdaughter", "sil", "dil", "gf", "bf", "attending", "resident",
     "nurse", "therapist", "coordinator", "worker", "chaplain", "pharmacist", "surgeon",
     "physician", "colleague", "landlord", "pastor", "oncologist", "cardiologist",
-    "caseworker",
+    "caseworker", "daugher", "duaghter", "daughther", "neice", "grandaughter",
 )  # fmt: skip
 CREDENTIALS = (
     "md", "np", "pa", "rn", "lpn", "cna", "pac", "aprn", "crna", "cnm", "dnp", "phd", "msw",
     "lcsw", "licsw", "rrt", "pharmd", "dpt", "otr", "slp", "bsn", "msn", "fnp", "anp", "do",
-    "pt", "ot", "sw", "cm",
+    "pt", "ot", "sw", "cm", "crt",
 )  # fmt: skip
 FACILITIES = (
     "hospital", "clinic", "center", "centre", "rehab", "rehabilitation", "hospice", "infirmary",

@@ -113,6 +113,11 @@ CONTEXT_RULES = (
     ("DATE", "date:holiday", MEDIUM),
     # a record number in groups after its cue ("Unit No: 555-55-55", "MR# 55 12 33")
     ("MRN", "record:cued", HIGH),
+    # where a relative comes from ("DAUGHTER FROM TFCN CALLED", "son from Weymouth")
+    ("LOCATION", "place:relative-from", MEDIUM),
+    # a hospital's or a service's own name before "consult", "scale" or
+    # "campus" ("Joslin consult", "following Hartwell scale", "er Norborne campus")
+    ("LOCATION", "place:service-name", MEDIUM),
 )
 _MEDIUM_PATTERNS = {"pattern:zip", "pattern:mrn"}
 

@@ -32,10 +32,15 @@ def keep_dictionary_hits(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarr
     return ~wordlike | shows | (cued & ((f & lx.COMMON) == 0)) | _after_title(w, at)
 
 
+#: verbs after which a capitalised word at a sentence's start is its subject
+_MODALS = lx.hash_set(("will", "would", "can", "could", "may", "might", "should", "must"))
+
+
 def _word_at_start(w: Words, at: np.ndarray) -> np.ndarray:
     """A capitalised word read as a word, not a name: at a sentence's start and before
     a lower-case word that is no verb of a person ("May need", "Back to bed", "Will
-    call"; not "Will reports", "Dawn visited", "Rose is", "Summer asking")."""
+    call"; not "Will reports", "Dawn visited", "Rose is", "Summer asking", "Hope will
+    bring")."""
     at = np.maximum(at, 0)
     nx = np.minimum(at + 1, w.start.size - 1)
     e = w.end[nx]
@@ -44,6 +49,7 @@ def _word_at_start(w: Words, at: np.ndarray) -> np.ndarray:
     ed = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100)
     person |= ed & (w.lengths[nx] >= 5)  # "called", not "need"
     person |= ((r[e - 3] | 32) == 105) & ((r[e - 2] | 32) == 110) & ((r[e - 1] | 32) == 103)
+    person |= lx.in_set(w.hashes[np.minimum(nx, w.size - 1)], _MODALS)  # "Hope will bring"
     return w.gaps.stop[at] & w.gaps.space[nx] & w.lower[nx] & ~person & w.valid(nx)
 
 
