@@ -69,8 +69,8 @@ from tests.core.test_scan_context_notes import covered, found
             "place:after-transfer",
         ),
         (
-            "pt transferred via ambulance to roseau rehab facility",
-            "roseau",
+            "pt transferred via ambulance to quenbury rehab facility",
+            "quenbury",
             "LOCATION",
             "place:after-transfer",
         ),

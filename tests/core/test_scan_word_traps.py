@@ -44,6 +44,9 @@ from tests.core.test_scan_context_notes import covered, found
         "SON FROM ICU CALLED. wife from work called.",
         "son from Florida called",  # a state
         "n placed on 50% face tent per RT, MD aware. ABG done",
+        "went to bed at midnight. to walk at noon. to maxwell",  # "maxwell": a name too
+        "FAMILY VISITED. MOTHER VISITED. PT VISITED BY SW",
+        "PT (OT) eval today",
     ],
 )
 def test_no_hit_on_words_of_notes(text: str) -> None:
@@ -86,6 +89,15 @@ def test_names_and_places_beside_the_traps_are_found(text: str, value: str) -> N
          "place:service-name"),
         ("transferred from er jena campus. this is", "jena", "LOCATION", "place:service-name"),
         ("Placed on servo vent. Erazo Klopp CRT", "Erazo Klopp", "NAME", "cue:credential"),
+        ("cont teaching. pt to claremont this am.", "claremont", "LOCATION", "gazetteer"),
+        ("reintubations that she had at perryton. SHe presents", "perryton", "LOCATION",
+         "gazetteer"),
+        ("PLAN: TO DAVISBORO 2 WHEN BED AVAIL.", "DAVISBORO", "LOCATION", "gazetteer"),
+        ("social: fleischman visited during the evening", "fleischman", "NAME",
+         "notes:staff-name"),
+        ("orientedx3. madonna westbury huffman from speech and swallow",
+         "madonna westbury huffman", "NAME", "notes:cued-name"),
+        ("clear t/o. RN (Spink) has followed thru noc", "Spink", "NAME", "notes:cued-name"),
     ],
 )  # fmt: skip
 def test_forms_of_places_dates_and_staff(text: str, value: str, kind: str, rule: str) -> None:
@@ -103,13 +115,13 @@ def test_a_state_after_its_town_is_part_of_the_address() -> None:
     assert ("Nebraska", "LOCATION", "gazetteer:state") in found("lives in Omaha, Nebraska")
 
 
-def _other_persons_hits(note: str) -> list[str]:
-    """What the scan flags in person p2's note, the dictionary holding person p1's name
-    May Back (two everyday words)."""
+def _hits_in_notes_of(person: str, note: str) -> list[str]:
+    """What the scan flags in ``person``'s note, the dictionary holding person p1's name
+    May Back (two everyday words) and p2's, Bo Xylo."""
     d = build_dictionary_from_values(
         {"name": ["May Back", "Bo Xylo"]}, owners=[("p1", "May Back"), ("p2", "Bo Xylo")]
     )
-    frame = pd.DataFrame({"pid": ["p2"], "note": pd.Series([note], dtype="string")})
+    frame = pd.DataFrame({"pid": [person], "note": pd.Series([note], dtype="string")})
     report = scan_frames({"n": frame}, {"n": ["note"]}, d, person_keys={"n": "pid"})
     return [note[h.start : h.end] for h in report.hits]
 
@@ -128,4 +140,15 @@ def _other_persons_hits(note: str) -> list[str]:
 def test_another_persons_name_that_is_a_word_at_a_sentences_start(
     note: str, flagged: list[str]
 ) -> None:
-    assert _other_persons_hits(note) == flagged
+    assert _hits_in_notes_of("p2", note) == flagged
+
+
+@pytest.mark.parametrize(
+    "note",
+    ["per M.Back at desk", "per M. Back at desk", "Seen by Mr. Back at noon", "May went home"],
+)
+def test_a_persons_own_everyday_name_after_an_initial_or_a_title(note: str) -> None:
+    """A full stop after an initial or a title starts no sentence: the person's own
+    surname there is found (it was released, "per E.Carter at desk", and the gate
+    stopped the release)."""
+    assert _hits_in_notes_of("p1", note) in (["Back"], ["May"])

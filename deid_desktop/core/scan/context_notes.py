@@ -175,7 +175,9 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     near = (gj.length <= 2) & ~_breaks(w, j)
     punct = (first == 46) | (first == 44) | (first == 40) | (first == 58)
     punct |= w.raw[np.maximum(w.start[j] - 1, 0)] == 40  # "friend (Ignatius)"
-    near &= gj.space | (punct & ~cred)  # "Smith NP. Car ..." is no name after NP
+    # "Smith NP. Car ..." is no name after NP; "RN (Spink) has followed" is
+    closed = (w.raw[np.maximum(w.start[j] - 1, 0)] == 40) & (w.raw[w.end[j]] == 41)
+    near &= gj.space | (punct & ~cred) | (closed & cred & (gj.length == 2))
     # "MS: OPENS EYES": a title before a colon heads a section (mental status)
     near &= ~((first == 58) & ((f & lx.TITLE) != 0))
     # "500 CC NEG": "cc" after a number is a volume, no copy to a clinician
@@ -281,7 +283,12 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
         fr = fr[(g.group(fr) == cg.FROM) & (g.group(fr + 1) == cg.ROLE)]
         n = fr - 1
         n = n[namey(w, n, False)]
-        out.append((w.start[n], w.end[n], C_PHRASE))
+        lo = n.copy()  # "madonna westbury huffman from speech": up to two more names
+        for _ in range(2):
+            prev = lo - 1
+            step = namey(w, prev, False) & w.gap(lo).space & ~w.has(prev, _CUE) & (prev >= 0)
+            lo = np.where(step, prev, lo)
+        out.append((w.start[lo], w.end[n], C_PHRASE))
 
 
 def _before_comma(w: Words, g: cw.Cues, c: np.ndarray, initials: np.ndarray, out: Out) -> None:

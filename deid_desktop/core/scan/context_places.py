@@ -118,7 +118,12 @@ def _towns(text: str, w: Words, g: cw.Cues, out: Out) -> None:
     # cue ("in", "from")
     caps = w.capsnotes[places] & (w.caps[places] | w.title[places])
     places = places[(caps | w.lower[places]) & w.has(places - 1, lx.PLACE_CUE)]
-    places = places[w.gap(places).space & (g.group(places - 1) == cg.PLACE_IN)]
+    places = places[w.gap(places).space]
+    # after "to", "at" ("pt to claremont this am", "had at perryton"): only a town that
+    # is no English word nor a name
+    to_at = lx.in_set(_hash(w, places - 1), _TO_AT)
+    to_at &= ~w.has(places, lx.ENGLISH | lx.GIVEN | lx.SURNAME | lx.STATE)
+    places = places[(g.group(places - 1) == cg.PLACE_IN) | to_at]
     f = w.flags[places]
     caps = w.capsnotes[places] & (w.caps[places] | w.title[places])
     low = w.lower[places] & ((f & lx.ENGLISH) == 0)
@@ -520,6 +525,7 @@ _VIA_HASH = lx.hash_set(("via",))[0]
 _INTO_HASH = lx.hash_set(("into",))[0]
 _FROM_HASH = lx.hash_set(("from",))[0]
 _CAMPUS_HASH = lx.hash_set(("campus",))[0]
+_TO_AT = lx.hash_set(("to", "at"))
 _SCALE_HASH = lx.hash_set(("scale",))[0]
 #: transfer words a town may follow without "to" ("TRANSFER KILLINGWORTH")
 _TRANSFER = lx.hash_set(("transfer", "transferred", "transfered", "tranfered", "trans", "tx"))

@@ -33,7 +33,7 @@ _NOT = (
 )  # fmt: skip
 _NAMES = lx.GIVEN | lx.SURNAME
 #: words after which the names are told of ("X Y aware")
-TOLD_WORDS = ("aware", "notified", "paged", "called", "informed", "updated")
+TOLD_WORDS = ("aware", "notified", "paged", "called", "informed", "updated", "visited")
 #: two-word cues a name follows ("significant other Georgetta", "accompanied by Beery"):
 #: the first word, for each last word
 PHRASES = {

@@ -50,7 +50,13 @@ def _word_at_start(w: Words, at: np.ndarray) -> np.ndarray:
     person |= ed & (w.lengths[nx] >= 5)  # "called", not "need"
     person |= ((r[e - 3] | 32) == 105) & ((r[e - 2] | 32) == 110) & ((r[e - 1] | 32) == 103)
     person |= lx.in_set(w.hashes[np.minimum(nx, w.size - 1)], _MODALS)  # "Hope will bring"
-    return w.gaps.stop[at] & w.gaps.space[nx] & w.lower[nx] & ~person & w.valid(nx)
+    # a sentence's start: a stop and a space or a line's break before; not "E.Carter",
+    # "J. Fox", "Dr. Young" (after an initial or a title)
+    first = w.gaps.first[at]
+    start = w.gaps.stop[at] & ((w.gaps.length[at] >= 2) | (first == 10) | (first == 0))
+    prev = at - 1
+    start &= (w.length(prev) > 1) & ~w.has(prev, lx.TITLE)
+    return start & w.gaps.space[nx] & w.lower[nx] & ~person & w.valid(nx)
 
 
 def english_uncued(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarray:
