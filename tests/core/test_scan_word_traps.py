@@ -47,6 +47,10 @@ from tests.core.test_scan_context_notes import covered, found
         "went to bed at midnight. to walk at noon. to maxwell",  # "maxwell": a name too
         "FAMILY VISITED. MOTHER VISITED. PT VISITED BY SW",
         "PT (OT) eval today",
+        "pt with son and his other daughter. Awake for the night",
+        "to speak with social worker. Meeting arranged for tomorrow",
+        "PATIENT IS A FULL CODE. WIFE NAD NEICE IN AND UPDATED",
+        "CHILDREN. UNEMPLOYED. HUSBAND CEO OF A COMPANY.",
     ],
 )
 def test_no_hit_on_words_of_notes(text: str) -> None:
@@ -65,6 +69,8 @@ def test_no_hit_on_words_of_notes(text: str) -> None:
         ("46 year old male came into PP on 9/10 with", "PP"),  # "came into": a place
         ("LIVES AT 519 STOKES HOLLOW WITH WIFE", "519 STOKES HOLLOW"),
         ("lives at 12 maple glen with wife", "12 maple glen"),
+        ("spoke with daughter. Jennifer will call back.", "Jennifer"),  # a listed name
+        ("dtr. Mary called", "Mary"),
         ("with Dr Reena. April will bring clothes", "April"),  # a month's name before "will"
         ("Spoke with August about discharge.", "August"),
         ("msg routed to EP, RN.", "EP"),  # initials that spell a clinical abbreviation
@@ -117,9 +123,10 @@ def test_a_state_after_its_town_is_part_of_the_address() -> None:
 
 def _hits_in_notes_of(person: str, note: str) -> list[str]:
     """What the scan flags in ``person``'s note, the dictionary holding person p1's name
-    May Back (two everyday words) and p2's, Bo Xylo."""
+    May Back (two everyday words), p2's, Bo Xylo, and p3's, Ann Post (an English word)."""
+    names = ["May Back", "Bo Xylo", "Ann Post"]
     d = build_dictionary_from_values(
-        {"name": ["May Back", "Bo Xylo"]}, owners=[("p1", "May Back"), ("p2", "Bo Xylo")]
+        {"name": names}, owners=[(f"p{k}", n) for k, n in enumerate(names, start=1)]
     )
     frame = pd.DataFrame({"pid": [person], "note": pd.Series([note], dtype="string")})
     report = scan_frames({"n": frame}, {"n": ["note"]}, d, person_keys={"n": "pid"})
@@ -135,6 +142,9 @@ def _hits_in_notes_of(person: str, note: str) -> list[str]:
         ("Afebrile. May asking for water.", ["May"]),
         ("neighbor called re: May. Question.", ["May"]),  # no word after it
         ("Spoke with May about the plan.", ["May"]),  # inside a sentence
+        ("Given 1 unit. Post transfusion hct will be sent.", []),  # an English word
+        ("Post-op abg wnl", []),
+        ("Spoke with Post today.", ["Post"]),
     ],
 )
 def test_another_persons_name_that_is_a_word_at_a_sentences_start(

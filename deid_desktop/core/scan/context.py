@@ -154,7 +154,11 @@ def _cued_names(w: Words, names: _Names, out: list) -> None:  # type: ignore[typ
     cred_only = cred_only[is_cue]
     j = cue + 1
     g = w.gap(j)
-    near = g.space | ((g.length <= 2) & ~g.stop) | g.dot
+    # after a full stop: an abbreviation's ("Dr. Smith", "dtr. Mary"); after a word's
+    # that ends its sentence only a name of the lists ("daughter. Jennifer will call",
+    # not "daughter. Awake for the night")
+    near = g.space | ((g.length <= 2) & ~g.stop)
+    near |= g.dot & ((w.length(cue) <= 4) | w.has(j, lx.GIVEN | lx.SURNAME))
     near &= g.space | ~cred_only  # "RN Mary", not "SW. Pain"
     tn, initial, plain = names.kinds(j)
     # after "PA", "PT" ("PA LINE", "PT COMFORT"): no English word

@@ -28,7 +28,7 @@ def keep_dictionary_hits(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarr
     f = w.f(at)
     title, caps = w.title[at], w.caps[at]
     wordlike = (f & (lx.COMMON | lx.NAME_WORD)) != 0
-    shows = (title | caps) & ~w.capsnote(at) & ~_word_at_start(w, at)
+    shows = (title | caps) & ~w.capsnote(at)
     return ~wordlike | shows | (cued & ((f & lx.COMMON) == 0)) | _after_title(w, at)
 
 
@@ -53,16 +53,21 @@ def _word_at_start(w: Words, at: np.ndarray) -> np.ndarray:
     # a sentence's start: a stop and a space or a line's break before; not "E.Carter",
     # "J. Fox", "Dr. Young" (after an initial or a title)
     first = w.gaps.first[at]
-    start = w.gaps.stop[at] & ((w.gaps.length[at] >= 2) | (first == 10) | (first == 0))
     prev = at - 1
-    start &= (w.length(prev) > 1) & ~w.has(prev, lx.TITLE)
-    return start & w.gaps.space[nx] & w.lower[nx] & ~person & w.valid(nx)
+    broken = (first == 10) | (first == 0) | (prev < 0)  # a line's or a note's start
+    after = (w.gaps.length[at] >= 2) & (w.length(prev) > 1) & ~w.has(prev, lx.TITLE)
+    start = w.gaps.stop[at] & (broken | after)
+    joined = w.gaps.space[nx] | ((w.gaps.first[nx] == 45) & (w.gaps.length[nx] == 1))  # "Post-op"
+    return start & joined & w.lower[nx] & ~person & w.valid(nx)
 
 
 def english_uncued(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarray:
     """Which dictionary name hits ``at`` are words of the English word list (not an
     everyday word: those ``keep_dictionary_hits`` reads) written as a word is: neither
-    capitalised in a mixed-case note, nor cued, nor after a title ("unable to wedge")."""
+    capitalised in a mixed-case note, nor cued, nor after a title ("unable to wedge");
+    and which everyday or English words are capitalised only as a sentence's first word
+    ("May need", "Post transfusion"). Such a hit is a name in its own person's notes, a
+    word in another's (``engine``)."""
     if at.size == 0 or w.size == 0:
         return np.zeros(at.size, dtype=bool)
     f = w.f(at)
@@ -70,7 +75,9 @@ def english_uncued(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarray:
     shows = (title | caps) & ~w.capsnote(at)
     english = ((f & lx.ENGLISH) != 0) & ((f & (lx.COMMON | lx.NAME_WORD)) == 0)
     clinical = (f & lx.CLINICAL) != 0  # "NG tube", "Wedge 16": capitalised or not
-    return ((english & ~shows) | clinical) & ~cued & ~_after_title(w, at)
+    wordlike = (f & (lx.ENGLISH | lx.COMMON | lx.NAME_WORD)) != 0
+    first = shows & wordlike & _word_at_start(w, at)
+    return ((english & ~shows) | clinical | first) & ~cued & ~_after_title(w, at)
 
 
 def _after_title(w: Words, at: np.ndarray) -> np.ndarray:
