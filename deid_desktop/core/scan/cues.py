@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from deid_desktop.core.scan.fold import code_points, padded_projection
+from deid_desktop.core.scan.fold import non_ascii, padded_projection
 
 WINDOW = 48  # below ``fold.SPARE``: the cue reader reads WINDOW + 1 bytes past a cue
 #: The window read first (``cue_names``).
@@ -32,12 +32,14 @@ _NAME = _LETTER | _INNER
 
 def projection(text: str) -> np.ndarray:
     """One byte per character of ``text`` (128 for any non-ASCII one), then at least
-    WINDOW + 1 zero bytes: what ``cue_names`` reads."""
-    if text.isascii():  # (SPARE zero bytes after it)
-        return np.frombuffer(padded_projection(text), dtype=np.uint8)
-    points = code_points(text)
-    out = np.zeros(points.size + WINDOW + 1, dtype=np.uint8)
-    out[: points.size] = np.minimum(points, 128)
+    WINDOW + 1 zero bytes: what ``cue_names`` reads. Made from the batch's ASCII
+    projection (a non-ASCII character read as '?'), its non-ASCII characters then set
+    to 128: no pass over the code points of the batch."""
+    padded = np.frombuffer(padded_projection(text), dtype=np.uint8)  # (SPARE zero bytes)
+    if text.isascii():
+        return padded
+    out = padded.copy()
+    out[non_ascii(text)] = 128
     return out
 
 

@@ -66,12 +66,12 @@ def _fold(text: str) -> tuple[str, bytes | bytearray | None]:
         return encoded.decode("ascii"), encoded
     # the ASCII characters through the byte table, the few others through the BMP table
     base = bytearray(ascii_projection(text).translate(_ASCII_TABLE))
-    points = code_points(text)
+    points = non_ascii_points(text)
     other = non_ascii(text)
-    folded = _bmp_folded(np.minimum(points[other], 0xFFFF).astype(np.intp))
-    beyond = np.flatnonzero(points[other] > 0xFFFF)  # emoji and other rare characters
+    folded = _bmp_folded(np.minimum(points, 0xFFFF).astype(np.intp))
+    beyond = np.flatnonzero(points > 0xFFFF)  # emoji and other rare characters
     if beyond.size:
-        folded[beyond] = [ord(_UNICODE_TABLE[c]) for c in points[other[beyond]].tolist()]
+        folded[beyond] = [ord(_UNICODE_TABLE[c]) for c in points[beyond].tolist()]
     if folded.max(initial=0) < 128:  # typographic characters: the result is ASCII
         np.frombuffer(base, dtype=np.uint8)[other] = folded
         return base.decode("ascii"), base
@@ -134,9 +134,9 @@ def padded_projection(text: str) -> bytes:
     return padded
 
 
-def code_points(text: str) -> np.ndarray:
-    """The code points of ``text`` (uint32), made once per text: a batch's finders each
-    read them."""
+def non_ascii_points(text: str) -> np.ndarray:
+    """The code points (uint32) of the non-ASCII characters of ``text``, in the order
+    of ``non_ascii``; made once per text (with the ASCII projection)."""
     return _derived(text)[0]
 
 
@@ -158,15 +158,23 @@ def _remember(text: str, derived: _Derived) -> None:
 
 
 def _derived(text: str) -> tuple[np.ndarray, np.ndarray, bytes]:
-    """Code points, non-ASCII offsets and ASCII projection of ``text``, cached."""
+    """The code points of the non-ASCII characters, their offsets and the ASCII
+    projection of ``text``, cached. Read from the text as UTF-16 (two bytes a
+    character, half what UTF-32 reads) unless it holds a character beyond the Basic
+    Multilingual Plane (two UTF-16 units: offsets would shift), then as UTF-32."""
     for held, (points, other, projection) in _RECENT:
         if held is text and points is not None and other is not None:
             return points, other, projection
-    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    other = np.flatnonzero(points > 127)
-    codes = points.astype(np.uint8)
+    encoded = text.encode("utf-16-le", "surrogatepass")
+    units: np.ndarray
+    if len(encoded) == 2 * len(text):  # one unit per character
+        units = np.frombuffer(encoded, dtype=np.uint16)
+    else:
+        units = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    other = np.flatnonzero(units > 127)
+    codes = units.astype(np.uint8)
     codes[other] = 63  # '?'
-    derived = (points, other, codes.tobytes())
+    derived = (units[other].astype(np.uint32), other, codes.tobytes())
     _remember(text, derived)
     return derived
 

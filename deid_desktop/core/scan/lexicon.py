@@ -174,7 +174,7 @@ class Lexicon:
         if h.size == 0 or self.hashes.size == 0:
             return np.zeros(h.size, dtype=np.int64)
         table, bits = self._table
-        slot = (h >> np.uint64(64 - bits)).astype(np.intp)
+        slot = (h >> np.uint64(64 - bits)).view(np.int64)  # (below 2 ** bits: no copy)
         # one gather of (hash, flags | reach << 32) per word (np.take: faster than
         # indexing)
         rec = np.take(table, slot, axis=0)
@@ -183,15 +183,19 @@ class Lexicon:
         out = (meta & 0xFFFFFFFF) * here  # not np.where: slow on a random mask
         # probe on only where words of this home were placed beyond it (few)
         todo = np.flatnonzero(~here & (meta > 0xFFFFFFFF))
+        if todo.size == 0:
+            out[length > MAX_LEN] = 0
+            return out
         mask = (1 << bits) - 1
+        home, want, reach = slot[todo], h[todo], meta[todo] >> 32
         k = 0
         while todo.size:
             k += 1
-            home = slot[todo]
-            at = table[(home + k) & mask]
-            here = at[:, 0] == h[todo]
+            at = np.take(table, (home + k) & mask, axis=0)
+            here = at[:, 0] == want
             out[todo[here]] = at[here, 1].view(np.int64) & 0xFFFFFFFF
-            todo = todo[~here & (table[home, 1].view(np.int64) >> 32 > k)]
+            left = ~here & (reach > k)
+            todo, home, want, reach = todo[left], home[left], want[left], reach[left]
         out[length > MAX_LEN] = 0
         return out
 

@@ -26,7 +26,7 @@ import numpy as np
 from deid_desktop.core.scan import cues
 from deid_desktop.core.scan.dictionary import URL_START, ScanDictionary, WordMatcher
 from deid_desktop.core.scan.digit_shapes import digit_matches
-from deid_desktop.core.scan.fold import ascii_projection, code_points
+from deid_desktop.core.scan.fold import ascii_projection
 from deid_desktop.core.scan.regions import end_order
 from deid_desktop.core.scan.rules import CODE, dict_code, pattern_code
 
@@ -506,10 +506,10 @@ def _look_up_digits(
 
 
 def _codes(text: str) -> np.ndarray:
-    """One integer per character: bytes for ASCII text, code points otherwise."""
-    if text.isascii():
-        return np.frombuffer(ascii_projection(text), dtype=np.uint8)
-    return code_points(text)
+    """One byte per character, a non-ASCII one read as '?' (``ascii_projection``): the
+    e-mail reader compares characters with ASCII ones only ('@', '.', '_', '+', '-',
+    the folded space), which no non-ASCII character is, so it reads no code points."""
+    return np.frombuffer(ascii_projection(text), dtype=np.uint8)
 
 
 def _local_parts(chars: np.ndarray, folded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
