@@ -11,7 +11,10 @@ one more pair when none does, since a scan is person-aware only with some.
 
 ``NotesValues.entry_count`` counts the entries of the whole dictionary without making it
 (Arrow, no Python string per value): the record states that count, as before. Each
-kind's distinct values are read once for both.
+kind's values are read once for both: hashed to distinct values first when they repeat
+(a name in two columns, a phone shared by many), else left as they are (a key, an MRN:
+at a million values hashing them costs more than the filter of the notes' candidates
+over all of them, and the few values it keeps are made distinct then).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from deid_desktop.core.facts.shared import event_keys_linked, facts_for
+from deid_desktop.core.facts.text import trim, value_bytes
 from deid_desktop.core.gc_pause import gc_paused
 from deid_desktop.core.model import Extract, Project
 from deid_desktop.core.scan.candidates import TextCandidates, may_occur
@@ -45,11 +49,17 @@ from deid_desktop.core.scan.dictionary import (
 from deid_desktop.core.scan.direct_values import _DIGIT_KINDS
 
 _STOP = pa.array(sorted(_NAME_STOP), type=pa.large_string())
+#: How many first values of a column tell whether its values repeat (``_kind_values``).
+_SAMPLE = 4096
+#: ``np.uint64`` masks of a value's first 0 to 8 bytes; a mixing multiplier.
+_MASK = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 class NotesValues:
-    """The distinct stripped values of each kind of a ``DictionarySource`` (read once),
-    for ``dictionary_for`` and ``entry_count``."""
+    """The stripped values of each kind of a ``DictionarySource`` (read once), for
+    ``dictionary_for`` and ``entry_count``: distinct ones, but for the kinds in
+    ``repeated`` (``_kind_values``)."""
 
     def __init__(
         self,
@@ -63,7 +73,12 @@ class NotesValues:
         self.source = source
         self.persons = persons
         self.noted = noted
-        self.values = {kind: _distinct_text(cols) for kind, cols in source.columns.items()}
+        self.values: dict[str, pa.Array] = {}
+        self.repeated: set[str] = set()  # kinds whose values may repeat
+        for kind, cols in source.columns.items():
+            self.values[kind], distinct = _kind_values(cols)
+            if not distinct:
+                self.repeated.add(kind)
 
     def dictionary_for(self, calls: Sequence[Sequence[str]]) -> ScanDictionary:
         """The dictionary of the values that may be found in the texts of ``calls``
@@ -75,6 +90,8 @@ class NotesValues:
             for kind, values in self.values.items():
                 keep = may_occur(values, found, words=kind == "name", phone=kind in _DIGIT_KINDS)
                 kept[kind] = values if keep.all() else values.filter(pa.array(keep))
+                if kind in self.repeated:  # in order of first place, as ``_distinct_text``
+                    kept[kind] = pc.unique(kept[kind])
             out = _from_distinct(kept)
             own = self._owners(kept.get("name"))
         return self.source.finish(out, own)
@@ -131,6 +148,23 @@ class NotesValues:
         return _distinct_count(terms) + _distinct_count(digits)
 
 
+def _kind_values(columns: list[pd.Series]) -> tuple[pa.Array, bool]:
+    """The stripped, non-blank values of a kind's columns in order, and whether they are
+    made distinct (``_distinct_text``): they are unless the kind is one column whose
+    first ``_SAMPLE`` values do not repeat (IDs), which are left as they are."""
+    if len(columns) != 1:
+        return _distinct_text(columns), True
+    arrow = pa.array(columns[0].astype("string[pyarrow]"), type=pa.large_string())
+    if isinstance(arrow, pa.ChunkedArray):
+        arrow = arrow.combine_chunks()
+    text = trim(arrow, _SPACES)
+    text = text.filter(pc.greater(pc.utf8_length(text), 0))
+    sample = text.slice(0, _SAMPLE)
+    if 2 * len(pc.unique(sample)) <= len(sample):
+        return pc.unique(text), True
+    return text, False
+
+
 def _first_owner(name_pairs: list[pd.DataFrame], step: int = 4096) -> np.ndarray:
     """The owner entries of the first pairs that make any: a scan is person-aware only
     when the owner table is not empty, so it must be empty only when the whole one is
@@ -166,11 +200,43 @@ def _name_words(values: pa.Array) -> pa.Array:
 
 
 def _distinct_count(parts: list[pa.Array]) -> int:
+    """``len(pc.unique(...))`` of the values of ``parts`` together (no nulls). Values of
+    different lengths differ, so each length is counted apart: a value of up to 8 bytes
+    (most IDs) read as one 64-bit number, the numbers sorted; longer ones hashed from
+    their bytes, and counted as many as they are when no two hashes are equal (equal
+    values hash equal), else hashed by Arrow."""
     parts = [p.cast(pa.large_string()) for p in parts if len(p)]
     if not parts:
         return 0
-    # pc.unique of one array: some times faster than pc.count_distinct at millions
-    return len(pc.unique(pa.concat_arrays(parts)))
+    values = pa.concat_arrays(parts)
+    found = value_bytes(values)
+    assert found is not None
+    data, starts, ends = found
+    lengths = ends - starts
+    padded = np.concatenate((data, np.zeros(8, dtype=np.uint8)))
+    view = np.ndarray(shape=(data.size + 1,), dtype="<u8", buffer=padded.data, strides=(1,))
+    total = 0
+    for size in np.flatnonzero(np.bincount(lengths)).tolist():
+        at = np.flatnonzero(lengths == size)
+        first = view[starts[at]] & _MASK[min(size, 8)]
+        if size <= 8:
+            total += _sorted_distinct(np.sort(first))
+            continue
+        hashed = first
+        with np.errstate(over="ignore"):
+            for word in range(8, size, 8):
+                nxt = view[starts[at] + word] & _MASK[min(size - word, 8)]
+                hashed = (hashed ^ (hashed >> np.uint64(29))) * _MIX ^ nxt
+        if _sorted_distinct(np.sort(hashed)) == at.size:
+            total += at.size
+        else:
+            total += len(pc.unique(values.take(pa.array(at))))
+    return total
+
+
+def _sorted_distinct(values: np.ndarray) -> int:
+    """Number of distinct values of a sorted array."""
+    return int(values.size and 1 + np.count_nonzero(values[1:] != values[:-1]))
 
 
 def note_persons(
