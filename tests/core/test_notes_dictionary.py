@@ -216,3 +216,26 @@ def test_rows_whose_person_has_a_note_are_told_by_position(tmp_path: Path) -> No
     frame.loc[0, project.table(visits.name).key] = "NOT-A-PERSON-9"
     orphan = replace(extract, events=(replace(visits, frame=frame), *extract.events[1:]))
     assert noted_rows(orphan, project, texts) is None
+
+
+def test_owner_entries_of_text_names_are_made_from_arrow_codes(tmp_path: Path) -> None:
+    """Names held as text are read as Arrow codes, each person's key hashed once for the
+    names of its table: the owner table is the one made pair by pair in Python, by row
+    and by key, and for a part of the names."""
+    project_path = write_demo(tmp_path / "demo", rows=300)
+    project, _ = engine.open_project(project_path)
+    extract = engine.load(project, project_path)
+    texts = engine.text_columns_for(project, extract)
+    source = dictionary_source(extract, project)
+    assert len(source.name_pairs) == 2
+    assert all(isinstance(p.iloc[:, 1].dtype, pd.StringDtype) for p in source.name_pairs)
+    for values in (
+        NotesValues(source, note_persons(extract, project, texts)),
+        NotesValues(source, None, noted_rows(extract, project, texts)),
+        NotesValues(source),
+    ):
+        names = values.values["name"]
+        for some in (names, names.slice(0, len(names) // 3)):
+            own = values._owners(some)
+            assert own.size > 0
+            np.testing.assert_array_equal(own, values._owners_listed(some))

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from pandas.util import hash_array
 
 from deid_desktop.core.facts.shared import event_keys_linked, facts_for
 from deid_desktop.core.facts.text import trim, value_bytes
@@ -45,6 +46,7 @@ from deid_desktop.core.scan.dictionary import (
     _from_distinct,
     _is_digit,
     _owner_table,
+    owner_codes,
 )
 from deid_desktop.core.scan.direct_values import _DIGIT_KINDS
 
@@ -99,32 +101,69 @@ class NotesValues:
     def _owners(self, names: pa.Array | None) -> np.ndarray:
         """The owner table of the (person, name) pairs whose name is one of ``names``."""
         pairs_of = self.source.name_pairs
+        if names is None or not len(names) or not pairs_of:
+            return _first_owner(pairs_of)
+        if not all(isinstance(p.iloc[:, 1].dtype, pd.StringDtype) for p in pairs_of):
+            return self._owners_listed(names)
+        # names as Arrow codes, each person's key hashed once for all its names
+        found: list[pa.Array] = []
+        hashed: list[np.ndarray] = []
+        tables = self.source.name_tables
+        last: tuple[str, np.ndarray, np.ndarray] | None = None  # (table, rows, hashes)
+        for at, pairs in enumerate(pairs_of):
+            text, keep = self._kept(at, pairs, names)
+            rows = pairs.index.to_numpy()[keep]
+            table = tables[at] if at < len(tables) else None
+            # the same rows of the same table (its next name column): the same persons
+            if (
+                last is None
+                or table is None
+                or last[0] != table
+                or not np.array_equal(last[1], rows)
+            ):
+                keys = pairs.iloc[:, 0][keep].astype(str).to_numpy(dtype=object)
+                last = (table or "", rows, hash_array(keys, categorize=False))
+            found.append(text.filter(pa.array(keep)))
+            hashed.append(last[2])
+        encoded = pc.dictionary_encode(pa.concat_arrays(found))
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        persons = np.concatenate(hashed)
+        own = owner_codes(codes, encoded.dictionary.to_pylist(), lambda pair: persons[pair])
+        return own if own.size else _first_owner(pairs_of)
+
+    def _kept(self, at: int, pairs: pd.DataFrame, names: pa.Array) -> tuple[pa.Array, np.ndarray]:
+        """The names of ``pairs`` (the ``at``-th) as Arrow text, and which pairs are kept:
+        their name is among ``names``, their person has a note (by row, else by key)."""
+        text = pa.array(pairs.iloc[:, 1].astype("string[pyarrow]"), type=pa.large_string())
+        if isinstance(text, pa.ChunkedArray):
+            text = text.combine_chunks()
+        keep = np.asarray(
+            pc.is_in(trim(text, _SPACES), value_set=names).to_numpy(zero_copy_only=False),
+            dtype=bool,
+        )
+        tables = self.source.name_tables
+        noted = self.noted.get(tables[at]) if self.noted and at < len(tables) else None
+        if noted is not None:  # the rows whose person has a note, by position
+            keep &= noted[pairs.index.to_numpy()]
+        elif self.persons is not None:
+            at_keep = np.flatnonzero(keep)
+            keys = pairs.iloc[at_keep, 0].astype(str)
+            mine = pc.is_in(pa.array(keys, type=pa.large_string()), value_set=self.persons)
+            keep[at_keep] = np.asarray(mine.to_numpy(zero_copy_only=False), dtype=bool)
+        return text, keep
+
+    def _owners_listed(self, names: pa.Array) -> np.ndarray:
+        """``_owners`` of names that are not all text (each pair as Python values)."""
         persons: list[str] = []
         found: list[object] = []
-        tables = self.source.name_tables
-        for at, pairs in enumerate(pairs_of if names is not None and len(names) else ()):
-            text = pa.array(pairs.iloc[:, 1].astype("string[pyarrow]"), type=pa.large_string())
-            keep = np.asarray(
-                pc.is_in(pc.utf8_trim(text, _SPACES), value_set=names).to_numpy(
-                    zero_copy_only=False
-                ),
-                dtype=bool,
-            )
-            noted = self.noted.get(tables[at]) if self.noted and at < len(tables) else None
-            if noted is not None:  # the rows whose person has a note, by position
-                keep &= noted[pairs.index.to_numpy()]
+        for at, pairs in enumerate(self.source.name_pairs):
+            _text, keep = self._kept(at, pairs, names)
             kept = pairs[keep]
-            keys = kept.iloc[:, 0].astype(str)  # each key made text once
-            name = kept.iloc[:, 1]
-            if self.persons is not None and noted is None:
-                mine = pc.is_in(pa.array(keys, type=pa.large_string()), value_set=self.persons)
-                at = np.asarray(mine.to_numpy(zero_copy_only=False), dtype=bool)
-                keys, name = keys[at], name[at]
-            persons += keys.tolist()
-            found += name.tolist()
+            persons += kept.iloc[:, 0].astype(str).tolist()  # each key made text once
+            found += kept.iloc[:, 1].tolist()
         own = _owner_table(persons, found)
         if own.size == 0:  # the whole table may still hold some: keep one of its entries
-            own = _first_owner(pairs_of)
+            own = _first_owner(self.source.name_pairs)
         return own
 
     def entry_count(self) -> int:
@@ -237,6 +276,22 @@ def _distinct_count(parts: list[pa.Array]) -> int:
 def _sorted_distinct(values: np.ndarray) -> int:
     """Number of distinct values of a sorted array."""
     return int(values.size and 1 + np.count_nonzero(values[1:] != values[:-1]))
+
+
+def note_owners(
+    extract: Extract, project: Project, text_columns: Mapping[str, Sequence[str]]
+) -> tuple[pa.Array | None, dict[str, np.ndarray] | None]:
+    """``NotesValues``' ``persons`` and ``noted`` for the notes of ``text_columns``: the
+    rows by position (``noted_rows``) when every table with notes has its person key
+    and the positions are known, else the keys (``note_persons``), each made only when
+    it is used (``_owners`` reads the keys only without the rows)."""
+    for spec in project.tables:
+        if spec.name in text_columns and spec.key not in extract.table(spec.name).frame.columns:
+            return None, None  # a table without its key: its notes are not person-aware
+    noted = noted_rows(extract, project, text_columns)
+    if noted is not None:
+        return None, noted
+    return note_persons(extract, project, text_columns), None
 
 
 def note_persons(
