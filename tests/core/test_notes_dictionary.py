@@ -105,6 +105,8 @@ def test_the_notes_dictionary_finds_what_the_whole_one_finds(
 @given(st.lists(st.lists(st.text(alphabet="ab\x00é -", max_size=20), max_size=30), max_size=3))
 @example([["abcdefgh", "abcdefgh", "abcdefg", "abcdefg\x00"], ["abcdefghi", "abcdefghi"]])
 @example([["", "", "a"], ["aaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaab", "é" * 9]])
+@example([["0000001", "0000001", "0000002", "0000010", "0000100"], ["ab", "ab", "b", "ba"]])
+@example([["0000002", "0000001", "0000010"], ["ba", "ab"]])
 def test_distinct_values_are_counted_as_arrow_counts_them(parts: list[list[str]]) -> None:
     """Short values counted from their bytes as numbers, long ones by hash (Arrow's
     count when two hash equal): the number of distinct values, whatever their lengths."""
