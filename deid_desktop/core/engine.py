@@ -213,18 +213,16 @@ def scan_extract(
     """
     from deid_desktop.core.scan import scan_frames
     from deid_desktop.core.scan.dictionary import dictionary_source
-    from deid_desktop.core.scan.notes_dictionary import NotesValues, note_persons, noted_rows
+    from deid_desktop.core.scan.notes_dictionary import NotesValues, note_owners
 
     text_columns = text_columns_for(project, extract) if columns is None else columns
     if not text_columns:
         return None
-    persons = note_persons(extract, project, text_columns)
     values = NotesValues(
         dictionary_source(
             extract, project, sites, None if words is None else words.by_dictionary_kind()
         ),
-        persons,
-        None if persons is None else noted_rows(extract, project, text_columns),
+        *note_owners(extract, project, text_columns),
     )
     report = scan_frames(
         {name: extract.table(name).frame for name in text_columns},

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -28,7 +30,9 @@ from deid_desktop.core.scan.dictionary import (
 )
 from deid_desktop.core.scan.engine import scan_text_arrays
 from deid_desktop.core.scan.notes_dictionary import (
+    _SAMPLE,
     NotesValues,
+    _distinct_count,
     entry_count,
     note_persons,
     noted_rows,
@@ -95,6 +99,41 @@ def test_the_notes_dictionary_finds_what_the_whole_one_finds(
         got = scan_text_arrays(texts, small, persons=persons)
         for a, b in zip(got, expected, strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.text(alphabet="ab\x00é -", max_size=20), max_size=30), max_size=3))
+@example([["abcdefgh", "abcdefgh", "abcdefg", "abcdefg\x00"], ["abcdefghi", "abcdefghi"]])
+@example([["", "", "a"], ["aaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaab", "é" * 9]])
+@example([["0000001", "0000001", "0000002", "0000010", "0000100"], ["ab", "ab", "b", "ba"]])
+@example([["0000002", "0000001", "0000010"], ["ba", "ab"]])
+def test_distinct_values_are_counted_as_arrow_counts_them(parts: list[list[str]]) -> None:
+    """Short values counted from their bytes as numbers, long ones by hash (Arrow's
+    count when two hash equal): the number of distinct values, whatever their lengths."""
+    arrays = [pa.array(p, type=pa.large_string()) for p in parts]
+    expected = len(pc.unique(pa.concat_arrays(arrays))) if any(parts) else 0
+    assert _distinct_count(arrays) == expected
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_a_column_of_distinct_values_is_not_hashed_first(repeat: bool) -> None:
+    """One column whose first values do not repeat (IDs) is read as it is, not made
+    distinct first: the dictionary of the notes (its entries in order, those too short)
+    and the count of the whole one are those of the same values made distinct first (a
+    kind of two columns, the same column twice, is made distinct)."""
+    ids = [f"SYN-{i:07d}" for i in range(_SAMPLE + 50)] + ["SYN-0000007", " SYN-0000008 ", "12"]
+    if repeat:
+        ids = ids[:3] * (_SAMPLE // 2) + ids
+    column = pd.Series(ids, dtype=object)
+    texts = ["seen SYN 0000007 and syn-0000008", "id 12 and SYN-0000009"]
+    one = NotesValues(DictionarySource({"mrn": [column]}, [], frozenset()))
+    two = NotesValues(DictionarySource({"mrn": [column, column]}, [], frozenset()))
+    assert ("mrn" in one.repeated) is not repeat and not two.repeated
+    got, expected = one.dictionary_for([texts]), two.dictionary_for([texts])
+    assert list(got.terms.items()) == list(expected.terms.items()) != []
+    assert list(got.digits.items()) == list(expected.digits.items())
+    assert got.skipped == expected.skipped
+    assert one.entry_count() == two.entry_count() == len(dictionary_from_columns({"mrn": [column]}))
 
 
 def test_a_project_scan_reports_what_the_whole_dictionary_finds(tmp_path: Path) -> None:
@@ -179,3 +218,26 @@ def test_rows_whose_person_has_a_note_are_told_by_position(tmp_path: Path) -> No
     frame.loc[0, project.table(visits.name).key] = "NOT-A-PERSON-9"
     orphan = replace(extract, events=(replace(visits, frame=frame), *extract.events[1:]))
     assert noted_rows(orphan, project, texts) is None
+
+
+def test_owner_entries_of_text_names_are_made_from_arrow_codes(tmp_path: Path) -> None:
+    """Names held as text are read as Arrow codes, each person's key hashed once for the
+    names of its table: the owner table is the one made pair by pair in Python, by row
+    and by key, and for a part of the names."""
+    project_path = write_demo(tmp_path / "demo", rows=300)
+    project, _ = engine.open_project(project_path)
+    extract = engine.load(project, project_path)
+    texts = engine.text_columns_for(project, extract)
+    source = dictionary_source(extract, project)
+    assert len(source.name_pairs) == 2
+    assert all(isinstance(p.iloc[:, 1].dtype, pd.StringDtype) for p in source.name_pairs)
+    for values in (
+        NotesValues(source, note_persons(extract, project, texts)),
+        NotesValues(source, None, noted_rows(extract, project, texts)),
+        NotesValues(source),
+    ):
+        names = values.values["name"]
+        for some in (names, names.slice(0, len(names) // 3)):
+            own = values._owners(some)
+            assert own.size > 0
+            np.testing.assert_array_equal(own, values._owners_listed(some))

@@ -261,6 +261,18 @@ def _owner_table(persons: Sequence[str], names: Sequence[object]) -> np.ndarray:
     if not len(names):
         return np.empty(0, dtype=np.int64)
     codes, uniques = pd.factorize(pd.Series(names, dtype=object), use_na_sentinel=True)
+    return owner_codes(
+        codes,
+        uniques,
+        lambda pair: hash_array(np.asarray(persons, dtype=object)[pair], categorize=False),
+    )
+
+
+def owner_codes(
+    codes: np.ndarray, uniques: Sequence[object], person_hashes: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """``_owner_table`` of pairs whose names are given as ``codes`` into ``uniques`` (-1:
+    missing), and ``person_hashes(positions)``: the hashes of those pairs' persons."""
     per_name = [_name_tokens(fold(n)) if isinstance(n, str) else [] for n in uniques]
     count = np.fromiter(map(len, per_name), dtype=np.int64, count=len(per_name))
     first = np.concatenate(([0], np.cumsum(count)[:-1])) if count.size else count
@@ -276,7 +288,7 @@ def _owner_table(persons: Sequence[str], names: Sequence[object]) -> np.ndarray:
     if rows.size == 0:
         return np.empty(0, dtype=np.int64)
     # hash_array of an object array is elementwise: hash each person and word once
-    hp = hash_array(np.asarray(persons, dtype=object)[pair], categorize=False)
+    hp = person_hashes(pair)
     hw = hash_array(np.asarray(flat, dtype=object))
     with np.errstate(over="ignore"):
         h = ((np.repeat(hp, n) * _H1) ^ hw[token]).view(np.int64)

