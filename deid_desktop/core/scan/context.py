@@ -391,9 +391,9 @@ def _dates(w: Words, out: list) -> None:  # type: ignore[type-arg]
             rate |= (ga.first == 37) & (ga.length <= 2)
             # "3-4 breaths", "1-2 days": a day and month joined by a hyphen, without a
             # year, is a range unless a date cue comes before ("on 7-22")
-            ranged = ((gb.first[ok] == 45) & ~cued) | lx.in_set(
-                w.hashes[np.minimum(b + 1, w.size - 1)], _UNITS
-            )
+            # a unit in the same sentence ("1/2 tab"), not the next note's first word
+            unit = lx.in_set(w.hashes[np.minimum(b + 1, w.size - 1)], _UNITS)
+            ranged = ((gb.first[ok] == 45) & ~cued) | (unit & ~w.gaps.stop[b + 1])
             keep = ~third & ~lead & (~fraction | cued) & ~measure & ~rate & ~ranged
             out.append((w.start[a[keep]], w.end[b[keep]], C_NOYEAR))
             date_ranges(w, a, b, third & ~lead & ~measure & (~fraction | cued), out)
