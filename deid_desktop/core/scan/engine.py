@@ -101,11 +101,31 @@ def scan_text_arrays(
     persons: Sequence[object] | None = None,
     options: ScanOptions | None = None,
     lengths: np.ndarray | None = None,
+    repeats: tuple[np.ndarray, list[str]] | None = None,
 ) -> TextHits:
     """Hits in a list of notes (note index, start, end, rule code). ``persons``: each
     note's person key, so that a dictionary name in a note of another person than its
     own is of medium confidence (without it every dictionary name is high);
-    ``lengths``: the notes' lengths, when the caller has them."""
+    ``lengths``: the notes' lengths, when the caller has them; ``repeats``: (codes,
+    distinct) with ``texts[i] == distinct[codes[i]]`` (``repeated_texts``): each
+    distinct text is scanned once and its hits copied to every note that holds it,
+    before the person-aware step (which reads each note's own person)."""
+    if repeats is not None:
+        codes, distinct = repeats
+        found = _copied(_raw_hits(distinct, dictionary, rep, options, None), codes, len(distinct))
+    else:
+        found = _raw_hits(texts, dictionary, rep, options, lengths)
+    return _personal(texts, found, persons, dictionary)
+
+
+def _raw_hits(
+    texts: Sequence[str],
+    dictionary: ScanDictionary,
+    rep: Reporter | None,
+    options: ScanOptions | None,
+    lengths: np.ndarray | None,
+) -> TextHits:
+    """The finders' hits in ``texts``, before the person-aware step."""
     options = options or ScanOptions()
     keep_freed_pages()  # each batch reuses the pages the one before freed
     n = len(texts)
@@ -139,6 +159,17 @@ def scan_text_arrays(
     if len(groups) == 2:  # each group is in note order; merge the two
         order = _note_order(out.note, out.start, out.end)
         out = TextHits(*(a[order] for a in out))
+    return out
+
+
+def _personal(
+    texts: Sequence[str],
+    out: TextHits,
+    persons: Sequence[object] | None,
+    dictionary: ScanDictionary,
+) -> TextHits:
+    """The person-aware step (``_person_aware``), or every name a name when whose it is
+    is unknown; the everyday words that are no one's name dropped."""
     if persons is not None and dictionary.owners.size:
         out = _person_aware(texts, out, persons, dictionary)
     elif (out.code == _ENGLISH_CODE).any():  # whose name it is, unknown: a name
@@ -146,6 +177,41 @@ def scan_text_arrays(
             out.note, out.start, out.end, np.where(out.code == _ENGLISH_CODE, _NAME_CODE, out.code)
         )
     return _without(out, out.code == _WORD_CODE)
+
+
+#: A column's first notes read to tell whether its notes repeat (``repeated_texts``).
+_SAMPLE = 4096
+#: Notes repeat when their distinct texts are at most this share of them.
+_REPEATED = 0.5
+
+
+def repeated_texts(texts: Sequence[str]) -> tuple[np.ndarray, list[str]] | None:
+    """(codes, distinct texts) of notes that repeat (``texts[i] == distinct[codes[i]]``,
+    in order of first place): a templated column (a demo's, or "Daily weights reviewed,
+    no new edema." written for thousands) is scanned once per distinct text. None when
+    its first ``_SAMPLE`` notes, or all of them, are mostly distinct."""
+    sample = texts[:_SAMPLE]
+    if len(sample) < 2 or len(set(sample)) > _REPEATED * len(sample):
+        return None
+    codes, distinct = pd.factorize(np.asarray(texts, dtype=object))
+    if len(distinct) > _REPEATED * len(texts):
+        return None
+    return np.asarray(codes, dtype=np.int64), distinct.tolist()
+
+
+def _copied(hits: TextHits, codes: np.ndarray, n_distinct: int) -> TextHits:
+    """The hits of distinct texts (``hits.note``: a distinct text) copied to each note
+    ``i`` holding it (``codes[i]``), in note order, each note's hits in the order found."""
+    count = np.bincount(codes, minlength=n_distinct)
+    holders = np.argsort(codes, kind="stable")  # the notes of each text, in order
+    first = np.cumsum(count) - count
+    per_hit = count[hits.note]
+    hit = np.repeat(np.arange(hits.note.size), per_hit)
+    within = np.arange(hit.size) - np.repeat(np.cumsum(per_hit) - per_hit, per_hit)
+    note = holders[first[hits.note[hit]] + within]
+    order = np.lexsort((hit, note))
+    hit = hit[order]
+    return TextHits(note[order], hits.start[hit], hits.end[hit], hits.code[hit])
 
 
 def note_lengths(texts: Sequence[str]) -> np.ndarray:
@@ -434,15 +500,16 @@ def scan_frames(
     rep = Reporter(progress, cancel)
     spans: list[ColumnSpans] = []
     columns: list[ColumnScan] = []
-    read: list[tuple[np.ndarray, list[str]] | None] = []
+    read: list[tuple[np.ndarray, list[str], tuple[np.ndarray, list[str]] | None] | None] = []
     for table, column in jobs:
         series = frames[table][column]
         positions = np.flatnonzero(series.notna().to_numpy(dtype=bool))
-        read.append((positions, _texts(series, positions)))
-    if callable(dictionary):  # made for these texts
-        dictionary = dictionary([r[1] for r in read if r is not None])
+        texts = _texts(series, positions)
+        read.append((positions, texts, repeated_texts(texts)))
+    if callable(dictionary):  # made for the texts scanned (each distinct text once)
+        dictionary = dictionary([r[1] if r[2] is None else r[2][1] for r in read if r])
     for j, (table, column) in enumerate(jobs):
-        positions, texts = read[j] or (np.empty(0, dtype=np.int64), [])
+        positions, texts, repeats = read[j] or (np.empty(0, dtype=np.int64), [], None)
         read[j] = None  # each column's texts are let go once it is scanned
         sub = rep.sub(j / len(jobs), (j + 1) / len(jobs))
         sub.step(0.0, "Scanning free text")
@@ -452,7 +519,13 @@ def scan_frames(
             persons = frames[table][key].iloc[positions].astype(str).tolist()
         lengths = note_lengths(texts)
         found = scan_text_arrays(
-            texts, dictionary, sub, persons=persons, options=options, lengths=lengths
+            texts,
+            dictionary,
+            sub,
+            persons=persons,
+            options=options,
+            lengths=lengths,
+            repeats=repeats,
         )
         if level != "low":
             found = at_level(found, level)
