@@ -30,7 +30,7 @@ from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.context_staff import find_staff
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.spoken import find_spoken
-from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words, ambiguous_cue
+from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words, ambiguous_cue, breaks
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]
 Out = list[tuple[np.ndarray, np.ndarray, int]]
@@ -172,7 +172,7 @@ def _cue_names(w: Words, g: cw.Cues, out: Out) -> None:
     j1, j2 = np.minimum(j + 1, last), np.minimum(j + 2, last)
     closed = w.gaps.comma[j1] | (w.gaps.space[j1] & w.gaps.comma[j2])
     strong = strong | ((first == 44) & closed)
-    near = (gj.length <= 2) & ~_breaks(w, j)
+    near = (gj.length <= 2) & ~breaks(w, j)
     punct = (first == 46) | (first == 44) | (first == 40) | (first == 58)
     punct |= w.raw[np.maximum(w.start[j] - 1, 0)] == 40  # "friend (Ignatius)"
     # "Smith NP. Car ..." is no name after NP; "RN (Spink) has followed" is
@@ -233,13 +233,6 @@ def _spoke(w: Words, g: cw.Cues, out: Out) -> None:
         out.append((w.start[n], np.where(more, w.end[nn], w.end[n]), C_PHRASE))
 
 
-def _breaks(w: Words, i: np.ndarray) -> np.ndarray:
-    """A line break or note start in the gap before word ``i``."""
-    s = w.end[i - 1]
-    e = w.start[i]
-    return (w.cls[s] & 8 != 0) | (w.cls[np.maximum(e - 1, 0)] & 8 != 0) | ~w.valid(i - 1)
-
-
 def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
     """Names before a bracketed relation or credential, before ", RN", before "from PT"."""
     # "(daughter)", "(MD)", "(health care proxy)"
@@ -263,7 +256,7 @@ def _names_before(w: Words, g: cw.Cues, out: Out) -> None:
     # "3+ TR, PT TRANSFERRED": initials before such a credential only where it ends its
     # sentence ("LW, PT."); a name before it always ("RAKUSIN, PT SPOKE W/ FAMILY")
     nx = np.minimum(cred + 1, w.start.size - 1)
-    ends = w.gap(nx).stop | ~w.valid(nx) | _breaks(w, nx)
+    ends = w.gap(nx).stop | ~w.valid(nx) | breaks(w, nx)
     c = cred - 1
     if c.size:
         _before_comma(w, g, c, ~ambiguous_cue(w, cred) | ends, out)

@@ -9,7 +9,7 @@ import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.cuewords import english_at, inflected
-from deid_desktop.core.scan.words import _CUE, Words
+from deid_desktop.core.scan.words import _CUE, Words, breaks, first_of_note
 
 
 def word_at(w: Words, start: np.ndarray) -> np.ndarray:
@@ -52,11 +52,10 @@ def _word_at_start(w: Words, at: np.ndarray) -> np.ndarray:
     person |= lx.in_set(w.hashes[np.minimum(nx, w.size - 1)], _MODALS)  # "Hope will bring"
     # a sentence's start: a stop and a space or a line's break before; not "E.Carter",
     # "J. Fox", "Dr. Young" (after an initial or a title)
-    first = w.gaps.first[at]
     prev = at - 1
-    broken = (first == 10) | (first == 0) | (prev < 0)  # a line's or a note's start
+    broken = breaks(w, at)  # a line's or a note's start
     after = (w.gaps.length[at] >= 2) & (w.length(prev) > 1) & ~w.has(prev, lx.TITLE)
-    start = w.gaps.stop[at] & (broken | after)
+    start = broken | (w.gaps.stop[at] & after)
     joined = w.gaps.space[nx] | ((w.gaps.first[nx] == 45) & (w.gaps.length[nx] == 1))  # "Post-op"
     return start & joined & w.lower[nx] & ~person & w.valid(nx)
 
@@ -95,7 +94,7 @@ def cue_before(w: Words, at: np.ndarray) -> np.ndarray:
     caps = w.caps[prev]
     cue = (f & (lx.TITLE | lx.RELATION)) != 0
     cue |= ((f & lx.CREDENTIAL) != 0) & caps & ~w.capsnote(prev)
-    return cue & (prev >= 0)
+    return cue & (prev >= 0) & ~first_of_note(w, at)  # not the last note's "... NP."
 
 
 def common_capture(w: Words, at: np.ndarray) -> np.ndarray:

@@ -330,6 +330,20 @@ _AMBIGUOUS_PAIRS = np.zeros(1 << 16, dtype=bool)  # by the two lower-case bytes
 _AMBIGUOUS_PAIRS[[(ord(a) << 8) | ord(b) for a, b in _AMBIGUOUS]] = True
 
 
+def breaks(w: Words, i: np.ndarray) -> np.ndarray:
+    """A line break or a note's start in the gap before word ``i`` (at its first or its
+    last character: "VEHICLE.\x00Will" is a note's start)."""
+    s = w.end[i - 1]
+    e = w.start[i]
+    return (w.cls[s] & _BREAK != 0) | (w.cls[np.maximum(e - 1, 0)] & _BREAK != 0) | ~w.valid(i - 1)
+
+
+def first_of_note(w: Words, i: np.ndarray) -> np.ndarray:
+    """Whether each word ``i`` is its note's first (no word before it reads as its cue)."""
+    b = w.bounds
+    return b[np.minimum(np.searchsorted(b, i), b.size - 1)] == i
+
+
 def ambiguous_cue(w: Words, i: np.ndarray) -> np.ndarray:
     """Whether the words at ``i`` are one of the ``_AMBIGUOUS`` credentials."""
     if i.size == 0:
