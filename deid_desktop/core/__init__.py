@@ -12,11 +12,3 @@ import sys
 # (`deid --help`, the main window); an explicit setting is left as it is.
 if sys.platform.startswith("linux"):
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
-    # numpy asks for transparent huge pages (madvise) for every array of 4 MB or more,
-    # read when numpy is imported. Where the system gives huge pages only on request
-    # (THP "madvise", also for defragmenting), each such array is a 2 MB page zeroed,
-    # and compacted for, at its first write; the engine's arrays are short-lived (made
-    # and freed by each step), so that work is paid again and again. Measured on the
-    # million-person Safe Harbor run: 0.5-0.8 s less system time with ordinary pages,
-    # more (cheaper) page faults, the same peak. An explicit setting is left as it is.
-    os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")

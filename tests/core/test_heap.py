@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -52,31 +51,3 @@ def test_keep_freed_pages_is_set_once_and_says_so() -> None:
     first = keep_freed_pages()
     assert keep_freed_pages() is first
     assert first is sys.platform.startswith("linux") or not first
-
-
-_HUGE = """
-import sys
-sys.path.insert(0, {root!r})
-import deid_desktop.core
-import numpy as np
-print(np._core.multiarray._set_madvise_hugepage(False))
-"""
-
-
-def _numpy_asks_for_huge_pages(env: dict[str, str]) -> bool:
-    out = subprocess.run(
-        [sys.executable, "-c", _HUGE.format(root=str(ROOT))],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env=env,
-    )
-    return out.stdout.split()[-1] == "True"
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy's huge pages: Linux")
-def test_the_engine_keeps_numpy_on_ordinary_pages() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
-    assert not _numpy_asks_for_huge_pages(env)
-    assert _numpy_asks_for_huge_pages({**env, "NUMPY_MADVISE_HUGEPAGE": "1"})  # left as set
