@@ -93,6 +93,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _salt(project: Project) -> bytes | None:
+    """``secrets.salt_for_project``; a release that needs no salt (Safe Harbor, limited)
+    does not import ``secrets`` at all: it imports keyring (which brings urllib, http,
+    ssl, email and importlib_metadata) and cryptography, about 0.07 s of CPU per run."""
+    from deid_desktop.core.pathways.registry import needs_salt
+
+    if not needs_salt(project):
+        return None
     from deid_desktop import secrets
 
     return secrets.salt_for_project(project)

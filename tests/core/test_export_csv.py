@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -65,13 +66,20 @@ def test_plain_tables_go_through_arrows_writer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A table of two columns or more with no comma, quote or line break anywhere is
-    written by Arrow's writer, unquoted, in chunks: the same bytes as pandas (missing
-    cells empty, a sliced frame, chunk ends). One special byte anywhere, or a single
-    column, keeps the quoting path."""
+    written by Arrow's writer, unquoted, in chunks, one writer for all of them (its line
+    buffer reused): the same bytes as pandas (missing cells empty, a sliced frame, chunk
+    ends). One special byte anywhere, or a single column, keeps the quoting path."""
     monkeypatch.setattr(csvout, "CHUNK_ROWS", 4)
     calls: list[int] = []
+    writers: set[int] = set()
     plain = csvout._plain_lines
-    monkeypatch.setattr(csvout, "_plain_lines", lambda t: calls.append(t.num_rows) or plain(t))
+
+    def counted(table: pa.Table, writer: pacsv.CSVWriter) -> None:
+        calls.append(table.num_rows)
+        writers.add(id(writer))
+        plain(table, writer)
+
+    monkeypatch.setattr(csvout, "_plain_lines", counted)
     frame = pd.DataFrame(
         {
             "a": pd.Series([f"S{i:03d}" for i in range(11)], dtype=S),
@@ -81,6 +89,7 @@ def test_plain_tables_go_through_arrows_writer(
     )
     assert ours(frame, tmp_path) == pandas_bytes(frame)
     assert calls == [4, 4, 3]
+    assert len(writers) == 1
     calls.clear()
     assert ours(frame.iloc[1:10], tmp_path) == pandas_bytes(frame.iloc[1:10])
     assert calls == [4, 4, 1]
@@ -89,8 +98,10 @@ def test_plain_tables_go_through_arrows_writer(
     assert ours(quoted, tmp_path) == pandas_bytes(quoted)
     assert ours(frame[["b"]], tmp_path) == pandas_bytes(frame[["b"]])
     assert calls == []
+    table = csvout.to_arrow(quoted)
+    writer = pacsv.CSVWriter(pa.BufferOutputStream(), table.schema, write_options=csvout._PLAIN)
     with pytest.raises(pa.ArrowInvalid):  # never unquoted: Arrow refuses a comma there
-        plain(csvout.to_arrow(quoted))
+        plain(table, writer)
 
 
 def test_bare_carriage_return_is_quoted(tmp_path: Path) -> None:

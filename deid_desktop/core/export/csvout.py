@@ -23,8 +23,8 @@ Chunks of rows keep memory flat and let progress and cancel run.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -148,36 +148,64 @@ _PLAIN = pacsv.WriteOptions(
 )
 
 
-def _plain_lines(table: pa.Table) -> pa.Buffer:
-    """The CSV lines of ``table`` (no header; each line ends with "\n"), no field quoted:
-    for a table of two columns or more with no special byte in any (Arrow refuses a
-    structural character unquoted, so a mistaken call fails, never writes bad bytes)."""
-    sink = pa.BufferOutputStream()
-    pacsv.write_csv(table, sink, write_options=_PLAIN)
-    return sink.getvalue()
+def _plain_lines(table: pa.Table, writer: pacsv.CSVWriter) -> None:
+    """The CSV lines of ``table`` (no header; each line ends with "\n"), no field quoted,
+    written by ``writer`` (``_PLAIN``): for a table of two columns or more with no special
+    byte in any (Arrow refuses a structural character unquoted, so a mistaken call fails,
+    never writes bad bytes)."""
+    writer.write_table(table)
 
 
-def csv_chunks(
-    frame: pd.DataFrame, reporter: Reporter | None = None
-) -> Iterator[bytes | pa.Buffer]:
-    """The CSV of ``frame`` as successive byte chunks (header first)."""
-    yield header_line([str(c) for c in frame.columns])
+class _Hashed:
+    """A binary file that hashes what is written through it. Arrow's CSV writer writes
+    its own line buffer here (``pa.PythonFile``): one buffer for every chunk of a table,
+    no copy of the lines collected in memory, so a large release does not ask the
+    system for fresh pages chunk after chunk."""
+
+    closed = False
+
+    def __init__(self, fh: BinaryIO, digest: hashlib._Hash) -> None:
+        self._fh, self._digest = fh, digest
+
+    def write(self, data: bytes | memoryview | pa.Buffer) -> int:
+        self._digest.update(data)
+        return self._fh.write(data)
+
+    def writable(self) -> bool:
+        return True
+
+    def flush(self) -> None:
+        """Nothing held here (the file flushes itself)."""
+
+    def close(self) -> None:
+        """The file is closed by its owner."""
+
+
+def _write_lines(frame: pd.DataFrame, out: _Hashed, reporter: Reporter | None) -> None:
+    """The CSV of ``frame`` written to ``out`` (header first), chunk by chunk."""
+    out.write(header_line([str(c) for c in frame.columns]))
     n = len(frame)
     if n == 0 or frame.shape[1] == 0:
         if n and frame.shape[1] == 0:
-            yield b"\n" * n
+            out.write(b"\n" * n)
         return
     table = to_arrow(frame)
     special = [may_hold(table.column(i), _SPECIAL_BYTES) for i in range(table.num_columns)]
-    plain = table.num_columns > 1 and not any(special)
-    for start in range(0, n, CHUNK_ROWS):
-        if reporter is not None:
-            reporter.step(start / n, "Writing")
-        if plain:
-            yield _plain_lines(table.slice(start, CHUNK_ROWS))
-            continue
-        yield _body(table.slice(start, CHUNK_ROWS), special)
-        yield b"\n"
+    writer = None
+    if table.num_columns > 1 and not any(special):
+        writer = pacsv.CSVWriter(pa.PythonFile(out, mode="w"), table.schema, write_options=_PLAIN)
+    try:
+        for start in range(0, n, CHUNK_ROWS):
+            if reporter is not None:
+                reporter.step(start / n, "Writing")
+            if writer is not None:
+                _plain_lines(table.slice(start, CHUNK_ROWS), writer)
+                continue
+            out.write(_body(table.slice(start, CHUNK_ROWS), special))
+            out.write(b"\n")
+    finally:
+        if writer is not None:
+            writer.close()
 
 
 def write_csv(frame: pd.DataFrame, path: Path, reporter: Reporter | None = None) -> str:
@@ -186,9 +214,7 @@ def write_csv(frame: pd.DataFrame, path: Path, reporter: Reporter | None = None)
     stage = f"Writing {path.name}"
     sub = None if reporter is None else _Named(reporter, stage)
     with open(path, "wb") as fh:
-        for chunk in csv_chunks(frame, sub):
-            digest.update(chunk)
-            fh.write(chunk)
+        _write_lines(frame, _Hashed(fh, digest), sub)
     if reporter is not None:
         reporter.step(1.0, stage)
     return digest.hexdigest()
