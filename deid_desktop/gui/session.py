@@ -11,12 +11,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from deid_desktop.core.model import ColumnTag, Extract, LoadedTable, Project, TableSpec
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from deid_desktop.core.engine import ReviewResult
     from deid_desktop.core.export import ExportRecord
     from deid_desktop.core.scan.sample import SampleReview
@@ -61,6 +63,25 @@ class _SpecChange(NamedTuple):
         return cls(old.name, tags, old.key, new.key)
 
 
+#: From this many rows (all tables) what a page redraws on a signal it is not showing
+#: waits for its own turn of the event loop (``on_own_turn``).
+LARGE_ROWS = 200_000
+
+
+def on_own_turn(session: Session, receiver: QObject, fn: Callable[[], None]) -> Callable[..., None]:
+    """A slot for ``fn``: at once for a small extract; for a large one on a later turn of
+    the event loop, so that the pages a signal redraws do not all hold the window in one
+    callback (each is some 5-20 ms of the UI thread at a million persons)."""
+
+    def slot(*_args: object) -> None:
+        if session.large():
+            QTimer.singleShot(0, receiver, fn)
+        else:
+            fn()
+
+    return slot
+
+
 class Session(QObject):
     projectChanged = Signal()
     projectOpened = Signal()
@@ -94,6 +115,11 @@ class Session(QObject):
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
 
     # -- project lifecycle -------------------------------------------------------------
+    def large(self) -> bool:
+        """Whether the loaded extract has ``LARGE_ROWS`` rows or more."""
+        extract = self.extract
+        return extract is not None and sum(len(t.frame) for t in extract.tables) >= LARGE_ROWS
+
     @property
     def has_project(self) -> bool:
         return self.project is not None

@@ -35,6 +35,7 @@ from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review import gate_reason
+from deid_desktop.gui.session import on_own_turn
 from deid_desktop.gui.widgets import (
     FolderPicker,
     MessageBanner,
@@ -180,8 +181,9 @@ class ExportPage(Page):
         outer.addWidget(self.scroll)
 
         session.projectChanged.connect(self._refresh)
-        session.reviewReady.connect(self._refresh)
-        session.intruderReady.connect(self._refresh)
+        # drawn after the Review page that is on screen, on its own turn at a million rows
+        session.reviewReady.connect(on_own_turn(session, self, self._refresh))
+        session.intruderReady.connect(on_own_turn(session, self, self._refresh))
         session.reviewInvalidated.connect(self._refresh)
         session.projectOpened.connect(self._reset)
         runner.busyChanged.connect(lambda _b: self._validate())
