@@ -125,3 +125,76 @@ def test_a_hidden_page_is_fitted_when_shown_not_each_time_it_changes(
     assert asked  # fitted when shown
     assert page.height() >= page.minimumSizeHint().height()
     assert page.width() >= scroll.viewport().width()
+
+
+def test_the_search_panel_built_ahead_leaves_the_risk_tab_as_it_was(
+    qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    page = _reviewed(qtbot, window)
+    section = page.generalize
+    page.tabs.setCurrentIndex(review_page.RISK_TAB)
+    _turns()
+    least = section.stack.minimumSizeHint()
+    section.prepare_panel()
+    _turns()
+    assert section.stack.minimumSizeHint() == least  # its size counts for nothing yet
+    section.find()
+    _turns()
+    assert section.stack.minimumSizeHint() != least  # shown: it counts
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=WAIT)
+
+
+def test_pieces_queued_for_later_run_one_per_pass_of_the_event_loop(
+    qtbot, window: MainWindow
+) -> None:  # type: ignore[no-untyped-def]
+    import shiboken6
+    from PySide6.QtWidgets import QLabel
+
+    s, ran = window.session, []
+    gone = QLabel()
+    s.later(window, lambda: ran.append("a"))
+    s.later(gone, lambda: ran.append("dropped"))
+    s.later(window, lambda: ran.append("b"))
+    shiboken6.delete(gone)
+    QApplication.sendPostedEvents()  # one pass: piece "a" runs, not the next
+    assert ran == ["a"]
+    QApplication.sendPostedEvents()  # the label's piece is dropped ...
+    QApplication.sendPostedEvents()  # ... and "b" runs on a pass of its own
+    _turns()
+    assert ran == ["a", "b"]
+
+
+def test_entering_export_checks_the_folders_once_for_both(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    _reviewed(qtbot, window)
+    export = window.export_page
+    assert export.release_dir.path is None  # the defaults are filled on entering
+    real, calls = export.export_blocker, []
+
+    def counted():  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real()
+
+    export.export_blocker = counted  # type: ignore[method-assign]
+    assert window.go_to(Step.EXPORT)
+    assert export.release_dir.path is not None and export.crosswalk_dir.path is not None
+    assert window.session.crosswalk_dir == export.crosswalk_dir.path
+    assert len(calls) <= 3, len(calls)  # the page's check, the sidebar's two reads
+    assert export.export_reason.text() == (export.export_blocker() or "")
+
+
+def test_a_large_extract_writes_the_load_report_after_the_first_preview(
+    qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from deid_desktop.gui.pages import load
+
+    open_demo(qtbot, window)
+    page = window.load_page
+    report = page.report_text()
+    assert report
+    monkeypatch.setattr(load, "SLICE_ROWS", 1)
+    s = window.session
+    s.set_extract(s.extract, s.suggestions)
+    assert page.preview_tabs.count() == 1
+    assert page.report_text() == ""  # not in the load's callback
+    qtbot.waitUntil(lambda: page.report_text() == report, timeout=WAIT)
+    qtbot.waitUntil(lambda: page.preview_tabs.count() == len(s.extract.tables), timeout=WAIT)

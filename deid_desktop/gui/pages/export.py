@@ -59,6 +59,7 @@ class ExportPage(Page):
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
+        self._filling = False  # setting the default folders: one check after both
         self._updating = False
         #: saves the project (asking where when it has no file yet); False: not saved
         self.save_project: Callable[[], bool] = lambda: False
@@ -257,10 +258,15 @@ class ExportPage(Page):
         release, crosswalk = default_folders(
             self.session.project_path or self.session.suggested_path, project.name
         )
-        if not self.release_dir.path:
-            self.release_dir.set_path(release)
-        if not self.crosswalk_dir.path:
-            self.crosswalk_dir.set_path(crosswalk)
+        self._filling = True  # both folders, then one check (each reads folders)
+        try:
+            if not self.release_dir.path:
+                self.release_dir.set_path(release)
+            if not self.crosswalk_dir.path:
+                self.crosswalk_dir.set_path(crosswalk)
+        finally:
+            self._filling = False
+        self._validate()
 
     def _refresh(self) -> None:
         project = self.session.project
@@ -308,6 +314,8 @@ class ExportPage(Page):
         self._validate()
 
     def _validate(self) -> None:
+        if self._filling:
+            return
         reason = self.export_blocker()
         self.export_button.setEnabled(reason is None and not self.runner.busy)
         self.export_reason.setText(reason or "")

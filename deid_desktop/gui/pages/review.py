@@ -575,8 +575,8 @@ class ReviewPage(Page):
         if stepwise:  # the search panel too, built while the user reads (not on Find)
             parts.append((-1, self.generalize.prepare_panel))
         for i, (_tab, draw) in enumerate(parts):
-            if i and stepwise:
-                QTimer.singleShot(0, self, partial(self._draw_later, self._drawn, draw))
+            if i and stepwise:  # each on a turn of its own
+                self.session.later(self, partial(self._draw_later, self._drawn, draw))
             else:
                 draw()
         reason = gate_reason(review)

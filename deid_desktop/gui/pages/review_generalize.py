@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -178,6 +179,10 @@ class GeneralizeSection(QWidget):
         self.panel.find_button.clicked.connect(self.search_again)
         self.panel.applied.connect(self.apply)
         self.panel.editHierarchies.connect(self.edit_hierarchies)
+        # until it is first shown its size counts for nothing in the tab's layout (a
+        # stack is as large as its largest page): the tab looks as it did without it
+        self._policy = self.panel.sizePolicy()
+        self.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         self.stack.addWidget(self.panel)
         self.panel.ensurePolished()
         for child in self.panel.findChildren(QWidget):
@@ -186,6 +191,7 @@ class GeneralizeSection(QWidget):
     def _panel(self) -> GeneralizePanel:
         self.prepare_panel()
         assert self.panel is not None
+        self.panel.setSizePolicy(self._policy)  # shown: its size counts from now on
         self.toggle_button.setVisible(True)
         return self.panel
 
