@@ -22,9 +22,12 @@ under 50 ms, peak under 1.8 GB.
 Python stack (and the other threads') whenever no tick has run for MS; the report lists
 the longest stalls with those frames. ``--repeat R`` runs the whole bench R times, each
 in a fresh process, and prints the medians (per step too). ``--export`` also presses
-Export. The review and the intruder test run in a child process at this size
-(``gui.child_job``): its peak is printed beside the app's ("child peak"); the app's
-memory is the app's peak plus the child's, minus the pages they share.
+Export. ``--callbacks`` times each event the loop delivers in the UI thread's own CPU
+time and lists the ten longest: what one turn of the loop cost, whatever the machine's
+load (a stall is that, plus the wait for a CPU on a busy machine). The review and the
+intruder test run in a child process at this size (``gui.child_job``): its peak is
+printed beside the app's ("child peak"); the app's memory is the app's peak plus the
+child's, minus the pages they share.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -209,6 +212,34 @@ class Probe:
         return ui, other
 
 
+def timed_app_class(probe: list[Probe]) -> Any:
+    """A QApplication that times, in UI-thread CPU, each event it delivers from the event
+    loop (a paint, a layout, a queued call, a job's result): the work one turn of the
+    loop did, whatever the machine's load. Nested events count in their outer one."""
+    from PySide6.QtWidgets import QApplication
+
+    class TimedApp(QApplication):
+        callbacks: ClassVar[list[tuple[float, str, str, str]]] = []  # (ms, step, event, to)
+        _depth = 0
+
+        def notify(self, receiver: Any, event: Any) -> bool:
+            if TimedApp._depth or threading.current_thread() is not threading.main_thread():
+                return super().notify(receiver, event)
+            began = time.thread_time()
+            TimedApp._depth += 1
+            try:
+                return super().notify(receiver, event)
+            finally:
+                TimedApp._depth -= 1
+                ms = (time.thread_time() - began) * 1000
+                if ms >= 5:
+                    step = probe[0].step if probe else "start"
+                    name = type(receiver).__name__
+                    TimedApp.callbacks.append((ms, step, event.type().name, name))
+
+    return TimedApp
+
+
 def wait_until(app: Any, done: Callable[[], bool], seconds: float = WAIT_S) -> None:
     """Run the event loop until ``done()`` (polled every 20 ms), as a user waits."""
     from PySide6.QtCore import QEventLoop, QTimer
@@ -237,7 +268,9 @@ def settle(app: Any, ms: int = 600) -> None:
 
 
 # -- one run ------------------------------------------------------------------------------
-def run_once(project_path: Path, where: float | None, export: bool) -> dict[str, Any]:
+def run_once(
+    project_path: Path, where: float | None, export: bool, callbacks: bool = False
+) -> dict[str, Any]:
     from deid_desktop.core.steps import Step
     from deid_desktop.gui.app import make_app
 
@@ -246,6 +279,11 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
     except ImportError:  # a build from before the child process (to compare)
         child_job = None  # type: ignore[assignment]
 
+    probes: list[Probe] = []
+    if callbacks:  # make_app builds this subclass: each delivered event is timed
+        import deid_desktop.gui.app as app_module
+
+        app_module.QApplication = timed_app_class(probes)  # type: ignore[misc]
     app = make_app([sys.argv[0]])
     from PySide6.QtCore import QSettings
 
@@ -256,6 +294,7 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
     window.resize(1280, 820)
     window.show()
     probe = Probe(where)
+    probes.append(probe)
     steps: list[dict[str, Any]] = []
     can_reset = reset_peak()
     probe.start()
@@ -353,6 +392,11 @@ def run_once(project_path: Path, where: float | None, export: bool) -> dict[str,
         "idle_stall_count": sum(1 for st in probe.stalls if st[3] < 5),
         "steps": steps,
         "stalls": [],
+        # the ten longest turns of the UI thread in its own CPU time (--callbacks)
+        "callbacks": [
+            {"cpu_ms": round(ms, 1), "step": st, "event": ev, "receiver": who}
+            for ms, st, ev, who in sorted(getattr(app, "callbacks", []), reverse=True)[:10]
+        ],
         "collections": [
             {"ms": round(ms), "step": st, "generation": g, "thread": t}
             for ms, st, g, t in sorted(probe.collections, reverse=True)[:5]
@@ -408,6 +452,10 @@ def print_result(r: dict[str, Any]) -> None:
             print(f"      UI thread: {st['ui']}")
         if st["other"]:
             print(f"      others:    {st['other']}")
+    if r.get("callbacks"):
+        print("longest turns of the UI thread, its own CPU time (--callbacks):")
+    for c in r.get("callbacks", []):
+        print(f"  {c['cpu_ms']:6.1f} ms in {c['step']}: {c['event']} to {c['receiver']}")
     for c in r.get("collections", []):
         print(
             f"  garbage collection {c['ms']:,} ms (generation {c['generation']}) "
@@ -445,6 +493,9 @@ def main() -> int:
     )
     parser.add_argument("--repeat", type=int, default=1, metavar="R", help="fresh runs, medians")
     parser.add_argument("--export", action="store_true", help="also press Export")
+    parser.add_argument(
+        "--callbacks", action="store_true", help="time each turn of the UI thread in CPU"
+    )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -454,7 +505,7 @@ def main() -> int:
         runs: list[dict[str, Any]] = []
         for i in range(args.repeat):
             argv = [Path(__file__), str(args.persons), "--cache", str(args.cache), "--json"]
-            argv += ["--burn", str(args.burn)]
+            argv += ["--burn", str(args.burn)] + (["--callbacks"] if args.callbacks else [])
             if args.where is not None:
                 argv += ["--where", str(args.where)]
             if args.export:
@@ -501,7 +552,7 @@ def main() -> int:
         print(
             f"{args.persons:,} persons, {args.burn} burner(s), load {load_before:.2f}", flush=True
         )
-        result = run_once(project_path, args.where, args.export)
+        result = run_once(project_path, args.where, args.export, args.callbacks)
     finally:
         load_after = os.getloadavg()[0]
         stop_burners(burners)

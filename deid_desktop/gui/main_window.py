@@ -386,15 +386,20 @@ class MainWindow(QMainWindow):
     def current_step(self) -> Step:
         return Step(max(self.page_stack.currentIndex(), 0))
 
-    def step_reason_for(self, i: Step) -> str | None:
-        """Why step ``i`` cannot be opened: its own reason or a blocker of an earlier step."""
+    def step_reason_for(self, i: Step, blockers: dict[int, str | None] | None = None) -> str | None:
+        """Why step ``i`` cannot be opened: its own reason or a blocker of an earlier step.
+        ``blockers`` keeps each page's blocker for the next call (``update_steps`` asks
+        for every step: each earlier page's blocker is read once, not once a later step)."""
         if not self.session.has_project and i > 0:
             return "Load the extract and create the project first."
         own = self.pages[i].enter_reason()
         if own:
             return own
+        known = {} if blockers is None else blockers
         for j in range(i):
-            b = self.pages[j].blocker()
+            if j not in known:
+                known[j] = self.pages[j].blocker()
+            b = known[j]
             if b:
                 return f"Finish {Step(j).short} ({Step(j).title}) first: {b}"
         return None
@@ -438,9 +443,10 @@ class MainWindow(QMainWindow):
     def update_steps(self) -> None:
         reasons: list[str] = []
         busy = self.runner.busy
+        blockers: dict[int, str | None] = {}  # each page's, read once for every step
         for i, page in zip(Step, self.pages, strict=True):
             item = self.steps.item(i)
-            reason = self.step_reason_for(i) if i else None
+            reason = self.step_reason_for(i, blockers) if i else None
             enabled = reason is None and not busy
             flags = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
             item.setFlags(flags if enabled or i == self.current_step else Qt.ItemFlag.NoItemFlags)
@@ -453,7 +459,8 @@ class MainWindow(QMainWindow):
         self.steps.setCurrentRow(self.current_step)
         self.steps.blockSignals(False)
         self.step_reason.setText(reasons[0] if reasons else "")
-        blocker = self.pages[self.current_step].blocker()
+        current = self.current_step
+        blocker = blockers[current] if current in blockers else self.pages[current].blocker()
         last = self.current_step == max(Step)
         self.next_button.setEnabled(not busy and not last and blocker is None)
         self.back_button.setEnabled(not busy and self.current_step > 0)

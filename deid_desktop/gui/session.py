@@ -7,16 +7,19 @@ dirty flag, the stale review and the undo stack stay consistent.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from deid_desktop.core.model import ColumnTag, Extract, LoadedTable, Project, TableSpec
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from deid_desktop.core.engine import ReviewResult
     from deid_desktop.core.export import ExportRecord
     from deid_desktop.core.scan.sample import SampleReview
@@ -61,6 +64,25 @@ class _SpecChange(NamedTuple):
         return cls(old.name, tags, old.key, new.key)
 
 
+#: From this many rows (all tables) what a page redraws on a signal it is not showing
+#: waits for its own turn of the event loop (``on_own_turn``).
+LARGE_ROWS = 200_000
+
+
+def on_own_turn(session: Session, receiver: QObject, fn: Callable[[], None]) -> Callable[..., None]:
+    """A slot for ``fn``: at once for a small extract; for a large one on a turn of the
+    event loop of its own (``Session.later``), so that the pages a signal redraws do not
+    all hold the window in one callback (each is some 5-20 ms at a million persons)."""
+
+    def slot(*_args: object) -> None:
+        if session.large():
+            session.later(receiver, fn)
+        else:
+            fn()
+
+    return slot
+
+
 class Session(QObject):
     projectChanged = Signal()
     projectOpened = Signal()
@@ -92,8 +114,43 @@ class Session(QObject):
         self._edited = False  # a non-undoable edit since the last save
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
+        #: pieces of work queued by ``later``, one per turn of the event loop
+        self._turns: deque[tuple[QObject, Callable[[], None]]] = deque()
+
+    # -- work spread over turns of the event loop ---------------------------------------
+    def later(self, receiver: QObject, fn: Callable[[], None]) -> None:
+        """Run ``fn`` on a later turn of the event loop, one queued piece per turn (the
+        window repaints and answers between two). Zero-timeout timers posted together
+        run back to back in one pass of Qt's posted events: this queue posts the next
+        piece only once the previous one ran. Dropped if ``receiver`` is deleted first."""
+        self._turns.append((receiver, fn))
+        if len(self._turns) == 1:
+            QTimer.singleShot(0, self, self._next_turn)
+
+    def now_or_later(self, receiver: QObject, fn: Callable[[], None], later: bool) -> None:
+        """``fn()`` at once, or on a turn of its own (``later``) when ``later``."""
+        if later:
+            self.later(receiver, fn)
+        else:
+            fn()
+
+    def _next_turn(self) -> None:
+        import shiboken6
+
+        receiver, fn = self._turns.popleft()
+        try:
+            if shiboken6.isValid(receiver):
+                fn()
+        finally:
+            if self._turns:
+                QTimer.singleShot(0, self, self._next_turn)
 
     # -- project lifecycle -------------------------------------------------------------
+    def large(self) -> bool:
+        """Whether the loaded extract has ``LARGE_ROWS`` rows or more."""
+        extract = self.extract
+        return extract is not None and sum(len(t.frame) for t in extract.tables) >= LARGE_ROWS
+
     @property
     def has_project(self) -> bool:
         return self.project is not None

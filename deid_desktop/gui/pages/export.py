@@ -35,6 +35,7 @@ from deid_desktop.core.steps import Step
 from deid_desktop.gui import backend
 from deid_desktop.gui.pages.base import Page
 from deid_desktop.gui.pages.review import gate_reason
+from deid_desktop.gui.session import on_own_turn
 from deid_desktop.gui.widgets import (
     FolderPicker,
     MessageBanner,
@@ -58,6 +59,7 @@ class ExportPage(Page):
 
     def __init__(self, session, runner, parent=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(session, runner, parent)
+        self._filling = False  # setting the default folders: one check after both
         self._updating = False
         #: saves the project (asking where when it has no file yet); False: not saved
         self.save_project: Callable[[], bool] = lambda: False
@@ -180,8 +182,9 @@ class ExportPage(Page):
         outer.addWidget(self.scroll)
 
         session.projectChanged.connect(self._refresh)
-        session.reviewReady.connect(self._refresh)
-        session.intruderReady.connect(self._refresh)
+        # drawn after the Review page that is on screen, on its own turn at a million rows
+        session.reviewReady.connect(on_own_turn(session, self, self._refresh))
+        session.intruderReady.connect(on_own_turn(session, self, self._refresh))
         session.reviewInvalidated.connect(self._refresh)
         session.projectOpened.connect(self._reset)
         runner.busyChanged.connect(lambda _b: self._validate())
@@ -255,10 +258,15 @@ class ExportPage(Page):
         release, crosswalk = default_folders(
             self.session.project_path or self.session.suggested_path, project.name
         )
-        if not self.release_dir.path:
-            self.release_dir.set_path(release)
-        if not self.crosswalk_dir.path:
-            self.crosswalk_dir.set_path(crosswalk)
+        self._filling = True  # both folders, then one check (each reads folders)
+        try:
+            if not self.release_dir.path:
+                self.release_dir.set_path(release)
+            if not self.crosswalk_dir.path:
+                self.crosswalk_dir.set_path(crosswalk)
+        finally:
+            self._filling = False
+        self._validate()
 
     def _refresh(self) -> None:
         project = self.session.project
@@ -306,6 +314,8 @@ class ExportPage(Page):
         self._validate()
 
     def _validate(self) -> None:
+        if self._filling:
+            return
         reason = self.export_blocker()
         self.export_button.setEnabled(reason is None and not self.runner.busy)
         self.export_reason.setText(reason or "")

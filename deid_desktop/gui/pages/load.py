@@ -6,7 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -515,10 +515,11 @@ class LoadPage(Page):
         if extract is None:
             return
         tables = list(extract.tables)
-        # ~10 ms of this thread per table at a million rows: then one table per turn
-        self._add_previews(tables, self._shown, sum(len(t.frame) for t in tables) >= SLICE_ROWS)
-        self._write_report(tables)
-        self._refresh_list()
+        # ~10 ms a table at a million rows: then a table, the report, the list per turn
+        large, shown = sum(len(t.frame) for t in tables) >= SLICE_ROWS, self._shown
+        self._add_previews(tables, shown, large)
+        for part in (lambda: self._write_report(tables), self._refresh_list):
+            self.session.now_or_later(self, lambda p=part: shown == self._shown and p(), large)
         self.readinessChanged.emit()
 
     def _add_previews(self, tables: list[LoadedTable], shown: int, one_per_turn: bool) -> None:
@@ -530,7 +531,7 @@ class LoadPage(Page):
             self._add_preview(t)
         self._update_masks()
         if rest := tables[len(now) :]:
-            QTimer.singleShot(0, self, lambda: self._add_previews(rest, shown, True))
+            self.session.later(self, lambda: self._add_previews(rest, shown, True))
 
     def _update_masks(self) -> None:
         project = self.session.project

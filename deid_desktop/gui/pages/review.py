@@ -572,9 +572,11 @@ class ReviewPage(Page):
         parts.sort(key=lambda p: p[0] != self.tabs.currentIndex())  # the tab on screen first
         extract = self.session.extract
         stepwise = extract is not None and child_job.extract_rows(extract) >= STEPWISE_ROWS
+        if stepwise:  # the search panel too, built while the user reads (not on Find)
+            parts.append((-1, self.generalize.prepare_panel))
         for i, (_tab, draw) in enumerate(parts):
-            if i and stepwise:
-                QTimer.singleShot(0, self, partial(self._draw_later, self._drawn, draw))
+            if i and stepwise:  # each on a turn of its own
+                self.session.later(self, partial(self._draw_later, self._drawn, draw))
             else:
                 draw()
         reason = gate_reason(review)

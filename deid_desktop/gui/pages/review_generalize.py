@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -87,7 +88,8 @@ class GeneralizeSection(QWidget):
         super().__init__(parent)
         self.session = session
         self.runner = runner
-        self.panel: GeneralizePanel | None = None  # built on first use (loads numpy)
+        #: built on first use (loads numpy), or ahead of it after a large review is drawn
+        self.panel: GeneralizePanel | None = None
         #: column -> (Hierarchy, file) made in the editor or read with the project
         self.user_hierarchies: dict[str, tuple[Any, Path]] = {}
         self._values: dict[str, list[str]] | None = None  # per QI, for the editor
@@ -162,19 +164,35 @@ class GeneralizeSection(QWidget):
             self.session.undo_stack.undo()
 
     # -- the panel -------------------------------------------------------------------------
-    def _panel(self) -> GeneralizePanel:
-        if self.panel is None:
-            from deid_desktop.gui.generalize_panel import GeneralizePanel
+    def prepare_panel(self) -> None:
+        """Build the search panel now, hidden behind the class sizes, so that Find does
+        not build it (its widgets and their first polish held the window ~15 ms at a
+        million persons, on top of the search's start). Nothing on screen changes."""
+        if self.panel is not None:
+            return
+        from deid_desktop.gui.generalize_panel import GeneralizePanel
 
-            self.panel = GeneralizePanel(self.runner)
-            self.panel.find_button.setText("Search again")
-            self.panel.find_button.setAccessibleName("Search again with these settings")
-            self.panel.find_button.clicked.disconnect()  # the project as it is now, below
-            self.panel.find_button.clicked.connect(self.search_again)
-            self.panel.applied.connect(self.apply)
-            self.panel.editHierarchies.connect(self.edit_hierarchies)
-            self.stack.addWidget(self.panel)
-            self.toggle_button.setVisible(True)
+        self.panel = GeneralizePanel(self.runner)
+        self.panel.find_button.setText("Search again")
+        self.panel.find_button.setAccessibleName("Search again with these settings")
+        self.panel.find_button.clicked.disconnect()  # the project as it is now, below
+        self.panel.find_button.clicked.connect(self.search_again)
+        self.panel.applied.connect(self.apply)
+        self.panel.editHierarchies.connect(self.edit_hierarchies)
+        # until it is first shown its size counts for nothing in the tab's layout (a
+        # stack is as large as its largest page): the tab looks as it did without it
+        self._policy = self.panel.sizePolicy()
+        self.panel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self.stack.addWidget(self.panel)
+        self.panel.ensurePolished()
+        for child in self.panel.findChildren(QWidget):
+            child.ensurePolished()
+
+    def _panel(self) -> GeneralizePanel:
+        self.prepare_panel()
+        assert self.panel is not None
+        self.panel.setSizePolicy(self._policy)  # shown: its size counts from now on
+        self.toggle_button.setVisible(True)
         return self.panel
 
     def _toggle(self) -> None:

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from deid_desktop.gui import backend, child_job
 from deid_desktop.gui.bar_chart import draw_bars
+from deid_desktop.gui.session import on_own_turn
 from deid_desktop.gui.widgets import plain_error
 
 if TYPE_CHECKING:
@@ -181,8 +182,9 @@ class IntruderPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.addWidget(split, 1)
 
-        session.reviewReady.connect(self.show_review)
-        session.intruderReady.connect(self.show_review)
+        # a tab of its own: at a million rows drawn on its own turn after the review's
+        session.reviewReady.connect(on_own_turn(session, self, self.show_review))
+        session.intruderReady.connect(on_own_turn(session, self, self.show_review))
         session.reviewInvalidated.connect(self._invalidated)
 
     # -- showing ---------------------------------------------------------------------

@@ -35,6 +35,7 @@ from deid_desktop.gui.models import (
     role_choices,
 )
 from deid_desktop.gui.pages.base import Page
+from deid_desktop.gui.session import on_own_turn
 from deid_desktop.gui.widgets import MessageBanner, heading, note
 
 SAMPLES_PER_COLUMN = 3
@@ -163,7 +164,8 @@ class TagPage(Page):
         lay.addWidget(self.banner)
 
         session.projectChanged.connect(self._refresh)
-        session.extractLoaded.connect(self._on_extract)
+        # not shown while the extract loads: at a million rows it fills in on its own turn
+        session.extractLoaded.connect(on_own_turn(session, self, self._on_extract))
 
     # -- readiness ---------------------------------------------------------------------
     def enter_reason(self) -> str | None:
