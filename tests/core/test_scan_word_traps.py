@@ -162,3 +162,17 @@ def test_a_persons_own_everyday_name_after_an_initial_or_a_title(note: str) -> N
     surname there is found (it was released, "per E.Carter at desk", and the gate
     stopped the release)."""
     assert _hits_in_notes_of("p1", note) in (["Back"], ["May"])
+
+
+def test_the_english_table_holds_every_listed_word_of_sixteen_letters_or_fewer() -> None:
+    """The table is cut from the file in numpy; word by word it reads the same."""
+    import numpy as np
+
+    from deid_desktop.core.scan import lexicon as lx
+    from deid_desktop.core.scan.cuewords import _english
+
+    words = [w for w in lx._words("words", "english_web2.txt") if len(w) <= 16]
+    buf = b"".join(w.encode("ascii").ljust(16, b"\0") for w in words) + bytes(16)
+    starts = np.arange(len(words), dtype=np.int64) * 16
+    length = np.array([len(w) for w in words], dtype=np.int64)
+    np.testing.assert_array_equal(_english(), np.sort(lx.word_hash(buf, starts, length)))
