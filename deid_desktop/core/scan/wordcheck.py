@@ -75,7 +75,9 @@ def english_uncued(w: Words, at: np.ndarray, cued: np.ndarray) -> np.ndarray:
     english = ((f & lx.ENGLISH) != 0) & ((f & (lx.COMMON | lx.NAME_WORD)) == 0)
     clinical = (f & lx.CLINICAL) != 0  # "NG tube", "Wedge 16": capitalised or not
     wordlike = (f & (lx.ENGLISH | lx.COMMON | lx.NAME_WORD)) != 0
-    first = shows & wordlike & _word_at_start(w, at)
+    first = shows & wordlike
+    may = np.flatnonzero(first)  # few: read the sentence's start for these only
+    first[may] = _word_at_start(w, at[may])
     return ((english & ~shows) | clinical | first) & ~cued & ~_after_title(w, at)
 
 
