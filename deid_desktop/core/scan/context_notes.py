@@ -30,7 +30,16 @@ from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.context_staff import find_staff
 from deid_desktop.core.scan.rules import CODE
 from deid_desktop.core.scan.spoken import find_spoken
-from deid_desktop.core.scan.words import _CUE, _DIG, _LOW, _UP, Words, ambiguous_cue, breaks
+from deid_desktop.core.scan.words import (
+    _CUE,
+    _DIG,
+    _LOW,
+    _UP,
+    Words,
+    ambiguous_cue,
+    breaks,
+    verb_ending,
+)
 
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]
 Out = list[tuple[np.ndarray, np.ndarray, int]]
@@ -121,11 +130,8 @@ def _plain_word(w: Words, i: np.ndarray) -> np.ndarray:
 
 def _verb(w: Words, i: np.ndarray) -> np.ndarray:
     """Ends in "ed" or "ing" (a verb starting a sentence, not a name)."""
-    e = w.end[i]
-    r = w.raw
-    verb = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100)
-    verb |= ((r[e - 3] | 32) == 105) & ((r[e - 2] | 32) == 110) & ((r[e - 1] | 32) == 103)
-    return verb & (w.length(i) > 4)
+    ed, ing = verb_ending(w, i)
+    return (ed | ing) & (w.length(i) > 4)
 
 
 def _initials(w: Words, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -455,21 +455,26 @@ def _service_names(w: Words, g: cw.Cues, out: Out) -> None:
     svc = svc[~((_hash(w, svc) == _SCALE_HASH) & (w.digits[nx] | (w.gaps.first[nx] == 35)))]
     campus = _hash(w, svc) == _CAMPUS_HASH
     b = svc - 1
-    ok = w.gap(svc).space & _alpha(w, b) & (w.length(b) >= 2) & (b >= 0) & ~w.capsnotes[b]
+    ok = _service_word(w, b, svc) & ~w.capsnotes[b]
     ok &= w.title[b] | (w.caps[b] & (w.length(b) <= 5)) | (w.lower[b] & campus)
-    ok &= ~w.has(b, _PLAIN | lx.CREDENTIAL | lx.TITLE | lx.RELATION | lx.STATE)
-    ok &= ~lx.in_set(_hash(w, b), NOT_NAME) & ~w.has(b - 1, lx.TITLE)
     at = b[ok]
     at = at[~g.wordlike(at)]
     if at.size == 0:
         return
     a = at - 1  # a first word of the same case: "Hartwell Ames"
-    two = w.gap(at).space & _alpha(w, a) & (w.length(a) >= 2) & (a >= 0)
+    two = _service_word(w, a, at)
     two &= (w.title[a] & w.title[at]) | (w.lower[a] & w.lower[at])
-    two &= ~w.has(a, _PLAIN | lx.CREDENTIAL | lx.TITLE | lx.RELATION | lx.STATE)
-    two &= ~lx.in_set(_hash(w, a), NOT_NAME) & ~w.has(a - 1, lx.TITLE)
     two[two] = ~g.wordlike(a[two])
     out.append((w.start[np.where(two, a, at)], w.end[at], C_SERVICE))
+
+
+def _service_word(w: Words, i: np.ndarray, nx: np.ndarray) -> np.ndarray:
+    """A word of a service's name at ``i``, before word ``nx``: letters, two or more, no
+    common, clinical, cue, credential, title, relation or state word, no unit, and no
+    title before it."""
+    ok = w.gap(nx).space & _alpha(w, i) & (w.length(i) >= 2) & (i >= 0)
+    ok &= ~w.has(i, _PLAIN | lx.CREDENTIAL | lx.TITLE | lx.RELATION | lx.STATE)
+    return ok & ~lx.in_set(_hash(w, i), NOT_NAME) & ~w.has(i - 1, lx.TITLE)
 
 
 C_SITE = CODE[("LOCATION", "place:site-code")]

@@ -101,10 +101,7 @@ class Cues:
         """Whether the (real) words at ``i`` are English words of the bundled list."""
         if i.size == 0:
             return np.zeros(0, dtype=bool)
-        h = self.hashes_at(i)
-        table = _english()
-        k = np.minimum(np.searchsorted(table, h), table.size - 1)
-        return table[k] == h
+        return lx.in_set(self.hashes_at(i), _english())
 
     def wordlike(self, i: np.ndarray) -> np.ndarray:
         """Whether the (real) words at ``i`` are English words of the bundled list, or
@@ -158,8 +155,7 @@ def inflected(w: Words, i: np.ndarray) -> np.ndarray:
         for cut in cuts:
             todo = np.flatnonzero(ends & (length - cut >= 3))
             if todo.size:
-                h = word_hash(buf, starts[todo], length[todo] - cut)
-                hit = table[np.minimum(np.searchsorted(table, h), table.size - 1)] == h
+                hit = lx.in_set(word_hash(buf, starts[todo], length[todo] - cut), table)
                 found[todo[hit]] = True
                 ends[todo[hit]] = False
     out[cand] = found
@@ -171,10 +167,7 @@ def english_at(w: Words, i: np.ndarray) -> np.ndarray:
     words' own hashes, without a ``Cues``)."""
     if i.size == 0 or w.size == 0:
         return np.zeros(i.size, dtype=bool)
-    h = w.hashes[np.clip(i, 0, w.size - 1)]
-    table = _english()
-    k = np.minimum(np.searchsorted(table, h), table.size - 1)
-    return (table[k] == h) & (i >= 0) & (i < w.size)
+    return lx.in_set(w.hashes[np.clip(i, 0, w.size - 1)], _english()) & (i >= 0) & (i < w.size)
 
 
 @functools.cache

@@ -9,7 +9,7 @@ import numpy as np
 
 from deid_desktop.core.scan import lexicon as lx
 from deid_desktop.core.scan.cuewords import english_at, inflected
-from deid_desktop.core.scan.words import _CUE, Words, breaks, first_of_note
+from deid_desktop.core.scan.words import _CUE, Words, breaks, first_of_note, verb_ending
 
 
 def word_at(w: Words, start: np.ndarray) -> np.ndarray:
@@ -43,12 +43,9 @@ def _word_at_start(w: Words, at: np.ndarray) -> np.ndarray:
     bring")."""
     at = np.maximum(at, 0)
     nx = np.minimum(at + 1, w.start.size - 1)
-    e = w.end[nx]
-    r = w.raw
-    person = (r[e - 1] | 32) == 115  # "reports", "is", "has"
-    ed = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100)
-    person |= ed & (w.lengths[nx] >= 5)  # "called", not "need"
-    person |= ((r[e - 3] | 32) == 105) & ((r[e - 2] | 32) == 110) & ((r[e - 1] | 32) == 103)
+    person = (w.raw[w.end[nx] - 1] | 32) == 115  # "reports", "is", "has"
+    ed, ing = verb_ending(w, nx)
+    person |= (ed & (w.lengths[nx] >= 5)) | ing  # "called", "asking"; not "need"
     person |= lx.in_set(w.hashes[np.minimum(nx, w.size - 1)], _MODALS)  # "Hope will bring"
     # a sentence's start: a stop and a space or a line's break before; not "E.Carter",
     # "J. Fox", "Dr. Young" (after an initial or a title)

@@ -338,6 +338,15 @@ def breaks(w: Words, i: np.ndarray) -> np.ndarray:
     return (w.cls[s] & _BREAK != 0) | (w.cls[np.maximum(e - 1, 0)] & _BREAK != 0) | ~w.valid(i - 1)
 
 
+def verb_ending(w: Words, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each word ``i`` ends in "ed", and in "ing" (any case)."""
+    e = w.end[i]
+    r = w.raw
+    ed = ((r[e - 2] | 32) == 101) & ((r[e - 1] | 32) == 100)
+    ing = ((r[e - 3] | 32) == 105) & ((r[e - 2] | 32) == 110) & ((r[e - 1] | 32) == 103)
+    return ed, ing
+
+
 def first_of_note(w: Words, i: np.ndarray) -> np.ndarray:
     """Whether each word ``i`` is its note's first (no word before it reads as its cue)."""
     b = w.bounds
